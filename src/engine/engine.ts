@@ -1,0 +1,390 @@
+import { performance } from 'node:perf_hooks';
+import type { Plan, PlannedRequest } from '../options.js';
+import { resolveRequestSpec } from '../options.js';
+import { Recorder, type SecondSummary, type ShardStats } from '../stats/recorder.js';
+import { transports } from '../transports/index.js';
+import { Lane, type ResponseDetails, type Transport, type TransportSink } from '../transports/transport.js';
+import type { RequestContext, RequestSpec } from '../types.js';
+import { compileExpect, type ResponseChecker } from '../stats/checks.js';
+import { RateSchedule } from './schedule.js';
+
+/** What one thread's engine needs besides its plan; everything here stays in that thread. */
+export interface EngineHooks {
+  /** The user's request specs, for `setupRequest` / `onResponse` hooks. */
+  requests?: RequestSpec[] | undefined;
+  signal?: AbortSignal | undefined;
+  /** Called as each second closes, with totals so far. */
+  onSecond?: ((summary: SecondSummary, totals: { sent: number; completed: number; errors: number }) => void) | undefined;
+  /** Awaited after the connections are open and before the clock starts (the workers' start barrier). */
+  ready?: (() => Promise<void>) | undefined;
+}
+
+/** First retry after a network error, then doubling up to the cap, so a refused port cannot spin the CPU. */
+const BACKOFF_FIRST_MS = 5;
+const BACKOFF_MAX_MS = 1000;
+/** Below this distance to the next slot, the pacer yields with setImmediate instead of a timer. */
+const SPIN_BELOW_MS = 2;
+
+const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
+
+/**
+ * The per-thread load loop: closed loop (each lane sends again as soon as its response arrives) or
+ * open loop (`rate`: slots due on a schedule, taken by whichever lane is free). Owns the lanes,
+ * timing, timeouts, backoff and stop conditions; the transport only moves bytes.
+ */
+export class Engine implements TransportSink {
+  readonly #plan: Plan;
+  readonly #hooks: EngineHooks;
+  readonly #transport: Transport;
+  readonly #requests: PlannedRequest[];
+  readonly #prepared: unknown[];
+  readonly #lanes: Lane[];
+  readonly #cursor: Uint32Array;
+  readonly #contexts: RequestContext[];
+  readonly #checker: ResponseChecker | undefined;
+  readonly #schedule: RateSchedule | undefined;
+  /** Lanes free to take an open-loop slot. */
+  readonly #freeLanes: Lane[] = [];
+  /** Lanes idle because connections were ramped down. */
+  readonly #parked = new Set<Lane>();
+  #recorder!: Recorder;
+  #startAt = 0;
+  #measureAt = 0;
+  #endAt = Infinity;
+  #activeConnections: number;
+  #inFlight = 0;
+  /** Measured requests sent, for `amount`. */
+  #measuredSent = 0;
+  #slot = 0;
+  #pumpTimer: NodeJS.Timeout | undefined;
+  #pumpImmediate: NodeJS.Immediate | undefined;
+  #pumpAt = Infinity;
+  #tickTimer: NodeJS.Timeout | undefined;
+  #endTimer: NodeJS.Timeout | undefined;
+  readonly #backoffTimers = new Set<NodeJS.Timeout>();
+  #stopped = false;
+  #aborted = false;
+  #resolve!: (stats: ShardStats) => void;
+  readonly #onAbort = () => this.stop(true);
+
+  constructor(plan: Plan, hooks: EngineHooks = {}) {
+    this.#plan = plan;
+    this.#hooks = hooks;
+    this.#requests = plan.requests;
+    const staged = plan.stages?.some((s) => s.connections !== undefined) ?? false;
+    const maxConnections = staged ? Math.max(plan.connections, ...plan.stages!.map((s) => s.connections ?? 0)) : plan.connections;
+    this.#activeConnections = plan.connections;
+    this.#checker = plan.expect ? compileExpect(plan.expect) : undefined;
+    this.#transport = transports[plan.transport](
+      {
+        url: new URL(plan.url),
+        connections: maxConnections,
+        pipelining: plan.pipelining,
+        keepAlive: plan.keepAlive,
+        tls: plan.tls,
+        timeoutMs: plan.timeoutMs,
+        captureResponses: (this.#checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture),
+      },
+      this,
+    );
+    this.#prepared = this.#requests.map((request) => (request.dynamic ? undefined : this.#transport.prepare(request)));
+    this.#lanes = [];
+    for (let connection = 0; connection < maxConnections; connection++) {
+      for (let i = 0; i < plan.pipelining; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
+    }
+    this.#cursor = new Uint32Array(maxConnections);
+    this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
+      ? Array.from({ length: maxConnections }, (_, connection) => ({ values: {}, connection, iteration: 0 }))
+      : [];
+    const rampsRate = plan.stages?.some((s) => s.rate !== undefined) ?? false;
+    if (plan.rate !== undefined || rampsRate) {
+      const ramps = rampsRate ? plan.stages!.map((s) => ({ durationMs: s.durationMs, rate: s.rate! })) : [];
+      const initialRate = plan.rate ?? 0;
+      // The warm-up runs at the starting rate; the stages begin when measuring does.
+      this.#schedule = new RateSchedule(initialRate, [
+        ...(plan.warmupMs > 0 ? [{ durationMs: plan.warmupMs, rate: initialRate }] : []),
+        ...ramps,
+      ]);
+    }
+  }
+
+  /** Runs to the end (duration, amount, abort) and returns what this thread measured. */
+  async run(): Promise<ShardStats> {
+    const { signal } = this.#hooks;
+    const done = new Promise<ShardStats>((resolve) => (this.#resolve = resolve));
+    if (signal?.aborted) {
+      this.#begin(performance.now());
+      this.stop(true);
+      return done;
+    }
+    signal?.addEventListener('abort', this.#onAbort, { once: true });
+    await this.#transport.connect();
+    await this.#hooks.ready?.();
+    if (this.#stopped) return done;
+    if (signal?.aborted) {
+      this.#begin(performance.now());
+      this.stop(true);
+      return done;
+    }
+    const now = performance.now();
+    this.#begin(now);
+    const tickMs = Math.min(100, Math.max(5, Math.floor(this.#plan.timeoutMs / 10)));
+    this.#tickTimer = setInterval(() => this.#tick(), tickMs);
+    if (this.#endAt !== Infinity) this.#endTimer = setTimeout(() => this.stop(false), this.#endAt - now);
+    if (this.#schedule) {
+      for (const lane of this.#lanes) this.#freeLanes.push(lane);
+      this.#freeLanes.reverse();
+      this.#pump();
+    } else {
+      for (const lane of this.#lanes) this.#next(lane, now);
+    }
+    return done;
+  }
+
+  #begin(now: number): void {
+    this.#startAt = now;
+    this.#measureAt = now + this.#plan.warmupMs;
+    if (this.#plan.durationMs !== undefined) this.#endAt = this.#measureAt + this.#plan.durationMs;
+    this.#recorder = new Recorder(
+      this.#measureAt,
+      {
+        connections: () => this.#transport.openConnections(),
+        targetRate: (second) => {
+          if (!this.#schedule) return undefined;
+          const from = this.#measureAt - this.#startAt + second * 1000;
+          return this.#schedule.countBefore(from + 1000) - this.#schedule.countBefore(from);
+        },
+      },
+      this.#hooks.onSecond &&
+        ((summary) =>
+          this.#hooks.onSecond!(summary, {
+            sent: this.#recorder.sent,
+            completed: this.#recorder.completed,
+            errors: this.#recorder.errors,
+          })),
+    );
+  }
+
+  #amountReached(): boolean {
+    return this.#plan.amount !== undefined && this.#measuredSent >= this.#plan.amount;
+  }
+
+  /** Closed loop: send on `lane` now, after its backoff, or not at all once the run is winding down. */
+  #next(lane: Lane, now: number): void {
+    if (this.#stopped) return;
+    if (this.#schedule) {
+      this.#freeLane(lane);
+      return;
+    }
+    if (lane.connection >= this.#activeConnections) {
+      this.#parked.add(lane);
+      if (!this.#lanes.some((l) => l.connection === lane.connection && l.busy)) this.#transport.release(lane.connection);
+      return;
+    }
+    if (this.#amountReached()) {
+      if (this.#inFlight === 0) this.stop(false);
+      return;
+    }
+    this.#send(lane, now, now);
+  }
+
+  /** Backoff after an error: the lane is neither free nor busy until the timer fires. */
+  #retryLater(lane: Lane, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.#backoffTimers.delete(timer);
+      this.#next(lane, performance.now());
+    }, delayMs);
+    this.#backoffTimers.add(timer);
+  }
+
+  #freeLane(lane: Lane): void {
+    if (this.#stopped) return;
+    this.#freeLanes.push(lane);
+    if (this.#amountReached()) {
+      if (this.#inFlight === 0) this.stop(false);
+      return;
+    }
+    this.#pump();
+  }
+
+  /** Open loop: send every slot that is due on a free lane, then wait for the next slot or lane. */
+  #pump = (): void => {
+    this.#pumpTimer = undefined;
+    this.#pumpImmediate = undefined;
+    this.#pumpAt = Infinity;
+    if (this.#stopped) return;
+    const schedule = this.#schedule!;
+    const now = performance.now();
+    while (!this.#amountReached()) {
+      const due = this.#startAt + schedule.timeOf(this.#slot);
+      if (due >= this.#endAt) return;
+      if (due > now) {
+        this.#armPump(due, now);
+        return;
+      }
+      const lane = this.#freeLanes.pop();
+      if (lane === undefined) return; // every lane busy: the next response pumps again
+      this.#slot++;
+      this.#send(lane, due, now);
+    }
+  };
+
+  #armPump(due: number, now: number): void {
+    if (due >= this.#pumpAt) return;
+    clearTimeout(this.#pumpTimer);
+    if (this.#pumpImmediate) clearImmediate(this.#pumpImmediate);
+    this.#pumpAt = due;
+    // Timers fire up to a millisecond late; close to the slot, yield to I/O and look again instead.
+    if (due - now > SPIN_BELOW_MS) this.#pumpTimer = setTimeout(this.#pump, Math.floor(due - now - 1));
+    else this.#pumpImmediate = setImmediate(this.#pump);
+  }
+
+  #send(lane: Lane, intendedAt: number, now: number): void {
+    const index = this.#cursor[lane.connection]!;
+    const following = index + 1;
+    const wrapped = following === this.#requests.length;
+    this.#cursor[lane.connection] = wrapped ? 0 : following;
+    lane.requestIndex = index;
+    lane.busy = true;
+    lane.intendedAt = intendedAt;
+    lane.sentAt = now;
+    lane.measured = intendedAt >= this.#measureAt;
+    if (lane.measured) this.#measuredSent++;
+    this.#inFlight++;
+    const planned = this.#requests[index]!;
+    const prepared = planned.dynamic ? this.#prepareDynamic(lane, index) : this.#prepared[index];
+    if (wrapped && this.#contexts.length > 0) this.#contexts[lane.connection]!.iteration++;
+    if (prepared === undefined) return; // the hook failed and was counted
+    const bytes = this.#transport.send(lane, prepared);
+    if (lane.measured) this.#recorder.recordSent(bytes, now);
+  }
+
+  #prepareDynamic(lane: Lane, index: number): unknown {
+    const spec = this.#hooks.requests?.[index];
+    const context = this.#contexts[lane.connection] ?? NO_CONTEXT;
+    try {
+      const draft: RequestSpec = { ...spec, headers: { ...spec?.headers } };
+      const built = spec?.setupRequest?.(draft, context) ?? draft;
+      return this.#transport.prepare(resolveRequestSpec(`requests[${index}]`, built, this.#requests[index]!));
+    } catch {
+      this.onError(lane, 'SETUP_REQUEST_FAILED');
+      return undefined;
+    }
+  }
+
+  onResponse(lane: Lane, status: number, bytesReceived: number, details?: ResponseDetails): void {
+    const now = performance.now();
+    lane.busy = false;
+    lane.failures = 0;
+    this.#inFlight--;
+    if (this.#stopped) return;
+    if (now >= this.#endAt) {
+      this.stop(false);
+      return;
+    }
+    if (lane.measured) {
+      this.#recorder.recordResponse(status, bytesReceived, now - lane.intendedAt, now - lane.sentAt, now);
+      this.#checker?.check(status, details);
+    }
+    if (this.#requests[lane.requestIndex]!.capture) this.#runOnResponse(lane, status, details);
+    this.#next(lane, now);
+  }
+
+  #runOnResponse(lane: Lane, status: number, details: ResponseDetails | undefined): void {
+    try {
+      this.#hooks.requests?.[lane.requestIndex]?.onResponse?.(
+        status,
+        details?.body ?? Buffer.alloc(0),
+        this.#contexts[lane.connection] ?? NO_CONTEXT,
+      );
+    } catch {
+      if (lane.measured) this.#recorder.recordError('ON_RESPONSE_FAILED', performance.now());
+    }
+  }
+
+  onError(lane: Lane, code: string): void {
+    const now = performance.now();
+    lane.busy = false;
+    this.#inFlight--;
+    if (this.#stopped) return;
+    if (lane.measured) this.#recorder.recordError(code, now);
+    lane.failures++;
+    // Always deferred, also because a transport may report an error from inside send().
+    this.#retryLater(lane, Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (lane.failures - 1)));
+  }
+
+  #tick(): void {
+    const now = performance.now();
+    if (now >= this.#endAt) {
+      this.stop(false);
+      return;
+    }
+    this.#recorder.rollTo(now);
+    const { timeoutMs } = this.#plan;
+    for (const lane of this.#lanes) {
+      if (lane.busy && now - lane.sentAt >= timeoutMs) this.#transport.cancel(lane, 'TIMEOUT');
+    }
+    this.#rampConnections(now);
+  }
+
+  /** Closed-loop `stages`: moves the open connections linearly toward each stage's target. */
+  #rampConnections(now: number): void {
+    const stages = this.#plan.stages;
+    if (!stages || stages[0]!.connections === undefined || now < this.#measureAt) return;
+    let elapsed = now - this.#measureAt;
+    let from = this.#plan.connections;
+    let target = from;
+    for (const stage of stages) {
+      const to = stage.connections!;
+      if (elapsed < stage.durationMs) {
+        target = Math.round(from + ((to - from) * elapsed) / stage.durationMs);
+        break;
+      }
+      elapsed -= stage.durationMs;
+      from = to;
+      target = to;
+    }
+    if (target === this.#activeConnections) return;
+    const grew = target > this.#activeConnections;
+    this.#activeConnections = target;
+    if (!grew) return; // lanes above the target park themselves when their response arrives
+    for (const lane of [...this.#parked]) {
+      if (lane.connection < target) {
+        this.#parked.delete(lane);
+        this.#next(lane, now);
+      }
+    }
+  }
+
+  /** Ends the run now: in-flight requests are neither waited for nor counted as errors. */
+  stop(aborted: boolean): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#aborted = aborted;
+    const now = performance.now();
+    clearTimeout(this.#pumpTimer);
+    if (this.#pumpImmediate) clearImmediate(this.#pumpImmediate);
+    clearInterval(this.#tickTimer);
+    clearTimeout(this.#endTimer);
+    for (const timer of this.#backoffTimers) clearTimeout(timer);
+    this.#hooks.signal?.removeEventListener('abort', this.#onAbort);
+    const endAt = Math.max(this.#measureAt, Math.min(now, this.#endAt));
+    if (this.#schedule) {
+      const startOffset = this.#measureAt - this.#startAt;
+      let due = this.#schedule.countBefore(endAt - this.#startAt);
+      if (this.#plan.amount !== undefined) due = Math.min(due, this.#schedule.countBefore(startOffset) + this.#plan.amount);
+      this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset)));
+    }
+    const stats = this.#recorder.finish(endAt, aborted, this.#checker?.stats());
+    void this.#transport.close().then(() => this.#resolve(stats));
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+}
+
+/** Runs one thread's share of a load test. */
+export function runEngine(plan: Plan, hooks?: EngineHooks): Promise<ShardStats> {
+  return new Engine(plan, hooks).run();
+}

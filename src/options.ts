@@ -1,0 +1,362 @@
+import { availableParallelism } from 'node:os';
+import { SalvoOptionError, SalvoRangeError } from './errors.js';
+import { compileExpect } from './stats/checks.js';
+import { parseThresholds } from './stats/thresholds.js';
+import type { ResolvedRequest } from './transports/transport.js';
+import type {
+  Duration,
+  ExpectOptions,
+  LoadOptions,
+  RequestBody,
+  RequestSpec,
+  Stage,
+  Thresholds,
+  TransportName,
+} from './types.js';
+import type { ConnectionOptions } from 'node:tls';
+
+/** A ramp stage with its duration resolved. */
+export interface PlannedStage {
+  durationMs: number;
+  rate?: number;
+  connections?: number;
+}
+
+/** One request of the sequence, resolved; `spec` keeps the user's hooks (in-process only). */
+export interface PlannedRequest extends ResolvedRequest {
+  dynamic: boolean;
+  capture: boolean;
+}
+
+/**
+ * The options after validation, with defaults applied. Everything but `hooks` is plain data, so a
+ * Plan (or a shard of it) can be sent to a worker thread.
+ */
+export interface Plan {
+  url: string;
+  transport: TransportName;
+  connections: number;
+  /** Measured run length; undefined when only `amount` bounds the run. */
+  durationMs: number | undefined;
+  amount: number | undefined;
+  rate: number | undefined;
+  stages: PlannedStage[] | undefined;
+  pipelining: number;
+  workers: number;
+  keepAlive: boolean;
+  requests: PlannedRequest[];
+  timeoutMs: number;
+  warmupMs: number;
+  expect: ExpectOptions | undefined;
+  thresholds: Thresholds | undefined;
+  tls: ConnectionOptions | undefined;
+}
+
+/** The parts of the options that cannot leave this thread. */
+export interface PlanHooks {
+  requests: RequestSpec[] | undefined;
+  signal: AbortSignal | undefined;
+  onProgress: LoadOptions['onProgress'];
+}
+
+const DEFAULT_DURATION_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+const KNOWN_OPTIONS = [
+  'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
+  'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
+  'tls', 'signal', 'onProgress',
+] as const satisfies ReadonlyArray<keyof LoadOptions>;
+
+const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http'];
+const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'bigint') return `${value}n`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function positiveInteger(name: string, value: unknown): number {
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new SalvoOptionError(`${name} must be a positive integer; got ${show(value)}`);
+  }
+  if (!Number.isInteger(value) || value <= 0 || !Number.isFinite(value)) {
+    throw new SalvoRangeError(`${name} must be a positive integer; got ${show(value)}`);
+  }
+  return value;
+}
+
+/** Parses `'500ms'`, `'10s'`, `'1.5m'`, `'1h'` or a number of milliseconds. */
+export function parseDuration(name: string, value: Duration, { allowZero = false } = {}): number {
+  let ms: number;
+  if (typeof value === 'number') {
+    ms = value;
+  } else if (typeof value === 'string') {
+    const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(value);
+    if (!match) {
+      throw new SalvoOptionError(
+        `${name} must be milliseconds or a string like '500ms', '10s', '1m'; got ${show(value)}`,
+      );
+    }
+    ms = Number(match[1]) * UNITS_MS[match[2]!]!;
+  } else {
+    throw new SalvoOptionError(`${name} must be milliseconds or a string like '10s'; got ${show(value)}`);
+  }
+  if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !allowZero)) {
+    throw new SalvoRangeError(`${name} must be ${allowZero ? 'zero or more' : 'more than zero'}; got ${show(value)}`);
+  }
+  if (!Number.isInteger(ms)) {
+    throw new SalvoRangeError(`${name} must be a whole number of milliseconds; got ${show(value)}`);
+  }
+  return ms;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+function rejectUnknownKeys(options: object): void {
+  for (const key of Object.keys(options)) {
+    if ((KNOWN_OPTIONS as readonly string[]).includes(key)) continue;
+    let best: string | undefined;
+    let bestDistance = Infinity;
+    for (const known of KNOWN_OPTIONS) {
+      const distance = editDistance(key.toLowerCase(), known.toLowerCase());
+      if (distance < bestDistance) [best, bestDistance] = [known, distance];
+    }
+    const hint = bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean ${best}?` : '';
+    throw new SalvoOptionError(`unknown option ${show(key)}${hint}`);
+  }
+}
+
+function parseUrl(value: unknown): URL {
+  if (typeof value !== 'string' || value === '') {
+    throw new SalvoOptionError(`url is required and must be an http: or https: URL string; got ${show(value)}`);
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new SalvoOptionError(`url must be an absolute http: or https: URL; got ${show(value)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new SalvoOptionError(`url must use http: or https:; got ${show(value)}`);
+  }
+  return url;
+}
+
+function parseHeaders(name: string, value: unknown): Record<string, string> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SalvoOptionError(`${name} must be an object of header names to strings; got ${show(value)}`);
+  }
+  const headers: Record<string, string> = {};
+  for (const [key, headerValue] of Object.entries(value)) {
+    if (!TOKEN.test(key)) throw new SalvoOptionError(`${name} has an invalid header name ${show(key)}`);
+    if (typeof headerValue !== 'string' && typeof headerValue !== 'number') {
+      throw new SalvoOptionError(`${name}[${show(key)}] must be a string; got ${show(headerValue)}`);
+    }
+    const text = String(headerValue);
+    if (/[\r\n\0]/.test(text)) {
+      throw new SalvoOptionError(`${name}[${show(key)}] must not contain CR, LF or NUL characters`);
+    }
+    headers[key.toLowerCase()] = text;
+  }
+  return headers;
+}
+
+function encodeBody(name: string, body: RequestBody | undefined, headers: Record<string, string>): Buffer | undefined {
+  if (body === undefined) return undefined;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (Buffer.isBuffer(body)) return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (typeof body === 'object' && body !== null) {
+    headers['content-type'] ??= 'application/json';
+    return Buffer.from(JSON.stringify(body));
+  }
+  throw new SalvoOptionError(`${name} must be a string, a Buffer or an object to send as JSON; got ${show(body)}`);
+}
+
+function parseMethod(name: string, value: unknown): string {
+  if (typeof value !== 'string' || !TOKEN.test(value)) {
+    throw new SalvoOptionError(`${name} must be an HTTP method such as 'GET'; got ${show(value)}`);
+  }
+  return value.toUpperCase();
+}
+
+function parsePath(name: string, value: unknown): string {
+  if (typeof value !== 'string' || !value.startsWith('/') || /[\s\0]/.test(value)) {
+    throw new SalvoOptionError(`${name} must be a path starting with '/' without spaces; got ${show(value)}`);
+  }
+  return value;
+}
+
+function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
+  const method = options.method === undefined ? 'GET' : parseMethod('method', options.method);
+  const headers = parseHeaders('headers', options.headers);
+  const defaultPath = `${url.pathname}${url.search}`;
+  if (options.requests === undefined) {
+    const ownHeaders = { ...headers };
+    const body = encodeBody('body', options.body, ownHeaders);
+    return [{ method, path: defaultPath, headers: ownHeaders, body, dynamic: false, capture: false }];
+  }
+  if (!Array.isArray(options.requests) || options.requests.length === 0) {
+    throw new SalvoOptionError(`requests must be a non-empty array of request specs; got ${show(options.requests)}`);
+  }
+  if (options.body !== undefined) {
+    throw new SalvoOptionError('body cannot be combined with requests; give each request its own body');
+  }
+  return options.requests.map((spec, index) => {
+    const name = `requests[${index}]`;
+    if (typeof spec !== 'object' || spec === null) {
+      throw new SalvoOptionError(`${name} must be an object; got ${show(spec)}`);
+    }
+    for (const hook of ['setupRequest', 'onResponse'] as const) {
+      if (spec[hook] !== undefined && typeof spec[hook] !== 'function') {
+        throw new SalvoOptionError(`${name}.${hook} must be a function; got ${show(spec[hook])}`);
+      }
+    }
+    const resolved = resolveRequestSpec(name, spec, { method, path: defaultPath, headers, body: undefined });
+    return { ...resolved, dynamic: spec.setupRequest !== undefined, capture: spec.onResponse !== undefined };
+  });
+}
+
+/**
+ * Resolves one request spec over `base` (the run's defaults, or the planned request when a
+ * `setupRequest` hook rebuilds it per send).
+ */
+export function resolveRequestSpec(name: string, spec: RequestSpec, base: ResolvedRequest): ResolvedRequest {
+  const headers = { ...base.headers, ...parseHeaders(`${name}.headers`, spec.headers) };
+  return {
+    method: spec.method === undefined ? base.method : parseMethod(`${name}.method`, spec.method),
+    path: spec.path === undefined ? base.path : parsePath(`${name}.path`, spec.path),
+    headers,
+    body: spec.body === undefined ? base.body : encodeBody(`${name}.body`, spec.body, headers),
+  };
+}
+
+function planStages(value: unknown): PlannedStage[] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value) || value.length === 0) {
+    throw new SalvoOptionError(`stages must be a non-empty array of { duration, rate } or { duration, connections }; got ${show(value)}`);
+  }
+  const stages = value.map((stage: Stage, index): PlannedStage => {
+    const name = `stages[${index}]`;
+    if (typeof stage !== 'object' || stage === null) throw new SalvoOptionError(`${name} must be an object; got ${show(stage)}`);
+    const durationMs = parseDuration(`${name}.duration`, stage.duration);
+    const hasRate = stage.rate !== undefined;
+    const hasConnections = stage.connections !== undefined;
+    if (hasRate === hasConnections) {
+      throw new SalvoOptionError(`${name} must have exactly one of rate or connections; got ${show(stage)}`);
+    }
+    if (hasRate) {
+      if (typeof stage.rate !== 'number' || !Number.isFinite(stage.rate) || stage.rate < 0) {
+        throw new SalvoRangeError(`${name}.rate must be a number of requests/s, zero or more; got ${show(stage.rate)}`);
+      }
+      return { durationMs, rate: stage.rate };
+    }
+    return { durationMs, connections: positiveInteger(`${name}.connections`, stage.connections) };
+  });
+  if (stages.some((s) => s.rate !== undefined) && stages.some((s) => s.connections !== undefined)) {
+    throw new SalvoOptionError('stages must all ramp the rate or all ramp the connections, not both');
+  }
+  return stages;
+}
+
+function parseWorkers(value: unknown): number {
+  if (value === undefined) return 1;
+  if (value === 'auto') {
+    const cores = availableParallelism();
+    return cores > 1 ? cores - 1 : 1;
+  }
+  return positiveInteger('workers', value);
+}
+
+/**
+ * Validates `options` once, at the boundary, and resolves every default. Throws a SalvoOptionError or
+ * SalvoRangeError whose message names the option and the bad value.
+ */
+export function planLoad(options: LoadOptions): { plan: Plan; hooks: PlanHooks } {
+  if (typeof options !== 'object' || options === null) {
+    throw new SalvoOptionError(`options must be an object with at least a url; got ${show(options)}`);
+  }
+  rejectUnknownKeys(options);
+  const url = parseUrl(options.url);
+
+  const transport = options.transport ?? 'net';
+  if (!TRANSPORTS.includes(transport)) {
+    throw new SalvoOptionError(`transport must be one of ${TRANSPORTS.map((t) => `'${t}'`).join(', ')}; got ${show(transport)}`);
+  }
+  const pipelining = options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining);
+  if (pipelining > 1 && transport === 'http') {
+    throw new SalvoOptionError(`pipelining ${pipelining} needs transport 'net' or 'undici'; node:http cannot pipeline`);
+  }
+  const amount = options.amount === undefined ? undefined : positiveInteger('amount', options.amount);
+  const rate = options.rate === undefined ? undefined : positiveInteger('rate', options.rate);
+  const stages = planStages(options.stages);
+  const stagedMs = stages?.reduce((sum, stage) => sum + stage.durationMs, 0);
+  if (options.duration !== undefined && stages !== undefined) {
+    throw new SalvoOptionError('duration cannot be combined with stages: the stages set the run length');
+  }
+  const durationMs =
+    options.duration !== undefined
+      ? parseDuration('duration', options.duration)
+      : (stagedMs ?? (amount === undefined ? DEFAULT_DURATION_MS : undefined));
+
+  if (options.keepAlive !== undefined && typeof options.keepAlive !== 'boolean') {
+    throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`);
+  }
+  if (options.tls !== undefined && (typeof options.tls !== 'object' || options.tls === null)) {
+    throw new SalvoOptionError(`tls must be an object of tls.connect options; got ${show(options.tls)}`);
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new SalvoOptionError(`signal must be an AbortSignal; got ${show(options.signal)}`);
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function' && typeof options.onProgress !== 'string') {
+    throw new SalvoOptionError(`onProgress must be a function (or a module specifier with workers); got ${show(options.onProgress)}`);
+  }
+  // Checked here so that a bad check or threshold fails before anything is sent.
+  if (options.expect !== undefined) compileExpect(options.expect);
+  if (options.thresholds !== undefined) parseThresholds(options.thresholds);
+
+  const connections = options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
+  const plan: Plan = {
+    url: url.href,
+    transport,
+    connections,
+    durationMs,
+    amount,
+    rate,
+    stages,
+    pipelining,
+    workers: parseWorkers(options.workers),
+    keepAlive: options.keepAlive ?? true,
+    requests: planRequests(options, url),
+    timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration('timeout', options.timeout),
+    warmupMs: options.warmup === undefined ? 0 : parseDuration('warmup', options.warmup, { allowZero: true }),
+    expect: options.expect,
+    thresholds: options.thresholds,
+    tls: options.tls,
+  };
+  return {
+    plan,
+    hooks: { requests: options.requests, signal: options.signal, onProgress: options.onProgress },
+  };
+}

@@ -1,0 +1,58 @@
+import { runEngine } from './engine/engine.js';
+import { planLoad, type Plan, type PlanHooks } from './options.js';
+import { mergeShards } from './stats/merge.js';
+import type { SecondSummary } from './stats/recorder.js';
+import { evaluateThresholds, parseThresholds } from './stats/thresholds.js';
+import type { LoadOptions, LoadResult, ProgressEvent } from './types.js';
+import { runWorkers } from './workers/pool.js';
+
+/** Turns one second's numbers into the public event and calls the user's callback without letting it break the run. */
+export function progressEvent(
+  summary: SecondSummary,
+  totals: ProgressEvent['totals'],
+): ProgressEvent {
+  return {
+    second: summary.second + 1,
+    completed: summary.completed,
+    errors: summary.errors,
+    p50: summary.p50,
+    p99: summary.p99,
+    connections: summary.connections,
+    ...(summary.targetRate !== undefined ? { targetRate: summary.targetRate } : {}),
+    totals,
+  };
+}
+
+function runInProcess(plan: Plan, hooks: PlanHooks) {
+  const { onProgress } = hooks;
+  return runEngine(plan, {
+    requests: hooks.requests,
+    signal: hooks.signal,
+    onSecond:
+      typeof onProgress === 'function'
+        ? (summary, totals) => {
+            try {
+              onProgress(progressEvent(summary, totals));
+            } catch (error) {
+              process.emitWarning(`salvo: onProgress threw: ${String(error)}`);
+            }
+          }
+        : undefined,
+  });
+}
+
+/**
+ * Runs a load test and resolves with its result. Bad options reject with a SalvoOptionError or
+ * SalvoRangeError naming the option; network trouble never rejects: it is counted in `errors`.
+ */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const { plan, hooks } = planLoad(options);
+  const thresholds = plan.thresholds === undefined ? undefined : parseThresholds(plan.thresholds);
+  const shards = plan.workers > 1 ? await runWorkers(plan, hooks) : [await runInProcess(plan, hooks)];
+  const result = mergeShards(plan, shards, false);
+  if (thresholds !== undefined) {
+    result.thresholds = evaluateThresholds(thresholds, result);
+    result.ok = result.thresholds.every((threshold) => threshold.passed);
+  }
+  return result;
+}

@@ -1,0 +1,189 @@
+import * as hdr from 'hdr-histogram-js';
+import type { CheckStats } from '../types.js';
+
+/** Latencies above this (one hour, in µs) are recorded as this. */
+const HIGHEST_US = 3_600_000_000;
+
+/** A latency histogram in integer microseconds, 3 significant digits (like wrk2 and HdrHistogram). */
+export function createHistogram(): hdr.Histogram {
+  return hdr.build({
+    bitBucketSize: 32,
+    autoResize: false,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HIGHEST_US,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  });
+}
+
+export function decodeHistogram(encoded: string): hdr.Histogram {
+  return hdr.decodeFromCompressedBase64(encoded, 32, false, HIGHEST_US);
+}
+
+export const encodeHistogram = (histogram: hdr.Histogram): string => hdr.encodeIntoCompressedBase64(histogram);
+
+/** One second of one shard, encoded for merging. */
+export interface ShardSecond {
+  second: number;
+  sent: number;
+  completed: number;
+  errors: number;
+  connections: number;
+  targetRate: number | undefined;
+  /** Corrected latencies of the responses completed in this second. */
+  histogram: string;
+}
+
+/** Everything one thread measured, as plain data that crosses threads and merges exactly. */
+export interface ShardStats {
+  sent: number;
+  completed: number;
+  missed: number;
+  errors: number;
+  errorsByCode: Record<string, number>;
+  statusCodes: Record<string, number>;
+  bytesSent: number;
+  bytesReceived: number;
+  durationMs: number;
+  aborted: boolean;
+  histogram: string;
+  histogramUncorrected: string;
+  timeline: ShardSecond[];
+  checks: CheckStats | undefined;
+}
+
+/** The last second, live, for `onProgress`. */
+export interface SecondSummary {
+  second: number;
+  completed: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  connections: number;
+  targetRate: number | undefined;
+}
+
+/** Samples taken once per second from the engine. */
+export interface Gauges {
+  connections(): number;
+  targetRate(second: number): number | undefined;
+}
+
+/**
+ * Counters, HDR histograms and a per-second timeline for one thread. Recording is a few integer
+ * additions and histogram increments: nothing is allocated per request.
+ */
+export class Recorder {
+  sent = 0;
+  completed = 0;
+  errors = 0;
+  missed = 0;
+  bytesSent = 0;
+  bytesReceived = 0;
+  readonly #statusCounts = new Uint32Array(1000);
+  readonly #errorCodes = new Map<string, number>();
+  readonly #latency = createHistogram();
+  readonly #latencyUncorrected = createHistogram();
+  readonly #secondLatency = createHistogram();
+  readonly #timeline: ShardSecond[] = [];
+  #second = 0;
+  #secondSent = 0;
+  #secondCompleted = 0;
+  #secondErrors = 0;
+  #nextSecondAt: number;
+
+  constructor(
+    /** Start of the measured run, performance.now() ms. */
+    readonly startAt: number,
+    readonly gauges: Gauges,
+    readonly onSecond: ((summary: SecondSummary) => void) | undefined,
+  ) {
+    this.#nextSecondAt = startAt + 1000;
+  }
+
+  recordSent(bytes: number, now: number): void {
+    if (now >= this.#nextSecondAt) this.rollTo(now);
+    this.sent++;
+    this.#secondSent++;
+    this.bytesSent += bytes;
+  }
+
+  recordResponse(status: number, bytes: number, latencyMs: number, uncorrectedMs: number, now: number): void {
+    if (now >= this.#nextSecondAt) this.rollTo(now);
+    this.completed++;
+    this.#secondCompleted++;
+    this.bytesReceived += bytes;
+    this.#statusCounts[status < 1000 ? status : 0]!++;
+    const us = Math.min(HIGHEST_US, Math.round(latencyMs * 1000));
+    this.#latency.recordValue(us);
+    this.#secondLatency.recordValue(us);
+    this.#latencyUncorrected.recordValue(Math.min(HIGHEST_US, Math.round(uncorrectedMs * 1000)));
+  }
+
+  recordError(code: string, now: number): void {
+    if (now >= this.#nextSecondAt) this.rollTo(now);
+    this.errors++;
+    this.#secondErrors++;
+    this.#errorCodes.set(code, (this.#errorCodes.get(code) ?? 0) + 1);
+  }
+
+  /** Closes every whole second before `now` (the engine calls this from its tick too). */
+  rollTo(now: number): void {
+    while (now >= this.#nextSecondAt) {
+      this.#closeSecond();
+      this.#nextSecondAt += 1000;
+    }
+  }
+
+  #closeSecond(): void {
+    const second = this.#second++;
+    const connections = this.gauges.connections();
+    const targetRate = this.gauges.targetRate(second);
+    this.#timeline.push({
+      second,
+      sent: this.#secondSent,
+      completed: this.#secondCompleted,
+      errors: this.#secondErrors,
+      connections,
+      targetRate,
+      histogram: encodeHistogram(this.#secondLatency),
+    });
+    this.onSecond?.({
+      second,
+      completed: this.#secondCompleted,
+      errors: this.#secondErrors,
+      p50: this.#secondLatency.getValueAtPercentile(50) / 1000,
+      p99: this.#secondLatency.getValueAtPercentile(99) / 1000,
+      connections,
+      targetRate,
+    });
+    this.#secondLatency.reset();
+    this.#secondSent = this.#secondCompleted = this.#secondErrors = 0;
+  }
+
+  /** Final numbers; a last partial second is kept when anything happened in it. */
+  finish(endAt: number, aborted: boolean, checks: CheckStats | undefined): ShardStats {
+    this.rollTo(endAt);
+    if (this.#secondSent + this.#secondCompleted + this.#secondErrors > 0) this.#closeSecond();
+    const statusCodes: Record<string, number> = {};
+    this.#statusCounts.forEach((count, status) => {
+      if (count > 0) statusCodes[String(status)] = count;
+    });
+    return {
+      sent: this.sent,
+      completed: this.completed,
+      missed: this.missed,
+      errors: this.errors,
+      errorsByCode: Object.fromEntries(this.#errorCodes),
+      statusCodes,
+      bytesSent: this.bytesSent,
+      bytesReceived: this.bytesReceived,
+      durationMs: Math.max(0, endAt - this.startAt),
+      aborted,
+      histogram: encodeHistogram(this.#latency),
+      histogramUncorrected: encodeHistogram(this.#latencyUncorrected),
+      timeline: this.#timeline,
+      checks,
+    };
+  }
+}

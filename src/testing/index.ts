@@ -1,0 +1,2 @@
+export { createTestServer } from './server.js';
+export type { TestRequest, TestServer, TestServerOptions, TestServerStats } from './server.js';

@@ -1,0 +1,266 @@
+import net from 'node:net';
+import { once } from 'node:events';
+
+/** Options of `createTestServer`. */
+export interface TestServerOptions {
+  /** Address to listen on. Default `'127.0.0.1'`. */
+  host?: string;
+  /** Port; default 0 (a free port). */
+  port?: number;
+  /** Status code of every response. Default 200. */
+  status?: number;
+  /** Body size in bytes. Default 2 (`'ok'`). */
+  bodySize?: number;
+  /** Send the body with `Transfer-Encoding: chunked` (in chunks of at most 16 KiB). */
+  chunked?: boolean;
+  /** Answer with `Connection: close` and close the connection after every response. */
+  close?: boolean;
+  /** Fixed delay before each response, ms. */
+  delayMs?: number;
+  /** Random delay uniformly between `min` and `max` ms, instead of `delayMs`. */
+  randomDelayMs?: { min: number; max: number };
+  /** Fraction (0..1) of responses answered with 500 instead of `status`. */
+  errorRate?: number;
+  /** Extra response headers. */
+  headers?: Record<string, string>;
+  /** Called for each request with its parsed head and body (slower: parses every header). */
+  onRequest?: (request: TestRequest) => void;
+}
+
+/** A request as the test server saw it. */
+export interface TestRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  /** Id of the connection it came on, in accept order from 0. */
+  connection: number;
+}
+
+/** What the test server counted: the ground truth for a load test's numbers. */
+export interface TestServerStats {
+  /** Complete requests received. */
+  requests: number;
+  /** Connections accepted. */
+  connections: number;
+  /** Connections open now. */
+  openConnections: number;
+  /** Bytes received from clients. */
+  bytesReceived: number;
+  /** Bytes written to clients. */
+  bytesSent: number;
+  /** Requests per status code answered. */
+  statusCodes: Record<string, number>;
+}
+
+/** A running test server. */
+export interface TestServer {
+  /** `http://127.0.0.1:<port>/`. */
+  readonly url: string;
+  readonly port: number;
+  readonly stats: TestServerStats;
+  /** Holds every response due in the next `ms` milliseconds until then (a server stall). */
+  stall(ms: number): void;
+  /** Zeroes the counters. */
+  reset(): void;
+  /** Stops listening and destroys every open connection. */
+  close(): Promise<void>;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
+  304: 'Not Modified', 400: 'Bad Request', 404: 'Not Found', 500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+const MAX_HEAD_BYTES = 64 * 1024;
+const CHUNK_BYTES = 16 * 1024;
+const HEADER_END = Buffer.from('\r\n\r\n');
+
+function buildResponse(status: number, options: TestServerOptions, head: boolean): Buffer {
+  const noBody = head || status === 204 || status === 304 || (status >= 100 && status < 200);
+  const size = options.bodySize ?? 2;
+  const body = Buffer.alloc(size, 'o');
+  if (size >= 2) body.write('ok');
+  const lines = [`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Status'}`];
+  for (const [name, value] of Object.entries(options.headers ?? {})) lines.push(`${name}: ${value}`);
+  if (options.close) lines.push('Connection: close');
+  if (status === 204 || (status >= 100 && status < 200)) {
+    return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`);
+  }
+  if (!options.chunked) {
+    lines.push(`Content-Length: ${size}`);
+    const headBytes = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`);
+    return noBody ? headBytes : Buffer.concat([headBytes, body]);
+  }
+  lines.push('Transfer-Encoding: chunked');
+  const parts = [Buffer.from(`${lines.join('\r\n')}\r\n\r\n`)];
+  if (!noBody) {
+    for (let offset = 0; offset < size; offset += CHUNK_BYTES) {
+      const chunk = body.subarray(offset, Math.min(size, offset + CHUNK_BYTES));
+      parts.push(Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n'));
+    }
+    parts.push(Buffer.from('0\r\n\r\n'));
+  }
+  return Buffer.concat(parts);
+}
+
+function parseHead(head: string): { method: string; path: string; headers: Record<string, string> } {
+  const [requestLine = '', ...lines] = head.split('\r\n');
+  const [method = '', path = ''] = requestLine.split(' ');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { method, path, headers };
+}
+
+/** Reads `name: value` from a request head without parsing the others (the fast path). */
+function headerValue(head: Buffer, end: number, name: string): string | undefined {
+  const text = head.toString('latin1', 0, end).toLowerCase();
+  const at = text.indexOf(`\r\n${name}:`);
+  if (at < 0) return undefined;
+  const lineEnd = text.indexOf('\r\n', at + 2);
+  return text.slice(at + name.length + 3, lineEnd < 0 ? end : lineEnd).trim();
+}
+
+/**
+ * Starts a fast HTTP/1.1 server on loopback for load tests, examples and benchmarks: responses are
+ * built once, sockets use setNoDelay, pipelined requests are answered in order, and every request,
+ * connection and byte is counted so tests can compare the client's numbers with the server's.
+ * Request bodies are read by Content-Length (chunked request bodies are not supported).
+ */
+export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const status = options.status ?? 200;
+  const responses = {
+    ok: buildResponse(status, options, false),
+    okHead: buildResponse(status, options, true),
+    error: buildResponse(500, options, false),
+    errorHead: buildResponse(500, options, true),
+  };
+  const stats: TestServerStats = {
+    requests: 0, connections: 0, openConnections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {},
+  };
+  const sockets = new Set<net.Socket>();
+  let stallUntil = 0;
+
+  function delayFor(): number {
+    if (options.randomDelayMs) {
+      const { min, max } = options.randomDelayMs;
+      return min + Math.random() * (max - min);
+    }
+    return options.delayMs ?? 0;
+  }
+
+  function onConnection(socket: net.Socket): void {
+    const connection = stats.connections++;
+    stats.openConnections++;
+    sockets.add(socket);
+    socket.setNoDelay(true);
+    let pending: Buffer | undefined;
+    /** Responses not yet written, in request order: a response goes out once all before it have. */
+    const queue: Array<{ response: Buffer | undefined }> = [];
+    let closing = false;
+
+    const flush = () => {
+      while (queue.length > 0 && queue[0]!.response !== undefined) {
+        const { response } = queue.shift()!;
+        if (socket.destroyed) return;
+        stats.bytesSent += response!.length;
+        socket.write(response!);
+        if (options.close) {
+          closing = true;
+          socket.end();
+          return;
+        }
+      }
+    };
+
+    const respond = (isHead: boolean) => {
+      const failed = options.errorRate !== undefined && Math.random() < options.errorRate;
+      const code = failed ? 500 : status;
+      stats.statusCodes[code] = (stats.statusCodes[code] ?? 0) + 1;
+      const response = failed ? (isHead ? responses.errorHead : responses.error) : isHead ? responses.okHead : responses.ok;
+      const delay = delayFor();
+      const now = Date.now();
+      const wait = Math.max(delay, stallUntil - now);
+      if (wait <= 0 && queue.length === 0) {
+        stats.bytesSent += response.length;
+        socket.write(response);
+        if (options.close) {
+          closing = true;
+          socket.end();
+        }
+        return;
+      }
+      const slot: { response: Buffer | undefined } = { response: undefined };
+      queue.push(slot);
+      const release = () => {
+        slot.response = response;
+        flush();
+      };
+      if (wait <= 0) release();
+      else setTimeout(() => (stallUntil > Date.now() ? setTimeout(release, stallUntil - Date.now()) : release()), wait);
+    };
+
+    socket.on('data', (chunk: Buffer) => {
+      stats.bytesReceived += chunk.length;
+      if (closing) return;
+      let data = pending ? Buffer.concat([pending, chunk]) : chunk;
+      pending = undefined;
+      for (;;) {
+        const end = data.indexOf(HEADER_END);
+        if (end < 0) {
+          if (data.length > MAX_HEAD_BYTES) socket.destroy();
+          else if (data.length > 0) pending = Buffer.from(data);
+          return;
+        }
+        const lengthValue = headerValue(data, end, 'content-length');
+        const bodyLength = lengthValue === undefined ? 0 : Number(lengthValue);
+        const total = end + 4 + bodyLength;
+        if (data.length < total) {
+          pending = Buffer.from(data);
+          return;
+        }
+        stats.requests++;
+        const isHead = data[0] === 0x48 && data[1] === 0x45; // "HE"AD
+        if (options.onRequest) {
+          const parsed = parseHead(data.toString('latin1', 0, end));
+          options.onRequest({ ...parsed, body: Buffer.from(data.subarray(end + 4, total)), connection });
+        }
+        respond(isHead);
+        if (closing) return;
+        data = data.subarray(total);
+        if (data.length === 0) return;
+      }
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      stats.openConnections--;
+      sockets.delete(socket);
+    });
+  }
+
+  const server = net.createServer(onConnection);
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address() as net.AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}/`,
+    port: address.port,
+    stats,
+    stall(ms: number) {
+      stallUntil = Math.max(stallUntil, Date.now() + ms);
+    },
+    reset() {
+      Object.assign(stats, { requests: 0, connections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {} });
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}

@@ -1,0 +1,15 @@
+/**
+ * The stable code an error is counted under: the errno-style `code` (ECONNREFUSED, ECONNRESET, a TLS
+ * verification code such as DEPTH_ZERO_SELF_SIGNED_CERT), the code of its cause when the outer
+ * error is a wrapper (undici's UND_ERR_SOCKET), else its name.
+ */
+export function errorCode(error: unknown): string {
+  if (typeof error !== 'object' || error === null) return 'UNKNOWN';
+  const { code, cause, name } = error as { code?: unknown; cause?: unknown; name?: unknown };
+  if (cause && typeof cause === 'object' && typeof (cause as { code?: unknown }).code === 'string') {
+    const causeCode = (cause as { code: string }).code;
+    if (code === undefined || code === 'UND_ERR_SOCKET') return causeCode;
+  }
+  if (typeof code === 'string') return code;
+  return typeof name === 'string' ? name : 'UNKNOWN';
+}

@@ -1,0 +1,155 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
+import { flattenHeaders, Lane } from './transport.js';
+import { encodeRequest } from '../http1/request.js';
+import { errorCode } from './error-code.js';
+
+interface HttpRequest {
+  options: http.RequestOptions;
+  body: Buffer | undefined;
+  /** Bytes of the same request as HTTP/1.1 on the wire; node:http adds little beyond it. */
+  wireBytes: number;
+}
+
+/** Per-lane state, made once, so the response path reuses bound handlers instead of new closures. */
+class HttpLane {
+  request: http.ClientRequest | undefined;
+  status = 0;
+  bytes = 0;
+  headers: http.IncomingHttpHeaders = {};
+  chunks: Buffer[] = [];
+  readonly onResponse: (response: http.IncomingMessage) => void;
+  readonly onData: (chunk: Buffer) => void;
+  readonly onEnd: () => void;
+  readonly onError: (error: Error) => void;
+
+  constructor(lane: Lane, transport: HttpTransport) {
+    this.onResponse = (response) => {
+      this.status = response.statusCode ?? 0;
+      if (transport.capture) this.headers = response.headers;
+      // Status line + raw header lines + blank line, as they were on the wire.
+      let bytes = 15 + (response.statusMessage?.length ?? 0);
+      const raw = response.rawHeaders;
+      for (let i = 0; i < raw.length; i += 2) bytes += raw[i]!.length + raw[i + 1]!.length + 4;
+      this.bytes = bytes;
+      response.on('data', this.onData);
+      response.on('end', this.onEnd);
+    };
+    this.onData = (chunk) => {
+      this.bytes += chunk.length;
+      if (transport.capture) this.chunks.push(chunk);
+    };
+    this.onEnd = () => transport.finish(lane, this);
+    this.onError = (error) => transport.fail(lane, this, errorCode(error));
+  }
+}
+
+/** node:http with a keep-alive Agent sized to the connections: the reference client. */
+class HttpTransport implements Transport<HttpRequest> {
+  readonly #config: TransportConfig;
+  readonly #sink: TransportSink;
+  readonly #agent: http.Agent;
+  readonly #request: typeof http.request;
+  readonly #lanes = new Map<number, HttpLane>();
+  readonly capture: boolean;
+
+  constructor(config: TransportConfig, sink: TransportSink) {
+    this.#config = config;
+    this.#sink = sink;
+    this.capture = config.captureResponses;
+    const secure = config.url.protocol === 'https:';
+    const agentOptions = {
+      keepAlive: config.keepAlive,
+      maxSockets: config.connections,
+      maxFreeSockets: config.connections,
+    };
+    this.#agent = secure ? new https.Agent({ ...config.tls, ...agentOptions }) : new http.Agent(agentOptions);
+    this.#request = secure ? https.request : http.request;
+  }
+
+  prepare(request: ResolvedRequest): HttpRequest {
+    const { url } = this.#config;
+    const headers: Record<string, string> = { ...request.headers };
+    if (request.body) headers['content-length'] = String(request.body.length);
+    return {
+      options: {
+        agent: this.#agent,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port || undefined,
+        method: request.method,
+        path: request.path,
+        headers,
+      },
+      body: request.body,
+      wireBytes: encodeRequest(url, request, this.#config.keepAlive).length,
+    };
+  }
+
+  send(lane: Lane, prepared: HttpRequest): number {
+    let state = this.#lanes.get(lane.id);
+    if (state === undefined) {
+      state = new HttpLane(lane, this);
+      this.#lanes.set(lane.id, state);
+    }
+    state.chunks = this.capture ? [] : state.chunks;
+    const request = this.#request(prepared.options, state.onResponse);
+    state.request = request;
+    request.on('error', state.onError);
+    request.end(prepared.body);
+    return prepared.wireBytes;
+  }
+
+  finish(lane: Lane, state: HttpLane): void {
+    if (state.request === undefined) return;
+    state.request = undefined;
+    if (!this.capture) {
+      this.#sink.onResponse(lane, state.status, state.bytes);
+      return;
+    }
+    this.#sink.onResponse(lane, state.status, state.bytes, {
+      headers: flattenHeaders(state.headers),
+      body: Buffer.concat(state.chunks),
+    });
+  }
+
+  fail(lane: Lane, state: HttpLane, code: string): void {
+    if (state.request === undefined) return;
+    state.request = undefined;
+    this.#sink.onError(lane, code);
+  }
+
+  cancel(lane: Lane, code: string): void {
+    const state = this.#lanes.get(lane.id);
+    const request = state?.request;
+    if (state === undefined || request === undefined) return;
+    state.request = undefined;
+    request.destroy();
+    this.#sink.onError(lane, code);
+  }
+
+  async connect(): Promise<void> {
+    // The Agent opens sockets on demand; there is no way to warm it without sending requests.
+  }
+
+  release(): void {
+    // The Agent keeps at most `connections` sockets and closes idle ones itself.
+  }
+
+  openConnections(): number {
+    let open = 0;
+    for (const list of Object.values(this.#agent.sockets)) open += list?.length ?? 0;
+    for (const list of Object.values(this.#agent.freeSockets)) open += list?.length ?? 0;
+    return open;
+  }
+
+  async close(): Promise<void> {
+    for (const state of this.#lanes.values()) {
+      state.request?.destroy();
+      state.request = undefined;
+    }
+    this.#agent.destroy();
+  }
+}
+
+export const createHttpTransport: TransportFactory = (config, sink) => new HttpTransport(config, sink);

@@ -1,0 +1,111 @@
+import type { ConnectionOptions } from 'node:tls';
+
+/**
+ * A request after options are resolved: what every transport gets, before its own encoding.
+ * Header names are lower-case; `host`, `content-length` and `connection` are added by the transport.
+ */
+export interface ResolvedRequest {
+  method: string;
+  /** Path and query, starting with '/'. */
+  path: string;
+  headers: Record<string, string>;
+  body: Buffer | undefined;
+}
+
+/** Headers and body of a response, given only when the engine asked for them (`captureResponses`). */
+export interface ResponseDetails {
+  /** Lower-case names; repeated headers joined with ', '. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * One request slot. The engine owns lanes and sends at most one request on a lane at a time; a
+ * connection carries `pipelining` lanes. Fields are plain so that the hot path allocates nothing.
+ */
+export class Lane {
+  /** Request written at (performance.now() ms). */
+  sentAt = 0;
+  /** Request was due at (open loop: its scheduled time; closed loop: equal to `sentAt`). */
+  intendedAt = 0;
+  /** A request is in flight on this lane. */
+  busy = false;
+  /** Counted in the statistics (false during warm-up). */
+  measured = true;
+  /** Index of the request within the sequence being sent. */
+  requestIndex = 0;
+  /** Consecutive errors, for the engine's reconnect backoff. */
+  failures = 0;
+
+  constructor(
+    /** Index among this thread's lanes. */
+    readonly id: number,
+    /** Index of the connection that carries this lane (`id / pipelining` rounded down). */
+    readonly connection: number,
+  ) {}
+}
+
+/** What a transport calls back. Each request sent ends in exactly one `onResponse` or `onError`. */
+export interface TransportSink {
+  /**
+   * The response to the lane's request has fully arrived (1xx informational responses excluded).
+   * `details` is given only when the transport was created with `captureResponses`.
+   */
+  onResponse(lane: Lane, status: number, bytesReceived: number, details?: ResponseDetails): void;
+  /** The lane's request failed: a network error code, `TIMEOUT`, or `HPE_*` for a malformed response. */
+  onError(lane: Lane, code: string): void;
+}
+
+/** Settings every transport gets, resolved from the options once. */
+export interface TransportConfig {
+  url: URL;
+  /** Connections this thread opens. */
+  connections: number;
+  /** Requests in flight per connection. */
+  pipelining: number;
+  keepAlive: boolean;
+  tls: ConnectionOptions | undefined;
+  /** Per-request timeout, ms; the engine enforces it with `cancel`, the transport may use it as a bound. */
+  timeoutMs: number;
+  /** Deliver headers and body to `onResponse` (checks and hooks need them). */
+  captureResponses: boolean;
+}
+
+/**
+ * A way of sending HTTP requests. One file per backend in this folder; nothing transport-specific
+ * leaks into the engine. `P` is the transport's own pre-encoded form of a request.
+ */
+export interface Transport<P = unknown> {
+  /** Encodes a request once; the result is passed to `send` as often as needed. */
+  prepare(request: ResolvedRequest): P;
+  /**
+   * Sends `request` on `lane` (lane.connection says which connection). Returns the bytes written, or
+   * the best estimate the backend allows. Opens the connection first when it is not open.
+   */
+  send(lane: Lane, request: P): number;
+  /**
+   * Ends the lane's request now (timeout or stop): the transport reports `onError(lane, code)` for it,
+   * and for every other lane whose request was lost with it, exactly once each, before returning.
+   */
+  cancel(lane: Lane, code: string): void;
+  /** Opens this thread's connections ahead of the start (best effort: failures are left to `send`). */
+  connect(): Promise<void>;
+  /** Closes connection `connection` once its lanes are idle (ramping connections down). */
+  release(connection: number): void;
+  /** Connections open now. */
+  openConnections(): number;
+  /** Destroys every connection. Requests still in flight are not reported. */
+  close(): Promise<void>;
+}
+
+/** Creates a transport bound to a sink. */
+export type TransportFactory = (config: TransportConfig, sink: TransportSink) => Transport;
+
+/** Node-style parsed headers to `ResponseDetails.headers` (repeated headers joined with ', '). */
+export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return flat;
+}

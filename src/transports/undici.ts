@@ -1,0 +1,146 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
+import { flattenHeaders, Lane } from './transport.js';
+import { encodeRequest } from '../http1/request.js';
+import { errorCode } from './error-code.js';
+
+interface UndiciRequest {
+  options: Dispatcher.DispatchOptions;
+  wireBytes: number;
+}
+
+/**
+ * The dispatch handler of one lane, reused for every request on it. A cancelled request may still
+ * call back later, so cancel() retires the handler (`lane` set to null) and the lane gets a new one.
+ */
+class LaneHandler implements Dispatcher.DispatchHandler {
+  controller: Dispatcher.DispatchController | undefined;
+  status = 0;
+  bytes = 0;
+  headers: Record<string, string> | undefined;
+  chunks: Buffer[] = [];
+
+  constructor(
+    public lane: Lane | null,
+    readonly transport: UndiciTransport,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+  }
+
+  onResponseStart(
+    controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+    statusMessage?: string,
+  ): void {
+    this.status = statusCode;
+    let bytes = 15 + (statusMessage?.length ?? 0);
+    const raw = controller.rawHeaders;
+    if (Array.isArray(raw)) for (const part of raw) bytes += part.length + 2;
+    this.bytes = bytes;
+    if (this.transport.capture) this.headers = flattenHeaders(headers);
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.transport.capture) this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    const lane = this.lane;
+    if (lane === null) return;
+    this.controller = undefined;
+    if (this.transport.capture) {
+      const body = Buffer.concat(this.chunks);
+      this.chunks = [];
+      this.transport.sink.onResponse(lane, this.status, this.bytes, { headers: this.headers ?? {}, body });
+    } else {
+      this.transport.sink.onResponse(lane, this.status, this.bytes);
+    }
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    const lane = this.lane;
+    if (lane === null) return;
+    this.controller = undefined;
+    this.chunks = [];
+    this.transport.sink.onError(lane, errorCode(error));
+  }
+}
+
+/** undici's Pool with `connections` sockets and `pipelining` requests in flight on each. */
+class UndiciTransport implements Transport<UndiciRequest> {
+  readonly #config: TransportConfig;
+  readonly #pool: Pool;
+  readonly #handlers: LaneHandler[] = [];
+  readonly sink: TransportSink;
+  readonly capture: boolean;
+
+  constructor(config: TransportConfig, sink: TransportSink) {
+    this.#config = config;
+    this.sink = sink;
+    this.capture = config.captureResponses;
+    this.#pool = new Pool(config.url.origin, {
+      connections: config.connections,
+      pipelining: config.pipelining,
+      // The engine enforces the per-request timeout; undici's own timers would race it.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      ...(config.tls ? { connect: { ...config.tls } } : {}),
+    });
+  }
+
+  prepare(request: ResolvedRequest): UndiciRequest {
+    return {
+      options: {
+        path: request.path,
+        method: request.method as Dispatcher.HttpMethod,
+        headers: request.headers,
+        body: request.body ?? null,
+        // reset: true sends `connection: close` and does not reuse the socket.
+        reset: !this.#config.keepAlive,
+      },
+      wireBytes: encodeRequest(this.#config.url, request, this.#config.keepAlive).length,
+    };
+  }
+
+  send(lane: Lane, prepared: UndiciRequest): number {
+    let handler = this.#handlers[lane.id];
+    if (handler === undefined) {
+      handler = new LaneHandler(lane, this);
+      this.#handlers[lane.id] = handler;
+    }
+    this.#pool.dispatch(prepared.options, handler);
+    return prepared.wireBytes;
+  }
+
+  cancel(lane: Lane, code: string): void {
+    const handler = this.#handlers[lane.id];
+    if (handler === undefined || handler.lane === null) return;
+    handler.lane = null;
+    this.#handlers[lane.id] = new LaneHandler(lane, this);
+    handler.controller?.abort(new Error(code));
+    this.sink.onError(lane, code);
+  }
+
+  async connect(): Promise<void> {
+    // undici connects on the first dispatch; a Pool has no way to open sockets ahead of requests.
+  }
+
+  release(): void {
+    // The Pool keeps its sockets and closes idle ones after keepAliveTimeout.
+  }
+
+  openConnections(): number {
+    return this.#pool.stats.connected;
+  }
+
+  async close(): Promise<void> {
+    for (const handler of this.#handlers) if (handler) handler.lane = null;
+    await this.#pool.destroy();
+  }
+}
+
+export const createUndiciTransport: TransportFactory = (config, sink) => new UndiciTransport(config, sink);
