@@ -104,7 +104,7 @@ export class Engine implements TransportSink {
       this.#schedule = new RateSchedule(initialRate, [
         ...(plan.warmupMs > 0 ? [{ durationMs: plan.warmupMs, rate: initialRate }] : []),
         ...ramps,
-      ]);
+      ], plan.ratePhase);
     }
   }
 
@@ -130,7 +130,7 @@ export class Engine implements TransportSink {
     this.#begin(now);
     const tickMs = Math.min(100, Math.max(5, Math.floor(this.#plan.timeoutMs / 10)));
     this.#tickTimer = setInterval(() => this.#tick(), tickMs);
-    if (this.#endAt !== Infinity) this.#endTimer = setTimeout(() => this.stop(false), this.#endAt - now);
+    if (this.#endAt !== Infinity) this.#endTimer = setTimeout(this.#onEndTimer, this.#endAt - now);
     if (this.#schedule) {
       for (const lane of this.#lanes) this.#freeLanes.push(lane);
       this.#freeLanes.reverse();
@@ -164,6 +164,13 @@ export class Engine implements TransportSink {
           })),
     );
   }
+
+  /** libuv's clock is coarser than performance.now(): a timer can fire a fraction of a ms early. */
+  #onEndTimer = (): void => {
+    const left = this.#endAt - performance.now();
+    if (left <= 0) this.stop(false);
+    else this.#endTimer = setTimeout(this.#onEndTimer, Math.max(1, Math.ceil(left)));
+  };
 
   #amountReached(): boolean {
     return this.#plan.amount !== undefined && this.#measuredSent >= this.#plan.amount;

@@ -15,12 +15,16 @@ interface Segment {
  */
 export class RateSchedule {
   readonly #segments: Segment[] = [];
+  readonly #phase: number;
 
   /**
    * @param ramps the stages in order; the rate before the first ramp is `initialRate`, and the last
    *   rate holds after the last stage.
+   * @param phase offset in slots (0 <= phase < 1): slot i is due where the integral reaches i + phase.
+   *   Worker shard k of n uses k / n, so the shards' slots interleave into the whole run's schedule.
    */
-  constructor(initialRate: number, ramps: ReadonlyArray<{ durationMs: number; rate: number }>) {
+  constructor(initialRate: number, ramps: ReadonlyArray<{ durationMs: number; rate: number }>, phase = 0) {
+    this.#phase = phase;
     let startMs = 0;
     let startCount = 0;
     let rate = initialRate;
@@ -54,6 +58,7 @@ export class RateSchedule {
 
   /** Milliseconds after the start at which slot `slot` is due; Infinity if the rate never gets there. */
   timeOf(slot: number): number {
+    slot += this.#phase;
     const segment = this.#segmentAtCount(slot);
     const n = slot - segment.startCount;
     if (n <= 0) return segment.startMs;
@@ -75,7 +80,7 @@ export class RateSchedule {
     const x = Math.min(ms - segment.startMs, segment.durationMs);
     const slope = segment.durationMs === Infinity ? 0 : (segment.toRate - segment.fromRate) / segment.durationMs;
     const count = segment.startCount + ((segment.fromRate + (slope * x) / 2) * x) / 1000;
-    return Math.ceil(count - 1e-9);
+    return Math.max(0, Math.ceil(count - this.#phase - 1e-9));
   }
 
   /** The target rate at `ms` after the start, req/s. */

@@ -72,6 +72,13 @@ const STATUS_TEXT: Record<number, string> = {
   304: 'Not Modified', 400: 'Bad Request', 404: 'Not Found', 500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
+interface QueuedResponse {
+  /** Set once the response's delay has passed. */
+  response: Buffer | undefined;
+  /** Close the connection after writing it. */
+  close: boolean;
+}
+
 const MAX_HEAD_BYTES = 64 * 1024;
 const CHUNK_BYTES = 16 * 1024;
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -115,13 +122,12 @@ function parseHead(head: string): { method: string; path: string; headers: Recor
   return { method, path, headers };
 }
 
-/** Reads `name: value` from a request head without parsing the others (the fast path). */
-function headerValue(head: Buffer, end: number, name: string): string | undefined {
-  const text = head.toString('latin1', 0, end).toLowerCase();
-  const at = text.indexOf(`\r\n${name}:`);
+/** Reads `name: value` from a lower-cased request head without parsing the others (the fast path). */
+function headerValue(head: string, name: string): string | undefined {
+  const at = head.indexOf(`\r\n${name}:`);
   if (at < 0) return undefined;
-  const lineEnd = text.indexOf('\r\n', at + 2);
-  return text.slice(at + name.length + 3, lineEnd < 0 ? end : lineEnd).trim();
+  const lineEnd = head.indexOf('\r\n', at + 2);
+  return head.slice(at + name.length + 3, lineEnd < 0 ? head.length : lineEnd).trim();
 }
 
 /**
@@ -132,12 +138,15 @@ function headerValue(head: Buffer, end: number, name: string): string | undefine
  */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const status = options.status ?? 200;
-  const responses = {
-    ok: buildResponse(status, options, false),
-    okHead: buildResponse(status, options, true),
-    error: buildResponse(500, options, false),
-    errorHead: buildResponse(500, options, true),
-  };
+  // Every response this server can send, built once: status or 500, GET or HEAD, keep or close.
+  const responses: Buffer[] = [];
+  for (const code of [status, 500]) {
+    for (const head of [false, true]) {
+      for (const close of [false, true]) responses.push(buildResponse(code, { ...options, close }, head));
+    }
+  }
+  const responseFor = (failed: boolean, head: boolean, close: boolean): Buffer =>
+    responses[(failed ? 4 : 0) + (head ? 2 : 0) + (close ? 1 : 0)]!;
   const stats: TestServerStats = {
     requests: 0, connections: 0, openConnections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {},
   };
@@ -159,16 +168,16 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     socket.setNoDelay(true);
     let pending: Buffer | undefined;
     /** Responses not yet written, in request order: a response goes out once all before it have. */
-    const queue: Array<{ response: Buffer | undefined }> = [];
+    const queue: QueuedResponse[] = [];
     let closing = false;
 
     const flush = () => {
       while (queue.length > 0 && queue[0]!.response !== undefined) {
-        const { response } = queue.shift()!;
+        const { response, close } = queue.shift()!;
         if (socket.destroyed) return;
         stats.bytesSent += response!.length;
         socket.write(response!);
-        if (options.close) {
+        if (close) {
           closing = true;
           socket.end();
           return;
@@ -176,31 +185,36 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       }
     };
 
-    const respond = (isHead: boolean) => {
+    const respond = (isHead: boolean, close: boolean) => {
       const failed = options.errorRate !== undefined && Math.random() < options.errorRate;
       const code = failed ? 500 : status;
       stats.statusCodes[code] = (stats.statusCodes[code] ?? 0) + 1;
-      const response = failed ? (isHead ? responses.errorHead : responses.error) : isHead ? responses.okHead : responses.ok;
-      const delay = delayFor();
-      const now = Date.now();
-      const wait = Math.max(delay, stallUntil - now);
-      if (wait <= 0 && queue.length === 0) {
+      const response = responseFor(failed, isHead, close);
+      const dueAt = Math.max(performance.now() + delayFor(), stallUntil);
+      if (dueAt <= performance.now() && queue.length === 0) {
         stats.bytesSent += response.length;
         socket.write(response);
-        if (options.close) {
+        if (close) {
           closing = true;
           socket.end();
         }
         return;
       }
-      const slot: { response: Buffer | undefined } = { response: undefined };
+      const slot: QueuedResponse = { response: undefined, close };
       queue.push(slot);
+      // Timers fire up to a millisecond late: wake a little early and finish on setImmediate, so
+      // the delay a load test sees is the one configured (tests compare p50 with it to 1 ms).
       const release = () => {
-        slot.response = response;
-        flush();
+        const now = performance.now();
+        const until = Math.max(dueAt, stallUntil);
+        if (now < until - 1.5) setTimeout(release, until - now - 1.5);
+        else if (now < until) setImmediate(release);
+        else {
+          slot.response = response;
+          flush();
+        }
       };
-      if (wait <= 0) release();
-      else setTimeout(() => (stallUntil > Date.now() ? setTimeout(release, stallUntil - Date.now()) : release()), wait);
+      release();
     };
 
     socket.on('data', (chunk: Buffer) => {
@@ -215,7 +229,8 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
           else if (data.length > 0) pending = Buffer.from(data);
           return;
         }
-        const lengthValue = headerValue(data, end, 'content-length');
+        const head = data.toString('latin1', 0, end).toLowerCase();
+        const lengthValue = headerValue(head, 'content-length');
         const bodyLength = lengthValue === undefined ? 0 : Number(lengthValue);
         const total = end + 4 + bodyLength;
         if (data.length < total) {
@@ -228,7 +243,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
           const parsed = parseHead(data.toString('latin1', 0, end));
           options.onRequest({ ...parsed, body: Buffer.from(data.subarray(end + 4, total)), connection });
         }
-        respond(isHead);
+        respond(isHead, options.close === true || headerValue(head, 'connection') === 'close');
         if (closing) return;
         data = data.subarray(total);
         if (data.length === 0) return;
@@ -252,7 +267,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
     port: address.port,
     stats,
     stall(ms: number) {
-      stallUntil = Math.max(stallUntil, Date.now() + ms);
+      stallUntil = Math.max(stallUntil, performance.now() + ms);
     },
     reset() {
       Object.assign(stats, { requests: 0, connections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {} });

@@ -51,6 +51,9 @@ class HttpTransport implements Transport<HttpRequest> {
   readonly #sink: TransportSink;
   readonly #agent: http.Agent;
   readonly #request: typeof http.request;
+  readonly #agentOption: Pick<https.RequestOptions, 'agent'>;
+  /** Connections opened without an Agent (`keepAlive: false`) and still open. */
+  #agentless = 0;
   readonly #lanes = new Map<number, HttpLane>();
   readonly capture: boolean;
 
@@ -65,6 +68,9 @@ class HttpTransport implements Transport<HttpRequest> {
       maxFreeSockets: config.connections,
     };
     this.#agent = secure ? new https.Agent({ ...config.tls, ...agentOptions }) : new http.Agent(agentOptions);
+    // Without keep-alive, `agent: false` gives every request its own connection: an Agent would
+    // still hand a finished socket to a queued request. The engine's lanes bound the concurrency.
+    this.#agentOption = config.keepAlive ? { agent: this.#agent } : { ...config.tls, agent: false };
     this.#request = secure ? https.request : http.request;
   }
 
@@ -72,9 +78,11 @@ class HttpTransport implements Transport<HttpRequest> {
     const { url } = this.#config;
     const headers: Record<string, string> = { ...request.headers };
     if (request.body) headers['content-length'] = String(request.body.length);
+    // An Agent without keepAlive still reuses a socket for queued requests unless told not to.
+    if (!this.#config.keepAlive) headers.connection = 'close';
     return {
       options: {
-        agent: this.#agent,
+        ...this.#agentOption,
         hostname: url.hostname.replace(/^\[|\]$/g, ''),
         port: url.port || undefined,
         method: request.method,
@@ -95,6 +103,12 @@ class HttpTransport implements Transport<HttpRequest> {
     state.chunks = this.capture ? [] : state.chunks;
     const request = this.#request(prepared.options, state.onResponse);
     state.request = request;
+    if (!this.#config.keepAlive) {
+      request.once('socket', (socket) => {
+        this.#agentless++;
+        socket.once('close', () => this.#agentless--);
+      });
+    }
     request.on('error', state.onError);
     request.end(prepared.body);
     return prepared.wireBytes;
@@ -137,7 +151,7 @@ class HttpTransport implements Transport<HttpRequest> {
   }
 
   openConnections(): number {
-    let open = 0;
+    let open = this.#agentless;
     for (const list of Object.values(this.#agent.sockets)) open += list?.length ?? 0;
     for (const list of Object.values(this.#agent.freeSockets)) open += list?.length ?? 0;
     return open;

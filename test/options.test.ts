@@ -1,0 +1,84 @@
+import t from 'tap';
+import { runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions } from '../src/index.js';
+
+const url = 'http://127.0.0.1:9/';
+
+/** Each case: options, the error class, and what the message must say (the option and the value). */
+const cases: Array<[string, unknown, typeof SalvoOptionError | typeof SalvoRangeError, RegExp]> = [
+  ['missing url', {}, SalvoOptionError, /url is required.*got undefined/],
+  ['url not a string', { url: 42 }, SalvoOptionError, /url .*got 42/],
+  ['relative url', { url: '/path' }, SalvoOptionError, /url must be an absolute.*"\/path"/],
+  ['ftp url', { url: 'ftp://127.0.0.1/' }, SalvoOptionError, /url must use http: or https:.*ftp/],
+  ['zero connections', { url, connections: 0 }, SalvoRangeError, /connections must be a positive integer; got 0/],
+  ['negative connections', { url, connections: -3 }, SalvoRangeError, /connections .*got -3/],
+  ['fractional connections', { url, connections: 1.5 }, SalvoRangeError, /connections .*got 1.5/],
+  ['string connections', { url, connections: '10' }, SalvoOptionError, /connections .*got "10"/],
+  ['NaN connections', { url, connections: NaN }, SalvoOptionError, /connections .*got/],
+  ['zero workers', { url, workers: 0 }, SalvoRangeError, /workers .*got 0/],
+  ['fractional workers', { url, workers: 2.5 }, SalvoRangeError, /workers .*got 2.5/],
+  ['bad workers string', { url, workers: 'many' }, SalvoOptionError, /workers .*got "many"/],
+  ['zero pipelining', { url, pipelining: 0 }, SalvoRangeError, /pipelining .*got 0/],
+  ['pipelining with http', { url, transport: 'http', pipelining: 4 }, SalvoOptionError, /pipelining 4 needs transport/],
+  ['zero timeout', { url, timeout: 0 }, SalvoRangeError, /timeout must be more than zero; got 0/],
+  ['negative timeout', { url, timeout: -1 }, SalvoRangeError, /timeout .*got -1/],
+  ['fractional timeout', { url, timeout: 1.5 }, SalvoRangeError, /timeout .*whole number.*1.5/],
+  ['bad timeout string', { url, timeout: 'soon' }, SalvoOptionError, /timeout must be milliseconds or a string.*"soon"/],
+  ['zero amount', { url, amount: 0 }, SalvoRangeError, /amount .*got 0/],
+  ['fractional amount', { url, amount: 10.5 }, SalvoRangeError, /amount .*got 10.5/],
+  ['string amount', { url, amount: 'ten' }, SalvoOptionError, /amount .*got "ten"/],
+  ['zero rate', { url, rate: 0 }, SalvoRangeError, /rate .*got 0/],
+  ['negative rate', { url, rate: -100 }, SalvoRangeError, /rate .*got -100/],
+  ['fractional rate', { url, rate: 0.5 }, SalvoRangeError, /rate .*got 0.5/],
+  ['string rate', { url, rate: 'fast' }, SalvoOptionError, /rate .*got "fast"/],
+  ['unparsable duration', { url, duration: '10 parsecs' }, SalvoOptionError, /duration must be .*"10 parsecs"/],
+  ['duration without unit', { url, duration: '10' }, SalvoOptionError, /duration .*"10"/],
+  ['negative duration', { url, duration: -5 }, SalvoRangeError, /duration .*got -5/],
+  ['unknown transport', { url, transport: 'curl' }, SalvoOptionError, /transport must be one of 'net', 'undici', 'http'; got "curl"/],
+  ['misspelt option', { url, conections: 5 }, SalvoOptionError, /unknown option "conections"; did you mean connections\?/],
+  ['unknown option', { url, frobnicate: true }, SalvoOptionError, /^unknown option "frobnicate"$/],
+  ['bad method', { url, method: 'GE T' }, SalvoOptionError, /method must be an HTTP method.*"GE T"/],
+  ['header with newline', { url, headers: { 'x-a': 'b\r\nc' } }, SalvoOptionError, /headers\["x-a"\] must not contain CR/],
+  ['bad body', { url, body: 42 }, SalvoOptionError, /body must be a string, a Buffer or an object.*42/],
+  ['keepAlive not boolean', { url, keepAlive: 'yes' }, SalvoOptionError, /keepAlive must be true or false; got "yes"/],
+  ['signal not a signal', { url, signal: {} }, SalvoOptionError, /signal must be an AbortSignal/],
+  ['negative warmup', { url, warmup: -1 }, SalvoRangeError, /warmup must be zero or more; got -1/],
+  ['empty stages', { url, stages: [] }, SalvoOptionError, /stages must be a non-empty array/],
+  ['stage with both', { url, stages: [{ duration: '1s', rate: 5, connections: 2 }] }, SalvoOptionError, /stages\[0\] must have exactly one/],
+  ['requests empty', { url, requests: [] }, SalvoOptionError, /requests must be a non-empty array/],
+  ['request bad path', { url, requests: [{ path: 'nope' }] }, SalvoOptionError, /requests\[0\].path must be a path starting with '\/'.*"nope"/],
+];
+
+for (const [name, options, ErrorClass, message] of cases) {
+  t.test(name, async (t) => {
+    const error = await runLoad(options as LoadOptions).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    t.ok(error instanceof ErrorClass, `rejects with ${ErrorClass.name}, got ${String(error)}`);
+    t.ok(error instanceof (ErrorClass === SalvoOptionError ? TypeError : RangeError));
+    t.match((error as Error).message, message);
+    t.equal((error as { code: string }).code, ErrorClass === SalvoOptionError ? 'SALVO_INVALID_OPTION' : 'SALVO_OUT_OF_RANGE');
+  });
+}
+
+t.test('durations parse in every unit', async (t) => {
+  const { planLoad } = await import('../src/options.js');
+  t.equal(planLoad({ url, duration: '500ms' }).plan.durationMs, 500);
+  t.equal(planLoad({ url, duration: '1.5s' }).plan.durationMs, 1500);
+  t.equal(planLoad({ url, duration: '2m' }).plan.durationMs, 120_000);
+  t.equal(planLoad({ url, duration: '1h' }).plan.durationMs, 3_600_000);
+  t.equal(planLoad({ url, duration: 250 }).plan.durationMs, 250);
+  t.equal(planLoad({ url }).plan.durationMs, 10_000, 'defaults to 10 s');
+  t.equal(planLoad({ url, amount: 5 }).plan.durationMs, undefined, 'amount alone is not time-bound');
+  t.equal(planLoad({ url }).plan.connections, 10);
+  t.equal(planLoad({ url }).plan.transport, 'net');
+  t.equal(planLoad({ url }).plan.timeoutMs, 10_000);
+});
+
+t.test('an object body is sent as JSON with a content-type', async (t) => {
+  const { planLoad } = await import('../src/options.js');
+  const [request] = planLoad({ url, method: 'post', body: { a: 1 } }).plan.requests;
+  t.equal(request?.method, 'POST');
+  t.equal(request?.body?.toString(), '{"a":1}');
+  t.equal(request?.headers['content-type'], 'application/json');
+});
