@@ -19,6 +19,7 @@ const cases: Array<[string, unknown, typeof SalvoOptionError | typeof SalvoRange
   ['bad workers string', { url, workers: 'many' }, SalvoOptionError, /workers .*got "many"/],
   ['zero pipelining', { url, pipelining: 0 }, SalvoRangeError, /pipelining .*got 0/],
   ['pipelining with http', { url, transport: 'http', pipelining: 4 }, SalvoOptionError, /pipelining 4 needs transport/],
+  ['pipelining without keep-alive', { url, pipelining: 4, keepAlive: false }, SalvoOptionError, /pipelining 4 needs keepAlive/],
   ['zero timeout', { url, timeout: 0 }, SalvoRangeError, /timeout must be more than zero; got 0/],
   ['negative timeout', { url, timeout: -1 }, SalvoRangeError, /timeout .*got -1/],
   ['fractional timeout', { url, timeout: 1.5 }, SalvoRangeError, /timeout .*whole number.*1.5/],

@@ -1,11 +1,10 @@
 // The same behaviours, asserted against server-side counts, for every transport.
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import t, { type Test } from 'tap';
 import { runLoad, type TransportName } from '../src/index.js';
 import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
-import { rawServer, refusedPort } from './fixtures/raw-server.js';
+import { localhostCert, localhostKey, rawServer, refusedPort } from './fixtures/raw-http-server.js';
 
 const TRANSPORTS: TransportName[] = ['net', 'undici', 'http'];
 
@@ -68,24 +67,26 @@ for (const transport of TRANSPORTS) {
 
     for (const status of [204, 304]) {
       t.test(`${status} has no body, whatever Content-Length says`, async (t) => {
-        const { url, counts } = await rawServer(t, () =>
-          `HTTP/1.1 ${status} X\r\nContent-Length: 7\r\nETag: "a"\r\n\r\n`,
+        const server = await rawServer(t, (socket) =>
+          socket.write(`HTTP/1.1 ${status} X\r\nContent-Length: 7\r\nETag: "a"\r\n\r\n`),
         );
+        const url = `http://127.0.0.1:${server.port}/`;
         const result = await runLoad({ url, transport, connections: 2, amount: 100, timeout: 2000 });
-        t.equal(counts.requests, 100);
+        t.equal(server.requests.length, 100);
         t.same(result.statusCodes, { [status]: 100 });
         t.equal(result.errors.total, 0, JSON.stringify(result.errors));
         if (transport === 'undici') {
           // undici closes the socket over the Content-Length it did not get (see undici.ts).
-          t.ok(counts.connections >= 2, 'undici reconnects, but counts every response');
+          t.ok(server.connections >= 2, 'undici reconnects, but counts every response');
         } else {
-          t.equal(counts.connections, 2, 'connections kept alive: no body was waited for');
+          t.equal(server.connections, 2, 'connections kept alive: no body was waited for');
         }
       });
     }
 
     t.test('a hanging server with a short timeout', async (t) => {
-      const { url, counts } = await rawServer(t, () => undefined);
+      const server = await rawServer(t, () => {});
+      const url = `http://127.0.0.1:${server.port}/`;
       const started = performance.now();
       const result = await runLoad({ url, transport, connections: 2, duration: 1000, timeout: 200 });
       const elapsed = performance.now() - started;
@@ -95,8 +96,8 @@ for (const transport of TRANSPORTS) {
       t.ok(timeouts >= 6 && timeouts <= 10, `timeouts ${timeouts}`);
       t.equal(result.errors.total, timeouts, 'nothing else counted');
       t.equal(result.requests.completed, 0);
-      t.ok(counts.connections > timeouts, `connection replaced after each timeout (${counts.connections})`);
-      t.equal(result.requests.sent, counts.requests, 'every request sent reached the server');
+      t.ok(server.connections > timeouts, `connection replaced after each timeout (${server.connections})`);
+      t.equal(result.requests.sent, server.requests.length, 'every request sent reached the server');
     });
 
     t.test('a refused port is counted and backs off', async (t) => {
@@ -179,9 +180,8 @@ t.test('timeline has one entry per second', async (t) => {
 });
 
 t.test('TLS certificates are verified unless rejectUnauthorized is false', async (t) => {
-  const key = readFileSync(new URL('./fixtures/tls/key.pem', import.meta.url));
-  const cert = readFileSync(new URL('./fixtures/tls/cert.pem', import.meta.url));
-  const server = https.createServer({ key, cert }, (_req, res) => res.end('ok'));
+  const cert = localhostCert;
+  const server = https.createServer({ key: localhostKey, cert }, (_req, res) => res.end('ok'));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   t.teardown(() => {

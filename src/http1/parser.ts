@@ -1,0 +1,498 @@
+import type { ResponseDetails } from '../transports/transport.js';
+
+/**
+ * Stable codes for malformed responses, named after llhttp's so that counts read the same whichever
+ * transport produced them.
+ */
+export type ParseErrorCode =
+  | 'HPE_INVALID_CONSTANT'
+  | 'HPE_INVALID_VERSION'
+  | 'HPE_INVALID_STATUS'
+  | 'HPE_INVALID_HEADER_TOKEN'
+  | 'HPE_HEADER_OVERFLOW'
+  | 'HPE_INVALID_CONTENT_LENGTH'
+  | 'HPE_INVALID_CHUNK_SIZE'
+  | 'HPE_UNEXPECTED_EOF';
+
+/** Receives each final response as soon as its last byte is parsed. */
+export interface ResponseHandler {
+  /**
+   * A final response (not 1xx) has fully arrived. `bytes` counts every byte received for it,
+   * informational responses before it included. `willClose`: the server closes the connection after
+   * it, so nothing after it is parsed. `details` is given only when the parser captures.
+   * Return false when the connection was closed or replaced from inside the callback: the parser
+   * then returns at once without touching its state, which may already belong to a new connection.
+   */
+  onResponse(status: number, bytes: number, willClose: boolean, details: ResponseDetails | undefined): boolean;
+}
+
+export interface ResponseParserOptions {
+  /** Build `ResponseDetails` (headers and body) for each response. Default false. */
+  capture?: boolean;
+  /** Most bytes a status line plus headers (or a trailer section, or a chunk-size line) may take. */
+  maxHeaderBytes?: number;
+}
+
+const LF = 10;
+const CR = 13;
+const SP = 32;
+const HT = 9;
+const COLON = 58;
+const COMMA = 44;
+const SEMICOLON = 59;
+/** ASCII letters and '-' compared case-insensitively by setting this bit. */
+const LOWER = 0x20;
+
+const STATUS_LINE = 0;
+const HEADER_LINE = 1;
+const CHUNK_SIZE = 2;
+const CHUNK_DATA_END = 3;
+const TRAILER_LINE = 4;
+const BODY_LENGTH = 5;
+const CHUNK_DATA = 6;
+const BODY_UNTIL_CLOSE = 7;
+/** The response said the connection closes after it: later bytes are not ours to parse. */
+const CLOSED = 8;
+const FAILED = 9;
+
+/** What a step of the parse tells the `execute` loop. */
+const CONTINUE = 0;
+const STOP = 1;
+const ERROR = 2;
+type Step = typeof CONTINUE | typeof STOP | typeof ERROR;
+
+const TOKEN = new Uint8Array(256);
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+  TOKEN[c.charCodeAt(0)] = 1;
+}
+
+const NOT_HEX = 255;
+const HEX = new Uint8Array(256).fill(NOT_HEX);
+for (let i = 0; i < 16; i++) {
+  HEX['0123456789abcdef'.charCodeAt(i)] = i;
+  HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
+
+const HTTP_SLASH = Buffer.from('HTTP/', 'latin1');
+const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
+const TRANSFER_ENCODING = Buffer.from('transfer-encoding', 'latin1');
+const CONNECTION = Buffer.from('connection', 'latin1');
+const CHUNKED = Buffer.from('chunked', 'latin1');
+const CLOSE = Buffer.from('close', 'latin1');
+const KEEP_ALIVE = Buffer.from('keep-alive', 'latin1');
+
+/** Content-Length values past this many digits (petabytes) are refused rather than lose precision. */
+const MAX_LENGTH_DIGITS = 15;
+const MAX_CHUNK_SIZE_DIGITS = 13;
+
+function equalsLower(buf: Buffer, start: number, end: number, lower: Buffer): boolean {
+  if (end - start !== lower.length) return false;
+  for (let i = 0; i < lower.length; i++) {
+    if ((buf[start + i]! | LOWER) !== lower[i]) return false;
+  }
+  return true;
+}
+
+function isWhitespace(c: number | undefined): boolean {
+  return c === SP || c === HT;
+}
+
+/**
+ * An incremental HTTP/1.1 response parser that works on the socket's read buffer in place: framing
+ * headers are recognised by byte comparison, no string is made per response unless `capture` is on,
+ * and only an unfinished line is copied so that it survives the next read into the same buffer.
+ * It never throws: malformed input makes `execute` return an `HPE_*` code, and it stays failed
+ * until `reset`.
+ */
+export class ResponseParser {
+  /** The response being parsed answers a HEAD request: it has no body whatever its headers say. */
+  headRequest = false;
+
+  readonly #handler: ResponseHandler;
+  readonly #capture: boolean;
+  readonly #maxHeaderBytes: number;
+
+  #state = STATUS_LINE;
+  #error: ParseErrorCode | undefined;
+  /** Bytes received for the current response, informational responses before it included. */
+  #bytes = 0;
+  /** Bytes of the current header section, trailer section or chunk line, against the limit. */
+  #sectionBytes = 0;
+  /** An unfinished line carried from one read to the next. */
+  #partial: Buffer | undefined;
+  #partialLength = 0;
+
+  #status = 0;
+  #http10 = false;
+  #contentLength = -1;
+  #transferEncoding = false;
+  #chunked = false;
+  #connectionClose = false;
+  #connectionKeepAlive = false;
+  #sawHeader = false;
+  #lastHeaderFraming = false;
+  /** Body bytes (or chunk bytes) still to come. */
+  #remaining = 0;
+
+  #headers: Record<string, string> | undefined;
+  #lastHeaderName = '';
+  #bodyParts: Buffer[] | undefined;
+
+  constructor(handler: ResponseHandler, options: ResponseParserOptions = {}) {
+    this.#handler = handler;
+    this.#capture = options.capture ?? false;
+    this.#maxHeaderBytes = options.maxHeaderBytes ?? 64 * 1024;
+    this.#startMessage(false);
+  }
+
+  /** Forgets everything, for a new connection. */
+  reset(): void {
+    this.#error = undefined;
+    this.#partialLength = 0;
+    this.headRequest = false;
+    this.#startMessage(false);
+  }
+
+  /** Some bytes of a response have arrived and its end has not. */
+  get inMessage(): boolean {
+    return this.#bytes > 0 && this.#state !== CLOSED && this.#state !== FAILED;
+  }
+
+  /**
+   * Parses `data[start, end)`. Returns an error code when the input is malformed, else undefined.
+   * Responses are reported to the handler as they complete, synchronously.
+   */
+  execute(data: Buffer, start: number, end: number): ParseErrorCode | undefined {
+    let pos = start;
+    while (pos < end) {
+      const state = this.#state;
+      let step: Step;
+      if (state < BODY_LENGTH) {
+        // A plain loop: lines are short, and Buffer#indexOf costs more per call than the scan.
+        // It stops at `end`, since a reused read buffer holds stale bytes past it.
+        let lf = pos;
+        while (lf < end && data[lf] !== LF) lf++;
+        if (lf === end) return this.#keepPartial(data, pos, end);
+        const consumed = lf + 1 - pos;
+        this.#bytes += consumed;
+        this.#sectionBytes += consumed;
+        if (this.#sectionBytes > this.#maxHeaderBytes) return this.#failWith(this.#overflowCode());
+        let line = data;
+        let lineStart = pos;
+        let lineEnd = lf;
+        if (this.#partialLength > 0) {
+          line = this.#appendPartial(data, pos, lf + 1);
+          lineStart = 0;
+          lineEnd = this.#partialLength - 1;
+          this.#partialLength = 0;
+        }
+        pos = lf + 1;
+        if (lineEnd > lineStart && line[lineEnd - 1] === CR) lineEnd--;
+        step = this.#line(state, line, lineStart, lineEnd);
+      } else if (state === BODY_LENGTH || state === CHUNK_DATA) {
+        const n = Math.min(this.#remaining, end - pos);
+        this.#captureBody(data, pos, pos + n);
+        pos += n;
+        this.#bytes += n;
+        this.#remaining -= n;
+        step = CONTINUE;
+        if (this.#remaining === 0) {
+          if (state === CHUNK_DATA) {
+            this.#state = CHUNK_DATA_END;
+            this.#sectionBytes = 0;
+          } else {
+            step = this.#complete();
+          }
+        }
+      } else if (state === BODY_UNTIL_CLOSE) {
+        this.#captureBody(data, pos, end);
+        this.#bytes += end - pos;
+        pos = end;
+        step = CONTINUE;
+      } else if (state === CLOSED) {
+        return undefined;
+      } else {
+        return this.#error;
+      }
+      if (step === STOP) return undefined;
+      if (step === ERROR) return this.#error;
+    }
+    return undefined;
+  }
+
+  /**
+   * The connection reached EOF. A body delimited by the close completes here (reported to the
+   * handler); a response cut short returns `HPE_UNEXPECTED_EOF`.
+   */
+  finish(): ParseErrorCode | undefined {
+    if (this.#state === BODY_UNTIL_CLOSE) {
+      this.#complete();
+      return undefined;
+    }
+    if (this.#state === FAILED) return this.#error;
+    if (!this.inMessage) return undefined;
+    return this.#failWith('HPE_UNEXPECTED_EOF');
+  }
+
+  #line(state: number, line: Buffer, start: number, end: number): Step {
+    switch (state) {
+      case STATUS_LINE:
+        // Stray empty lines between responses (a CRLF after a body) are tolerated, as llhttp does.
+        if (start === end) return CONTINUE;
+        return this.#statusLine(line, start, end);
+      case HEADER_LINE:
+        return start === end ? this.#headersEnd() : this.#headerLine(line, start, end);
+      case CHUNK_SIZE:
+        return this.#chunkSize(line, start, end);
+      case CHUNK_DATA_END:
+        if (start !== end) return this.#fail('HPE_INVALID_CHUNK_SIZE');
+        this.#state = CHUNK_SIZE;
+        this.#sectionBytes = 0;
+        return CONTINUE;
+      default:
+        // Trailer fields carry nothing the load numbers need.
+        return start === end ? this.#complete() : CONTINUE;
+    }
+  }
+
+  #statusLine(line: Buffer, start: number, end: number): Step {
+    for (let i = 0; i < HTTP_SLASH.length; i++) {
+      if (line[start + i] !== HTTP_SLASH[i]) return this.#fail('HPE_INVALID_CONSTANT');
+    }
+    const minor = line[start + 7];
+    if (line[start + 5] !== 0x31 || line[start + 6] !== 0x2e || (minor !== 0x30 && minor !== 0x31)) {
+      return this.#fail('HPE_INVALID_VERSION');
+    }
+    if (line[start + 8] !== SP || (end > start + 12 && line[start + 12] !== SP) || end < start + 12) {
+      return this.#fail('HPE_INVALID_STATUS');
+    }
+    let status = 0;
+    for (let i = start + 9; i < start + 12; i++) {
+      const digit = line[i]! - 0x30;
+      if (digit < 0 || digit > 9) return this.#fail('HPE_INVALID_STATUS');
+      status = status * 10 + digit;
+    }
+    if (status < 100) return this.#fail('HPE_INVALID_STATUS');
+    this.#status = status;
+    this.#http10 = minor === 0x30;
+    this.#state = HEADER_LINE;
+    return CONTINUE;
+  }
+
+  #headerLine(line: Buffer, start: number, end: number): Step {
+    if (isWhitespace(line[start])) return this.#foldedLine(line, start, end);
+    let colon = start;
+    while (colon < end && line[colon] !== COLON) {
+      if (TOKEN[line[colon]!] === 0) return this.#fail('HPE_INVALID_HEADER_TOKEN');
+      colon++;
+    }
+    if (colon === end || colon === start) return this.#fail('HPE_INVALID_HEADER_TOKEN');
+    let valueStart = colon + 1;
+    let valueEnd = end;
+    while (valueStart < valueEnd && isWhitespace(line[valueStart])) valueStart++;
+    while (valueEnd > valueStart && isWhitespace(line[valueEnd - 1])) valueEnd--;
+
+    this.#sawHeader = true;
+    this.#lastHeaderFraming = true;
+    const nameLength = colon - start;
+    if (nameLength === CONTENT_LENGTH.length && equalsLower(line, start, colon, CONTENT_LENGTH)) {
+      if (!this.#contentLengthValue(line, valueStart, valueEnd)) {
+        return this.#fail('HPE_INVALID_CONTENT_LENGTH');
+      }
+    } else if (nameLength === TRANSFER_ENCODING.length && equalsLower(line, start, colon, TRANSFER_ENCODING)) {
+      this.#transferEncoding = true;
+      // Only a final `chunked` frames the body; `chunked, gzip` or `gzip` alone runs to the close.
+      this.#chunked = this.#lastTokenIsChunked(line, valueStart, valueEnd);
+    } else if (nameLength === CONNECTION.length && equalsLower(line, start, colon, CONNECTION)) {
+      this.#connectionTokens(line, valueStart, valueEnd);
+    } else {
+      this.#lastHeaderFraming = false;
+    }
+    if (this.#headers !== undefined) {
+      const name = line.toString('latin1', start, colon).toLowerCase();
+      const value = line.toString('latin1', valueStart, valueEnd);
+      const previous = this.#headers[name];
+      this.#headers[name] = previous === undefined ? value : `${previous}, ${value}`;
+      this.#lastHeaderName = name;
+    }
+    return CONTINUE;
+  }
+
+  /** RFC 9112 §5.2: a client replaces obs-fold with a space; a folded framing header is refused. */
+  #foldedLine(line: Buffer, start: number, end: number): Step {
+    if (!this.#sawHeader || this.#lastHeaderFraming) return this.#fail('HPE_INVALID_HEADER_TOKEN');
+    if (this.#headers !== undefined) {
+      while (start < end && isWhitespace(line[start])) start++;
+      while (end > start && isWhitespace(line[end - 1])) end--;
+      this.#headers[this.#lastHeaderName] += ` ${line.toString('latin1', start, end)}`;
+    }
+    return CONTINUE;
+  }
+
+  #contentLengthValue(line: Buffer, start: number, end: number): boolean {
+    if (start === end || end - start > MAX_LENGTH_DIGITS) return false;
+    let length = 0;
+    for (let i = start; i < end; i++) {
+      const digit = line[i]! - 0x30;
+      if (digit < 0 || digit > 9) return false;
+      length = length * 10 + digit;
+    }
+    // Two different lengths leave the framing ambiguous (a smuggling vector); equal repeats are harmless.
+    if (this.#contentLength !== -1 && this.#contentLength !== length) return false;
+    this.#contentLength = length;
+    return true;
+  }
+
+  #lastTokenIsChunked(line: Buffer, start: number, end: number): boolean {
+    let tokenStart = end;
+    while (tokenStart > start && line[tokenStart - 1] !== COMMA) tokenStart--;
+    while (tokenStart < end && isWhitespace(line[tokenStart])) tokenStart++;
+    return equalsLower(line, tokenStart, end, CHUNKED);
+  }
+
+  #connectionTokens(line: Buffer, start: number, end: number): void {
+    let tokenStart = start;
+    while (tokenStart < end) {
+      let tokenEnd = tokenStart;
+      while (tokenEnd < end && line[tokenEnd] !== COMMA) tokenEnd++;
+      const next = tokenEnd + 1;
+      while (tokenStart < tokenEnd && isWhitespace(line[tokenStart])) tokenStart++;
+      while (tokenEnd > tokenStart && isWhitespace(line[tokenEnd - 1])) tokenEnd--;
+      if (equalsLower(line, tokenStart, tokenEnd, CLOSE)) this.#connectionClose = true;
+      else if (equalsLower(line, tokenStart, tokenEnd, KEEP_ALIVE)) this.#connectionKeepAlive = true;
+      tokenStart = next;
+    }
+  }
+
+  /** RFC 9112 §6.3, in order: no-body statuses and HEAD, chunked, other codings, length, close. */
+  #headersEnd(): Step {
+    const status = this.#status;
+    // 101 ends HTTP on this connection, so it is final here; the other 1xx precede the real answer.
+    if (status < 200 && status !== 101) {
+      this.#startMessage(true);
+      return CONTINUE;
+    }
+    if (status === 101) this.#connectionClose = true;
+    if (this.headRequest || status === 204 || status === 304 || status === 101) return this.#complete();
+    if (this.#chunked) {
+      this.#state = CHUNK_SIZE;
+      this.#sectionBytes = 0;
+      return CONTINUE;
+    }
+    if (!this.#transferEncoding && this.#contentLength >= 0) {
+      if (this.#contentLength === 0) return this.#complete();
+      this.#remaining = this.#contentLength;
+      this.#state = BODY_LENGTH;
+      return CONTINUE;
+    }
+    this.#connectionClose = true;
+    this.#state = BODY_UNTIL_CLOSE;
+    return CONTINUE;
+  }
+
+  #chunkSize(line: Buffer, start: number, end: number): Step {
+    let size = 0;
+    let i = start;
+    for (; i < end; i++) {
+      const digit = HEX[line[i]!]!;
+      if (digit === NOT_HEX) break;
+      size = size * 16 + digit;
+    }
+    if (i === start || i - start > MAX_CHUNK_SIZE_DIGITS) return this.#fail('HPE_INVALID_CHUNK_SIZE');
+    while (i < end && isWhitespace(line[i])) i++;
+    // Chunk extensions after ';' are allowed and ignored.
+    if (i < end && line[i] !== SEMICOLON) return this.#fail('HPE_INVALID_CHUNK_SIZE');
+    this.#sectionBytes = 0;
+    if (size === 0) {
+      this.#state = TRAILER_LINE;
+    } else {
+      this.#remaining = size;
+      this.#state = CHUNK_DATA;
+    }
+    return CONTINUE;
+  }
+
+  #complete(): Step {
+    const status = this.#status;
+    const bytes = this.#bytes;
+    const willClose = this.#connectionClose || (this.#http10 && !this.#connectionKeepAlive);
+    let details: ResponseDetails | undefined;
+    if (this.#headers !== undefined && this.#bodyParts !== undefined) {
+      details = { headers: this.#headers, body: Buffer.concat(this.#bodyParts) };
+    }
+    this.#startMessage(false);
+    if (willClose) this.#state = CLOSED;
+    // Nothing of `this` may be touched after the callback: it may have reset the parser.
+    const goOn = this.#handler.onResponse(status, bytes, willClose, details);
+    return goOn && !willClose ? CONTINUE : STOP;
+  }
+
+  /** Clears per-response state; after a 1xx the bytes keep counting towards the final response. */
+  #startMessage(afterInformational: boolean): void {
+    this.#state = STATUS_LINE;
+    if (!afterInformational) this.#bytes = 0;
+    this.#sectionBytes = 0;
+    this.#status = 0;
+    this.#http10 = false;
+    this.#contentLength = -1;
+    this.#transferEncoding = false;
+    this.#chunked = false;
+    this.#connectionClose = false;
+    this.#connectionKeepAlive = false;
+    this.#sawHeader = false;
+    this.#lastHeaderFraming = false;
+    this.#remaining = 0;
+    if (this.#capture) {
+      this.#headers = {};
+      this.#bodyParts = [];
+    }
+  }
+
+  #captureBody(data: Buffer, start: number, end: number): void {
+    if (this.#bodyParts === undefined || start === end) return;
+    const part = Buffer.allocUnsafe(end - start);
+    data.copy(part, 0, start, end);
+    this.#bodyParts.push(part);
+  }
+
+  /** The read ended inside a line: keep its bytes, since the next read overwrites the buffer. */
+  #keepPartial(data: Buffer, start: number, end: number): ParseErrorCode | undefined {
+    const n = end - start;
+    this.#bytes += n;
+    this.#sectionBytes += n;
+    if (this.#sectionBytes > this.#maxHeaderBytes) return this.#failWith(this.#overflowCode());
+    this.#appendPartial(data, start, end);
+    return undefined;
+  }
+
+  #appendPartial(data: Buffer, start: number, end: number): Buffer {
+    const needed = this.#partialLength + end - start;
+    let partial = this.#partial;
+    if (partial === undefined || partial.length < needed) {
+      const grown = Buffer.allocUnsafe(Math.max(needed, 2 * (partial?.length ?? 128)));
+      if (partial !== undefined) partial.copy(grown, 0, 0, this.#partialLength);
+      this.#partial = partial = grown;
+    }
+    data.copy(partial, this.#partialLength, start, end);
+    this.#partialLength = needed;
+    return partial;
+  }
+
+  #overflowCode(): ParseErrorCode {
+    return this.#state === CHUNK_SIZE || this.#state === CHUNK_DATA_END
+      ? 'HPE_INVALID_CHUNK_SIZE'
+      : 'HPE_HEADER_OVERFLOW';
+  }
+
+  #fail(code: ParseErrorCode): typeof ERROR {
+    this.#failWith(code);
+    return ERROR;
+  }
+
+  #failWith(code: ParseErrorCode): ParseErrorCode {
+    this.#error = code;
+    this.#state = FAILED;
+    this.#partialLength = 0;
+    return code;
+  }
+}
