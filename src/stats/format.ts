@@ -1,0 +1,179 @@
+import type { CheckStats, LatencyStats, LoadResult, ThresholdResult } from '../types.js';
+
+// A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
+const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const TWO_DECIMALS = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 2,
+  maximumFractionDigits: 2,
+});
+const THREE_DECIMALS = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 3,
+  maximumFractionDigits: 3,
+});
+const RATIO = new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 });
+
+const LATENCY_COLUMNS: ReadonlyArray<[keyof LatencyStats, string]> = [
+  ['p50', 'p50'], ['p75', 'p75'], ['p90', 'p90'], ['p99', 'p99'], ['p999', 'p99.9'],
+  ['mean', 'mean'], ['stddev', 'stddev'], ['max', 'max'],
+];
+
+const BYTE_UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
+
+/** Width of the label column of the summary, so values line up. */
+const LABEL_WIDTH = 14;
+
+/**
+ * A compact plain-text summary of a run, in the spirit of wrk and autocannon: a header line, the
+ * latency table (corrected and uncorrected rows when they differ), requests/s, throughput, totals,
+ * status codes, errors, checks and thresholds. No colours, so it can go straight into a log file.
+ */
+export function formatResult(result: LoadResult): string {
+  const lines: string[] = [headerLine(result), '', ...latencyTable(result), ''];
+  const seconds = result.durationMs / 1000;
+  const received = result.bytes.received;
+  lines.push(
+    row('Requests/s', TWO_DECIMALS.format(result.requests.perSecond)),
+    row(
+      'Throughput',
+      `${formatBytes(seconds > 0 ? received / seconds : 0)}/s ` +
+        `(${formatBytes(received)} received, ${formatBytes(result.bytes.sent)} sent)`,
+    ),
+    row(
+      'Requests',
+      `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ` +
+        `${COUNT.format(result.requests.missed)} missed`,
+    ),
+    row('Status codes', statusCodes(result.statusCodes)),
+    row('Errors', errors(result.errors)),
+  );
+  if (result.checks !== undefined) lines.push(...checks(result.checks));
+  if (result.thresholds !== undefined && result.thresholds.length > 0) {
+    lines.push(...thresholds(result.thresholds));
+  }
+  return lines.join('\n');
+}
+
+/**
+ * A threshold's actual value as the summary and `assertThresholds` print it: latencies and
+ * durations in ms, rates with up to 4 decimals, counts with thousands separators, `n/a` when the
+ * metric had no value.
+ */
+export function formatThresholdActual(metric: string, actual: number): string {
+  if (Number.isNaN(actual)) return 'n/a';
+  if (metric.startsWith('latency') || metric === 'durationMs') return `${formatMs(actual)} ms`;
+  if (metric.endsWith('.rate')) {
+    // A tiny error rate must not print as 0 next to a threshold such as '< 0.00001'.
+    return actual !== 0 && Math.abs(actual) < 0.0001 ? actual.toPrecision(3) : RATIO.format(actual);
+  }
+  return Number.isInteger(actual) ? COUNT.format(actual) : TWO_DECIMALS.format(actual);
+}
+
+function headerLine(result: LoadResult): string {
+  const parts = [
+    `transport ${result.transport}`,
+    plural(result.connections, 'connection'),
+    plural(result.workers, 'worker'),
+    formatDuration(result.durationMs),
+  ];
+  if (result.rate !== undefined) parts.push(`rate ${COUNT.format(result.rate)} req/s`);
+  if (result.aborted) parts.push('aborted');
+  return `${result.url}: ${parts.join(', ')}`;
+}
+
+function latencyTable(result: LoadResult): string[] {
+  const rows: string[][] = [['Latency (ms)', ...LATENCY_COLUMNS.map(([, title]) => title)]];
+  const cells = (stats: LatencyStats): string[] => LATENCY_COLUMNS.map(([key]) => formatMs(stats[key]));
+  // Closed-loop runs measure both from the actual write, so a second row would only repeat the first.
+  const differs = LATENCY_COLUMNS.some(([key]) => result.latency[key] !== result.latencyUncorrected[key]);
+  if (result.rate !== undefined || differs) {
+    rows.push(['corrected', ...cells(result.latency)], ['uncorrected', ...cells(result.latencyUncorrected)]);
+  } else {
+    rows.push(['latency', ...cells(result.latency)]);
+  }
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((r) => r[column]!.length)));
+  return rows.map((r) =>
+    r
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!)))
+      .join('  '),
+  );
+}
+
+function statusCodes(codes: Record<string, number>): string {
+  const entries = Object.entries(codes).sort(([a], [b]) => Number(a) - Number(b));
+  if (entries.length === 0) return 'none';
+  return entries.map(([code, count]) => `${code}: ${COUNT.format(count)}`).join('  ');
+}
+
+function errors(errors: LoadResult['errors']): string {
+  if (errors.total === 0) return '0';
+  const byCode = Object.entries(errors.byCode)
+    .sort(([, a], [, b]) => b - a)
+    .map(([code, count]) => `${code} ${COUNT.format(count)}`);
+  return `${COUNT.format(errors.total)} (${byCode.join(', ')})`;
+}
+
+function checks(stats: CheckStats): string[] {
+  const total = stats.passed + stats.failed;
+  const share = total === 0 ? '' : ` (${TWO_DECIMALS.format((stats.passed / total) * 100)}% passed)`;
+  const lines = [row('Checks', `${passedFailed(stats)}${share}`)];
+  const names = Object.keys(stats.byName);
+  const nameWidth = Math.max(0, ...names.map((n) => n.length));
+  for (const name of names) {
+    const counts = stats.byName[name]!;
+    lines.push(
+      `  ${name.padEnd(nameWidth)}  ${passedFailed(counts)}`,
+    );
+  }
+  for (const example of stats.examples) lines.push(`  ✗ ${example.message}`);
+  return lines;
+}
+
+function thresholds(results: ThresholdResult[]): string[] {
+  const failed = results.filter((t) => !t.passed).length;
+  const lines = [
+    row(
+      'Thresholds',
+      failed === 0 ? `all ${results.length} passed` : `${failed} of ${results.length} failed`,
+    ),
+  ];
+  const labels = results.map((t) => `${t.metric} ${t.expression}`);
+  const width = Math.max(...labels.map((l) => l.length));
+  results.forEach((t, i) => {
+    const actual = formatThresholdActual(t.metric, t.actual);
+    lines.push(`  ${t.passed ? '✓' : '✗'} ${labels[i]!.padEnd(width)}  actual ${actual}`);
+  });
+  return lines;
+}
+
+function passedFailed(counts: { passed: number; failed: number }): string {
+  return `${COUNT.format(counts.passed)} passed, ${COUNT.format(counts.failed)} failed`;
+}
+
+function row(label: string, value: string): string {
+  return `${label.padEnd(LABEL_WIDTH)}${value}`;
+}
+
+/** Milliseconds: 3 decimals below 10 ms (where microseconds matter), 2 above. */
+function formatMs(ms: number): string {
+  if (Number.isNaN(ms)) return 'n/a';
+  return Math.abs(ms) < 10 ? THREE_DECIMALS.format(ms) : TWO_DECIMALS.format(ms);
+}
+
+function formatDuration(ms: number): string {
+  return ms >= 1000 ? `${TWO_DECIMALS.format(ms / 1000)} s` : `${formatMs(ms)} ms`;
+}
+
+/** Decimal (SI) units, as network throughput is usually quoted. */
+function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 999.995 && unit < BYTE_UNITS.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return unit === 0 ? `${COUNT.format(value)} B` : `${TWO_DECIMALS.format(value)} ${BYTE_UNITS[unit]}`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${COUNT.format(count)} ${noun}${count === 1 ? '' : 's'}`;
+}

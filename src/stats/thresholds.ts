@@ -1,0 +1,298 @@
+import { inspect } from 'node:util';
+import { SalvoOptionError } from '../errors.js';
+import type { LatencyStats, LoadResult, ThresholdResult, Thresholds } from '../types.js';
+
+/** A comparison a threshold expression may use. */
+export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '!=';
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
+
+/**
+ * What `cannotPass` reads during a run: any part of a `LoadResult`, counting measured requests only
+ * (no warm-up). Fields left out are treated as unknown, never as zero.
+ */
+export type PartialLoadResult = DeepPartial<LoadResult>;
+
+/** One threshold expression, validated and ready to evaluate. */
+export interface CompiledThreshold {
+  /** The metric path, as the key was written: `latency.p99`. */
+  readonly metric: string;
+  /** The expression as written (trimmed): `< 50`. */
+  readonly expression: string;
+  readonly operator: ThresholdOperator;
+  readonly value: number;
+  /** End the run as soon as `cannotPass` finds that this threshold can no longer pass. */
+  readonly abortOnFail: boolean;
+  /** The metric never decreases while a run goes on, so an upper bound can fail early. */
+  readonly monotone: boolean;
+  /** Reads the metric; `undefined` when `result` lacks it, `NaN` for a rate with no samples. */
+  readonly read: (result: PartialLoadResult) => number | undefined;
+}
+
+const LATENCY_STATS: ReadonlyArray<keyof LatencyStats> = [
+  'min', 'mean', 'stddev', 'max', 'p50', 'p75', 'p90', 'p95', 'p99', 'p999',
+];
+
+const KNOWN_METRICS =
+  `latency.<stat> and latencyUncorrected.<stat> (stat: ${LATENCY_STATS.join(', ')}), ` +
+  'requests.sent, requests.completed, requests.perSecond, requests.missed, bytes.sent, ' +
+  'bytes.received, errors.total, errors.rate, errors.byCode.<CODE>, statusCodes.<code>, ' +
+  'statusCodes.<n>xx, checks.passed, checks.failed, checks.rate, durationMs';
+
+const EXPRESSION = /^(<=|>=|==|!=|<|>)\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)$/i;
+
+/**
+ * Validates `thresholds` and compiles every expression, before anything is sent.
+ * A key is a metric path into `LoadResult` (or a derived metric: `errors.rate`, `checks.rate`,
+ * `statusCodes.5xx`); a value is an expression such as `'< 50'`, a list of them, or
+ * `{ threshold, abortOnFail }`.
+ * @throws SalvoOptionError naming the key, such as `thresholds['latency.p99']`, and the bad part.
+ */
+export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
+  if (!isPlainObject(thresholds)) {
+    throw new SalvoOptionError(
+      `thresholds must be an object such as { 'latency.p99': '< 50' }; got ${show(thresholds)}`,
+    );
+  }
+  const compiled: CompiledThreshold[] = [];
+  for (const [metric, spec] of Object.entries(thresholds)) {
+    const option = `thresholds[${show(metric)}]`;
+    const reader = metricReader(metric);
+    if (reader === undefined) {
+      throw new SalvoOptionError(`${option} names an unknown metric; known: ${KNOWN_METRICS}`);
+    }
+    let expressions: unknown = spec;
+    let abortOnFail = false;
+    let expressionsOption = option;
+    if (isPlainObject(spec)) {
+      for (const key of Object.keys(spec)) {
+        if (key !== 'threshold' && key !== 'abortOnFail') {
+          throw new SalvoOptionError(
+            `${option}.${key} is not a known setting; use threshold and abortOnFail`,
+          );
+        }
+      }
+      if (spec.abortOnFail !== undefined && typeof spec.abortOnFail !== 'boolean') {
+        throw new SalvoOptionError(`${option}.abortOnFail must be a boolean; got ${show(spec.abortOnFail)}`);
+      }
+      abortOnFail = spec.abortOnFail === true;
+      expressions = spec.threshold;
+      expressionsOption = `${option}.threshold`;
+    }
+    const list = typeof expressions === 'string' ? [expressions] : expressions;
+    if (!Array.isArray(list) || list.length === 0) {
+      throw new SalvoOptionError(
+        `${expressionsOption} must be an expression such as '< 50', a non-empty list of them, ` +
+          `or { threshold, abortOnFail }; got ${show(expressions)}`,
+      );
+    }
+    list.forEach((expression: unknown, i) => {
+      const where = Array.isArray(expressions) ? `${expressionsOption}[${i}]` : expressionsOption;
+      compiled.push({ metric, ...parseExpression(expression, where), abortOnFail, ...reader });
+    });
+  }
+  return compiled;
+}
+
+/**
+ * Evaluates every compiled threshold against a finished (merged) result. A metric with no value
+ * (a rate over zero samples, `checks.*` without `expect`) fails: nothing measured cannot prove a
+ * pass. The run's `ok` is `results.every((r) => r.passed)`.
+ */
+export function evaluateThresholds(
+  compiled: readonly CompiledThreshold[],
+  result: LoadResult,
+): ThresholdResult[] {
+  return compiled.map((threshold) => {
+    const actual = threshold.read(result) ?? Number.NaN;
+    return {
+      metric: threshold.metric,
+      expression: threshold.expression,
+      actual,
+      passed: compare(actual, threshold.operator, threshold.value),
+    };
+  });
+}
+
+/**
+ * True once some `abortOnFail` threshold can no longer pass, whatever the rest of the run does.
+ *
+ * Only a metric that never decreases during a run (a count: errors, status codes, failed checks,
+ * requests, bytes; or `latency.max`) can be decided early, and only against an upper bound
+ * (`<`, `<=`, `==`): once the count is past the bound it stays past it. Every other case waits for
+ * the end: a lower bound on a count can still be reached; `!=` can still come true; rates, means,
+ * percentiles, `perSecond` and `durationMs` can move either way (more successes dilute
+ * `errors.rate`, slow tails can come or go). This is called on a running snapshot, so a wrong `true`
+ * would abort a run that would have passed: when unsure, it answers false.
+ * It is also sound on one worker's snapshot: a shard's counts and max are lower bounds of the
+ * merged ones.
+ */
+export function cannotPass(compiled: readonly CompiledThreshold[], partial: PartialLoadResult): boolean {
+  for (const threshold of compiled) {
+    if (!threshold.abortOnFail || !threshold.monotone) continue;
+    const current = threshold.read(partial);
+    if (current === undefined || Number.isNaN(current)) continue;
+    const { operator, value } = threshold;
+    const pastBound = operator === '<' ? current >= value : current > value;
+    if ((operator === '<' || operator === '<=' || operator === '==') && pastBound) return true;
+  }
+  return false;
+}
+
+/**
+ * The `abortOnFail` stop condition of one thread: undefined when no threshold could ever abort (none
+ * has `abortOnFail`, or only on metrics `cannotPass` never decides early), else a function the
+ * engine calls about once per second with that thread's measured numbers so far. It is the same
+ * for the in-process engine and for each worker shard, on the shard's own numbers (sound there too,
+ * see `cannotPass`); a shard that stops with `aborted` should stop the others.
+ */
+export function abortOnFailCheck(
+  thresholds: Thresholds | undefined,
+): ((partial: PartialLoadResult) => boolean) | undefined {
+  if (thresholds === undefined) return undefined;
+  const decidable = parseThresholds(thresholds).filter((t) => t.abortOnFail && t.monotone);
+  return decidable.length === 0 ? undefined : (partial) => cannotPass(decidable, partial);
+}
+
+function compare(actual: number, operator: ThresholdOperator, value: number): boolean {
+  if (Number.isNaN(actual)) return false;
+  switch (operator) {
+    case '<':
+      return actual < value;
+    case '<=':
+      return actual <= value;
+    case '>':
+      return actual > value;
+    case '>=':
+      return actual >= value;
+    case '==':
+      return actual === value;
+    case '!=':
+      return actual !== value;
+  }
+}
+
+function parseExpression(
+  expression: unknown,
+  option: string,
+): { expression: string; operator: ThresholdOperator; value: number } {
+  if (typeof expression !== 'string') {
+    throw new SalvoOptionError(
+      `${option} must be an expression string such as '< 50'; got ${show(expression)}`,
+    );
+  }
+  const trimmed = expression.trim();
+  const match = EXPRESSION.exec(trimmed);
+  if (match === null) {
+    throw new SalvoOptionError(
+      `${option} has an invalid expression ${show(expression)}: expected an operator ` +
+        `(<, <=, >, >=, ==, !=) and a number, such as '< 50'`,
+    );
+  }
+  return { expression: trimmed, operator: match[1] as ThresholdOperator, value: Number(match[2]) };
+}
+
+interface MetricReader {
+  monotone: boolean;
+  read: (result: PartialLoadResult) => number | undefined;
+}
+
+/** The reader for a metric path, or undefined when the path names no metric. */
+function metricReader(metric: string): MetricReader | undefined {
+  const [group, field, extra] = metric.split('.', 4);
+  if (field === undefined || (extra !== undefined && group !== 'errors')) {
+    return metric === 'durationMs' ? { monotone: false, read: (r) => r.durationMs } : undefined;
+  }
+  switch (group) {
+    case 'latency':
+    case 'latencyUncorrected': {
+      const stat = LATENCY_STATS.find((s) => s === field);
+      if (stat === undefined) return undefined;
+      // max only grows as samples are added; min shrinks but reads 0 before the first sample.
+      return { monotone: stat === 'max', read: (r) => r[group]?.[stat] };
+    }
+    case 'requests':
+      if (field === 'perSecond') return { monotone: false, read: (r) => r.requests?.perSecond };
+      if (field === 'sent' || field === 'completed' || field === 'missed') {
+        return { monotone: true, read: (r) => r.requests?.[field] };
+      }
+      return undefined;
+    case 'bytes':
+      if (field !== 'sent' && field !== 'received') return undefined;
+      return { monotone: true, read: (r) => r.bytes?.[field] };
+    case 'errors':
+      return errorsReader(field, extra, metric);
+    case 'statusCodes':
+      return statusReader(field);
+    case 'checks':
+      if (field === 'rate') {
+        return {
+          monotone: false,
+          read: (r) => {
+            const checks = r.checks;
+            if (checks?.passed === undefined || checks.failed === undefined) return undefined;
+            const total = checks.passed + checks.failed;
+            return total === 0 ? Number.NaN : checks.passed / total;
+          },
+        };
+      }
+      if (field !== 'passed' && field !== 'failed') return undefined;
+      return { monotone: true, read: (r) => r.checks?.[field] };
+    default:
+      return undefined;
+  }
+}
+
+function errorsReader(field: string, extra: string | undefined, metric: string): MetricReader | undefined {
+  if (extra === undefined) {
+    if (field === 'total') return { monotone: true, read: (r) => r.errors?.total };
+    if (field !== 'rate') return undefined;
+    return {
+      monotone: false,
+      read: (r) => {
+        const errors = r.errors?.total;
+        const completed = r.requests?.completed;
+        if (errors === undefined || completed === undefined) return undefined;
+        return errors + completed === 0 ? Number.NaN : errors / (errors + completed);
+      },
+    };
+  }
+  const code = metric.slice('errors.byCode.'.length);
+  if (field !== 'byCode' || !/^[A-Za-z0-9_]+$/.test(code)) return undefined;
+  // A code that never occurred is absent from byCode: it counts zero.
+  return {
+    monotone: true,
+    read: (r) => (r.errors?.byCode === undefined ? undefined : (r.errors.byCode[code] ?? 0)),
+  };
+}
+
+function statusReader(field: string): MetricReader | undefined {
+  if (/^[1-5]\d\d$/.test(field)) {
+    return {
+      monotone: true,
+      read: (r) => (r.statusCodes === undefined ? undefined : (r.statusCodes[field] ?? 0)),
+    };
+  }
+  const statusClass = /^([1-5])xx$/.exec(field);
+  if (statusClass === null) return undefined;
+  const first = statusClass[1]!;
+  return {
+    monotone: true,
+    read: (r) => {
+      if (r.statusCodes === undefined) return undefined;
+      let sum = 0;
+      for (const [code, count] of Object.entries(r.statusCodes)) {
+        if (code.length === 3 && code[0] === first) sum += count ?? 0;
+      }
+      return sum;
+    },
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function show(value: unknown): string {
+  return inspect(value, { depth: 1, breakLength: Infinity });
+}

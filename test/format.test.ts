@@ -1,0 +1,149 @@
+import t from 'tap';
+import { formatResult, formatThresholdActual } from '../src/stats/format.js';
+import type { LatencyStats, LoadResult } from '../src/types.js';
+
+const latency: LatencyStats = {
+  min: 0.5, mean: 2.3456, stddev: 1.1, max: 45.678, p50: 1.234, p75: 2.5, p90: 4.75, p95: 6, p99: 12.3456, p999: 40.1,
+};
+
+function makeResult(overrides: Partial<LoadResult> = {}): LoadResult {
+  return {
+    url: 'http://localhost:3000/',
+    transport: 'net',
+    connections: 10,
+    workers: 2,
+    rate: 1000,
+    requests: { sent: 10_000, completed: 9_990, perSecond: 999, missed: 3 },
+    latency,
+    latencyUncorrected: { ...latency, p99: 8.5, max: 30.25 },
+    statusCodes: { '500': 10, '200': 9_980 },
+    errors: { total: 10, byCode: { TIMEOUT: 3, ECONNRESET: 7 } },
+    bytes: { sent: 1_234_567, received: 12_345_678 },
+    durationMs: 10_000,
+    timeline: [],
+    aborted: false,
+    checks: {
+      passed: 19_970,
+      failed: 10,
+      byName: { status: { passed: 9_980, failed: 10 }, 'header:content-type': { passed: 9_990, failed: 0 } },
+      examples: [{ name: 'status', message: 'status 500 is not 2xx' }],
+    },
+    thresholds: [
+      { metric: 'latency.p99', expression: '< 10', actual: 12.3456, passed: false },
+      { metric: 'errors.rate', expression: '< 0.01', actual: 0.001, passed: true },
+      { metric: 'requests.perSecond', expression: '>= 900', actual: 999, passed: true },
+    ],
+    ok: false,
+    histogram: '',
+    histogramUncorrected: '',
+    ...overrides,
+  };
+}
+
+t.test('a rate-mode run, line by line', async (t) => {
+  t.equal(
+    formatResult(makeResult()),
+    [
+      'http://localhost:3000/: transport net, 10 connections, 2 workers, 10.00 s, rate 1,000 req/s',
+      '',
+      'Latency (ms)    p50    p75    p90    p99  p99.9   mean  stddev    max',
+      'corrected     1.234  2.500  4.750  12.35  40.10  2.346   1.100  45.68',
+      'uncorrected   1.234  2.500  4.750  8.500  40.10  2.346   1.100  30.25',
+      '',
+      'Requests/s    999.00',
+      'Throughput    1.23 MB/s (12.35 MB received, 1.23 MB sent)',
+      'Requests      10,000 sent, 9,990 completed, 3 missed',
+      'Status codes  200: 9,980  500: 10',
+      'Errors        10 (ECONNRESET 7, TIMEOUT 3)',
+      'Checks        19,970 passed, 10 failed (99.95% passed)',
+      '  status               9,980 passed, 10 failed',
+      '  header:content-type  9,990 passed, 0 failed',
+      '  ✗ status 500 is not 2xx',
+      'Thresholds    1 of 3 failed',
+      '  ✗ latency.p99 < 10           actual 12.35 ms',
+      '  ✓ errors.rate < 0.01         actual 0.001',
+      '  ✓ requests.perSecond >= 900  actual 999',
+    ].join('\n'),
+  );
+});
+
+t.test('a closed-loop run has one latency row and no rate', async (t) => {
+  const text = formatResult(
+    makeResult({
+      rate: undefined,
+      connections: 1,
+      workers: 1,
+      latencyUncorrected: latency,
+      latency: { ...latency, max: 1045.678 },
+      durationMs: 60_000,
+      aborted: true,
+      requests: { sent: 1_234_567, completed: 1_234_560, perSecond: 20_576.005, missed: 0 },
+      bytes: { sent: 999, received: 999_996 },
+      statusCodes: {},
+      errors: { total: 0, byCode: {} },
+      checks: undefined,
+      thresholds: undefined,
+    }),
+  );
+  const lines = text.split('\n');
+  t.equal(lines[0], 'http://localhost:3000/: transport net, 1 connection, 1 worker, 60.00 s, aborted');
+  // No rate, but the two distributions differ (max): both rows show rather than hide a difference.
+  t.match(text, /^corrected .* 1,045\.68$/m);
+  t.match(text, /^uncorrected .* 45\.68$/m);
+
+  const closed = formatResult(
+    makeResult({ rate: undefined, latencyUncorrected: latency, checks: undefined, thresholds: undefined }),
+  ).split('\n');
+  t.equal(closed[3], 'latency       1.234  2.500  4.750  12.35  40.10  2.346   1.100  45.68');
+  t.notOk(closed.some((l) => l.startsWith('uncorrected')));
+  t.notOk(closed.some((l) => l.startsWith('Checks') || l.startsWith('Thresholds')));
+  t.equal(closed[0], 'http://localhost:3000/: transport net, 10 connections, 2 workers, 10.00 s');
+
+  t.match(text, /^Requests\/s    20,576\.01$/m);
+  t.match(text, /^Throughput    16\.67 kB\/s \(1\.00 MB received, 999 B sent\)$/m);
+  t.match(text, /^Requests      1,234,567 sent, 1,234,560 completed, 0 missed$/m);
+  t.match(text, /^Status codes  none$/m);
+  t.match(text, /^Errors        0$/m);
+});
+
+t.test('short runs, sub-millisecond latencies and GB-scale throughput', async (t) => {
+  const fast: LatencyStats = { ...latency, p50: 0.0421, p99: 0.9994, max: 9.9994 };
+  const text = formatResult(
+    makeResult({
+      rate: undefined,
+      latency: fast,
+      latencyUncorrected: fast,
+      durationMs: 850.5,
+      bytes: { sent: 0, received: 2_500_000_000 },
+    }),
+  );
+  t.match(text, /, 850\.50 ms$/m);
+  t.match(text, /^latency       0\.042 /m);
+  t.match(text, / 0\.999 /m, 'p99 keeps 3 decimals below 10 ms');
+  t.match(text, / 9\.999$/m);
+  t.match(text, /^Throughput    2\.94 GB\/s \(2\.50 GB received, 0 B sent\)$/m);
+});
+
+t.test('an all-passing threshold block and a checks block without failures', async (t) => {
+  const text = formatResult(
+    makeResult({
+      thresholds: [{ metric: 'checks.rate', expression: '> 0.99', actual: 1, passed: true }],
+      checks: { passed: 4, failed: 0, byName: { body: { passed: 4, failed: 0 } }, examples: [] },
+    }),
+  );
+  t.match(text, /^Thresholds    all 1 passed\n  ✓ checks\.rate > 0\.99  actual 1$/m);
+  t.match(text, /^Checks        4 passed, 0 failed \(100\.00% passed\)\n  body  4 passed, 0 failed$/m);
+  t.notMatch(text, /✗/);
+});
+
+t.test('formatThresholdActual', async (t) => {
+  t.equal(formatThresholdActual('latency.p99', 42.5), '42.50 ms');
+  t.equal(formatThresholdActual('latencyUncorrected.max', 1.23456), '1.235 ms');
+  t.equal(formatThresholdActual('durationMs', 10_000), '10,000.00 ms');
+  t.equal(formatThresholdActual('errors.rate', 0.012345), '0.0123');
+  t.equal(formatThresholdActual('errors.rate', 0.0000123), '0.0000123');
+  t.equal(formatThresholdActual('checks.rate', 1), '1');
+  t.equal(formatThresholdActual('checks.rate', Number.NaN), 'n/a');
+  t.equal(formatThresholdActual('requests.completed', 1_234_567), '1,234,567');
+  t.equal(formatThresholdActual('requests.perSecond', 1234.5678), '1,234.57');
+});
