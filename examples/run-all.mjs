@@ -1,0 +1,27 @@
+// Runs every example, as CI does (`npm run examples` at the root, after `npm run build`): installs
+// mocha and jest into their own folders (salvo itself is linked from this checkout), then runs each
+// example and exits non-zero when any fails.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const steps = [
+  ['basic', 'node', ['basic.mjs'], here('.')],
+  ['cli', 'node', ['cli.mjs', '--duration', '2s', '--connections', '4'], here('.')],
+  ['cli, 2 workers', 'node', ['cli.mjs', '--duration', '2s', '--connections', '4', '--workers', '2', '--transport', 'undici'], here('.')],
+  ['node:test', 'node', ['--test', 'node-test/load.test.mjs'], here('.')],
+  ['mocha: install', npm, ['install', '--no-audit', '--no-fund'], here('mocha')],
+  ['mocha', npm, ['test'], here('mocha')],
+  ['jest: install', npm, ['install', '--no-audit', '--no-fund'], here('jest')],
+  ['jest', npm, ['test'], here('jest')],
+];
+
+const failed = [];
+for (const [name, command, args, cwd] of steps) {
+  console.log(`\n=== example: ${name} (${[command, ...args].join(' ')})`);
+  const { status } = spawnSync(command, args, { cwd, stdio: 'inherit' });
+  if (status !== 0) failed.push(`${name} (exit ${status})`);
+}
+console.log(failed.length === 0 ? '\nall examples passed' : `\nfailed: ${failed.join(', ')}`);
+process.exitCode = failed.length === 0 ? 0 : 1;
