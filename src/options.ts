@@ -1,5 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { SalvoOptionError, SalvoRangeError } from './errors.js';
+import { importExport, moduleUrl } from './workers/modules.js';
+import { usableWorkers } from './workers/shard.js';
 import { compileExpect } from './stats/checks.js';
 import { parseThresholds } from './stats/thresholds.js';
 import type { ResolvedRequest } from './transports/transport.js';
@@ -45,6 +47,13 @@ export interface Plan {
   workers: number;
   keepAlive: boolean;
   requests: PlannedRequest[];
+  /** The `file:`/`data:` URL `requests` was imported from; each worker imports it again for the hooks. */
+  requestsModule: string | undefined;
+  /**
+   * A worker shard's offset into the rate schedule, in slots (0 <= phase < 1): shard i of n has i / n,
+   * so the shards' sends interleave. Absent outside worker shards.
+   */
+  ratePhase?: number;
   timeoutMs: number;
   warmupMs: number;
   expect: ExpectOptions | undefined;
@@ -218,7 +227,7 @@ function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
     return [{ method, path: defaultPath, headers: ownHeaders, body, dynamic: false, capture: false }];
   }
   if (!Array.isArray(options.requests) || options.requests.length === 0) {
-    throw new SalvoOptionError(`requests must be a non-empty array of request specs; got ${show(options.requests)}`);
+    throw new SalvoOptionError(`requests must be a non-empty array of request specs (or the path of a module exporting one); got ${show(options.requests)}`);
   }
   if (options.body !== undefined) {
     throw new SalvoOptionError('body cannot be combined with requests; give each request its own body');
@@ -293,7 +302,7 @@ function parseWorkers(value: unknown): number {
  * Validates `options` once, at the boundary, and resolves every default. Throws a SalvoOptionError or
  * SalvoRangeError whose message names the option and the bad value.
  */
-export function planLoad(options: LoadOptions): { plan: Plan; hooks: PlanHooks } {
+export function planLoad(options: LoadOptions, requestsModule?: string): { plan: Plan; hooks: PlanHooks } {
   if (typeof options !== 'object' || options === null) {
     throw new SalvoOptionError(`options must be an object with at least a url; got ${show(options)}`);
   }
@@ -315,6 +324,13 @@ export function planLoad(options: LoadOptions): { plan: Plan; hooks: PlanHooks }
   if (options.duration !== undefined && stages !== undefined) {
     throw new SalvoOptionError('duration cannot be combined with stages: the stages set the run length');
   }
+  if (rate !== undefined && stages?.[0]?.connections !== undefined) {
+    throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`);
+  }
+  const warmupMs = options.warmup === undefined ? 0 : parseDuration('warmup', options.warmup, { allowZero: true });
+  if (rate === undefined && stages?.[0]?.rate !== undefined && warmupMs > 0) {
+    throw new SalvoOptionError(`warmup with rate stages needs rate, the rate the warm-up runs at and the first stage ramps from; got warmup ${show(options.warmup)} and no rate`);
+  }
   const durationMs =
     options.duration !== undefined
       ? parseDuration('duration', options.duration)
@@ -322,6 +338,9 @@ export function planLoad(options: LoadOptions): { plan: Plan; hooks: PlanHooks }
 
   if (options.keepAlive !== undefined && typeof options.keepAlive !== 'boolean') {
     throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`);
+  }
+  if (options.keepAlive === false && pipelining > 1) {
+    throw new SalvoOptionError(`pipelining ${pipelining} needs keepAlive: a connection that closes after each response carries one request`);
   }
   if (options.tls !== undefined && (typeof options.tls !== 'object' || options.tls === null)) {
     throw new SalvoOptionError(`tls must be an object of tls.connect options; got ${show(options.tls)}`);
@@ -337,6 +356,8 @@ export function planLoad(options: LoadOptions): { plan: Plan; hooks: PlanHooks }
   if (options.thresholds !== undefined) parseThresholds(options.thresholds);
 
   const connections = options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
+  const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
+  if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule);
   const plan: Plan = {
     url: url.href,
     transport,
@@ -346,17 +367,67 @@ export function planLoad(options: LoadOptions): { plan: Plan; hooks: PlanHooks }
     rate,
     stages,
     pipelining,
-    workers: parseWorkers(options.workers),
+    workers,
     keepAlive: options.keepAlive ?? true,
     requests: planRequests(options, url),
+    requestsModule,
     timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration('timeout', options.timeout),
-    warmupMs: options.warmup === undefined ? 0 : parseDuration('warmup', options.warmup, { allowZero: true }),
+    warmupMs,
     expect: options.expect,
     thresholds: options.thresholds,
     tls: options.tls,
   };
   return {
     plan,
-    hooks: { requests: options.requests, signal: options.signal, onProgress: options.onProgress },
+    hooks: { requests: options.requests as RequestSpec[] | undefined, signal: options.signal, onProgress: options.onProgress },
   };
+}
+
+/**
+ * With workers > 1 the plan is copied into each thread, and functions cannot be copied. Hooks come
+ * from a module instead (`requests: './requests.mjs'`), which each worker imports for itself.
+ * `onProgress` may stay a function: progress is merged and reported in this thread.
+ */
+function rejectFunctionsForWorkers(options: LoadOptions, workers: number, requestsModule: string | undefined): void {
+  if (Array.isArray(options.requests) && requestsModule === undefined) {
+    options.requests.forEach((spec, index) => {
+      for (const hook of ['setupRequest', 'onResponse'] as const) {
+        if (typeof spec?.[hook] !== 'function') continue;
+        throw new SalvoOptionError(
+          `requests[${index}].${hook} is a function, which cannot be sent to worker threads (workers: ${workers}); ` +
+            `export the request specs from a module and pass its path instead (requests: './requests.mjs', ` +
+            `default or 'requests' export), or use workers: 1`,
+        );
+      }
+    });
+  }
+  for (const [key, value] of Object.entries(options.tls ?? {})) {
+    if (typeof value !== 'function') continue;
+    throw new SalvoOptionError(`tls.${key} is a function, which cannot be sent to worker threads (workers: ${workers}); use workers: 1`);
+  }
+}
+
+/**
+ * `planLoad` for `runLoad`: first imports the options given as module specifiers, the one
+ * asynchronous step of validation. `requests: './requests.mjs'` (default or `requests` export) is
+ * imported here to plan the requests and again in each worker for its hooks; `onProgress` (default
+ * or `onProgress` export) is only needed here, where progress is reported.
+ */
+export async function loadPlan(options: LoadOptions): Promise<{ plan: Plan; hooks: PlanHooks }> {
+  if (typeof options !== 'object' || options === null) return planLoad(options);
+  const { requests, onProgress } = options;
+  if (typeof requests !== 'string' && typeof onProgress !== 'string') return planLoad(options);
+  const loaded: LoadOptions = { ...options };
+  let requestsModule: string | undefined;
+  if (typeof requests === 'string') {
+    requestsModule = moduleUrl('requests', requests);
+    loaded.requests = (await importExport('requests', requestsModule, ['default', 'requests'])) as RequestSpec[];
+  }
+  if (typeof onProgress === 'string') {
+    loaded.onProgress = (await importExport('onProgress', moduleUrl('onProgress', onProgress), ['default', 'onProgress'])) as LoadOptions['onProgress'];
+    if (typeof loaded.onProgress !== 'function') {
+      throw new SalvoOptionError(`onProgress: the module ${JSON.stringify(onProgress)} must export a function; got ${show(loaded.onProgress)}`);
+    }
+  }
+  return planLoad(loaded, requestsModule);
 }

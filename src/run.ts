@@ -1,5 +1,5 @@
 import { runEngine } from './engine/engine.js';
-import { planLoad, type Plan, type PlanHooks } from './options.js';
+import { loadPlan, type Plan, type PlanHooks } from './options.js';
 import { mergeShards } from './stats/merge.js';
 import type { SecondSummary } from './stats/recorder.js';
 import { evaluateThresholds, parseThresholds } from './stats/thresholds.js';
@@ -46,7 +46,7 @@ function runInProcess(plan: Plan, hooks: PlanHooks) {
  * SalvoRangeError naming the option; network trouble never rejects: it is counted in `errors`.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const { plan, hooks } = planLoad(options);
+  const { plan, hooks } = await loadPlan(options);
   const thresholds = plan.thresholds === undefined ? undefined : parseThresholds(plan.thresholds);
   const shards = plan.workers > 1 ? await runWorkers(plan, hooks) : [await runInProcess(plan, hooks)];
   const result = mergeShards(plan, shards, false);

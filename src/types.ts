@@ -38,13 +38,19 @@ export interface RequestContext {
   iteration: number;
 }
 
-/** One step of a ramp: `rate` ramps an open-loop run, `connections` ramps a closed-loop run. */
+/**
+ * One step of a ramp: `rate` ramps an open-loop run, `connections` ramps a closed-loop run. Each stage
+ * moves linearly from where the previous one ended to its own target, reached at its end.
+ */
 export interface Stage {
   /** How long this stage lasts. */
   duration: Duration;
-  /** Target requests/s reached (linearly) at the end of this stage. */
+  /**
+   * Target requests/s reached at the end of this stage (k6's ramping arrival rate): the rate, and
+   * so the spacing of requests, changes smoothly over the stage, never in steps per second.
+   */
   rate?: number;
-  /** Open connections reached (linearly) at the end of this stage. */
+  /** Open connections reached at the end of this stage; connections are opened and closed as it goes. */
   connections?: number;
 }
 
@@ -100,13 +106,27 @@ export interface LoadOptions {
   duration?: Duration;
   /** Send exactly this many requests, then stop. */
   amount?: number;
-  /** Target requests/s over all workers; turns on open-loop mode with coordinated-omission correction. */
+  /**
+   * Target requests/s over all workers; turns on open-loop mode with coordinated-omission correction.
+   * Request i is due at start + i / rate and goes out on whichever connection is free; when none is,
+   * it waits, and its latency still counts from when it was due. Slots still waiting at the end are
+   * counted in `requests.missed`. Give enough `connections` for rate × latency requests in flight.
+   */
   rate?: number;
-  /** Ramping stages of rate (open loop) or connections (closed loop). */
+  /**
+   * Ramping stages, run one after the other; together they set the run length (no `duration`).
+   * Rate stages (`{ duration, rate }`, open loop) ramp from `rate`, or from 0 when `rate` is not
+   * given; connection stages (`{ duration, connections }`, closed loop, no `rate`) ramp from
+   * `connections`. Each timeline second shows the target rate and the open connections.
+   */
   stages?: Stage[];
   /** Requests in flight per connection. Default 1. */
   pipelining?: number;
-  /** Worker threads: 1 runs in this thread; `'auto'` uses one per core, leaving one free. Default 1. */
+  /**
+   * Worker threads: 1 runs in this thread; `'auto'` uses one per core, leaving one free. Default 1.
+   * Capped so that each worker has at least one connection (and one request of `amount`, 1 req/s of
+   * `rate`); `result.workers` is the number used.
+   */
   workers?: number | 'auto';
   /** Reuse connections. Default true; false opens one connection per request. */
   keepAlive?: boolean;
@@ -116,11 +136,19 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Request body; objects are sent as JSON. */
   body?: RequestBody;
-  /** A sequence of requests each connection walks in order and repeats, instead of one request. */
-  requests?: RequestSpec[];
+  /**
+   * A sequence of requests each connection walks in order and repeats, instead of one request. With
+   * `workers` > 1, specs with `setupRequest`/`onResponse` hooks must come from a module: give its path
+   * or `file:` URL (default or `requests` export); each worker imports it.
+   */
+  requests?: RequestSpec[] | string;
   /** Per-request timeout. Default 10 s. Timeouts are counted under `errors.byCode.TIMEOUT`. */
   timeout?: Duration;
-  /** A period at the start whose requests are sent but kept out of every statistic. Default 0. */
+  /**
+   * A period before the measured run whose requests are sent but kept out of every statistic (counts,
+   * latency, timeline, checks, bytes). Open loop: it runs at `rate` (required with rate stages), and
+   * the stages start after it. Default 0.
+   */
   warmup?: Duration;
   /** Checks applied to every response. */
   expect?: ExpectOptions;
@@ -130,7 +158,10 @@ export interface LoadOptions {
   tls?: ConnectionOptions;
   /** Aborting it ends the run promptly with the partial result and `aborted: true`. */
   signal?: AbortSignal;
-  /** Called about once per second with the last second's numbers and the totals. */
+  /**
+   * Called about once per second with the last second's numbers and the totals (over all workers).
+   * A string is a module path or `file:` URL whose default or `onProgress` export is the callback.
+   */
   onProgress?: ((event: ProgressEvent) => void) | string;
 }
 
@@ -201,7 +232,10 @@ export interface LoadResult {
     completed: number;
     /** Completed responses per measured second. */
     perSecond: number;
-    /** Open-loop slots whose time came but were never sent because no connection was free. */
+    /**
+     * Open-loop slots due during the measured run that were never sent: no connection was free for
+     * them before the end (or, rarely, the load generator itself was held up right at the end).
+     */
     missed: number;
   };
   /** Latency; in rate mode measured from the intended send time (coordinated-omission corrected). */

@@ -4,6 +4,7 @@ import https from 'node:https';
 import t, { type Test } from 'tap';
 import { runLoad, type TransportName } from '../src/index.js';
 import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { separateServer } from './fixtures/separate-server.js';
 import { localhostCert, localhostKey, rawServer, refusedPort } from './fixtures/raw-http-server.js';
 
 const TRANSPORTS: TransportName[] = ['net', 'undici', 'http'];
@@ -29,8 +30,8 @@ for (const transport of TRANSPORTS) {
     });
 
     t.test('latency against a server with a known delay', async (t) => {
-      const server = await testServer(t, { delayMs: 20 });
-      const result = await runLoad({ url: server.url, transport, connections: 4, duration: 1000 });
+      const url = await separateServer(t, 20);
+      const result = await runLoad({ url, transport, connections: 4, duration: 1000, warmup: 200 });
       t.ok(result.latency.p50 >= 20 && result.latency.p50 < 21, `p50 ${result.latency.p50} within 1 ms of 20`);
       t.ok(result.latency.min >= 20, `min ${result.latency.min} not below the delay`);
       // 4 connections, one request per 20 ms each: about 200 in a second.

@@ -2,10 +2,11 @@ import { performance } from 'node:perf_hooks';
 import type { Plan, PlannedRequest } from '../options.js';
 import { resolveRequestSpec } from '../options.js';
 import { Recorder, type SecondSummary, type ShardStats } from '../stats/recorder.js';
-import { transports } from '../transports/index.js';
-import { Lane, type ResponseDetails, type Transport, type TransportSink } from '../transports/transport.js';
+import { loadTransport } from '../transports/index.js';
+import { Lane, type ResponseDetails, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
 import type { RequestContext, RequestSpec } from '../types.js';
 import { compileExpect, type ResponseChecker } from '../stats/checks.js';
+import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
 import { RateSchedule } from './schedule.js';
 
 /** What one thread's engine needs besides its plan; everything here stays in that thread. */
@@ -42,12 +43,17 @@ export class Engine implements TransportSink {
   readonly #cursor: Uint32Array;
   readonly #contexts: RequestContext[];
   readonly #checker: ResponseChecker | undefined;
+  /** The `abortOnFail` thresholds, checked from the tick about once per second, off the hot path. */
+  readonly #abortOnFail: ((partial: PartialLoadResult) => boolean) | undefined;
+  #nextAbortCheckAt = Infinity;
   readonly #schedule: RateSchedule | undefined;
   /** Lanes free to take an open-loop slot. */
   readonly #freeLanes: Lane[] = [];
   /** Lanes idle because connections were ramped down. */
   readonly #parked = new Set<Lane>();
   #recorder!: Recorder;
+  /** The clock has started (`#begin` ran): the recorder exists. */
+  #begun = false;
   #startAt = 0;
   #measureAt = 0;
   #endAt = Infinity;
@@ -67,7 +73,7 @@ export class Engine implements TransportSink {
   #resolve!: (stats: ShardStats) => void;
   readonly #onAbort = () => this.stop(true);
 
-  constructor(plan: Plan, hooks: EngineHooks = {}) {
+  constructor(plan: Plan, createTransport: TransportFactory, hooks: EngineHooks = {}) {
     this.#plan = plan;
     this.#hooks = hooks;
     this.#requests = plan.requests;
@@ -75,7 +81,8 @@ export class Engine implements TransportSink {
     const maxConnections = staged ? Math.max(plan.connections, ...plan.stages!.map((s) => s.connections ?? 0)) : plan.connections;
     this.#activeConnections = plan.connections;
     this.#checker = plan.expect ? compileExpect(plan.expect) : undefined;
-    this.#transport = transports[plan.transport](
+    this.#abortOnFail = abortOnFailCheck(plan.thresholds);
+    this.#transport = createTransport(
       {
         url: new URL(plan.url),
         connections: maxConnections,
@@ -132,8 +139,13 @@ export class Engine implements TransportSink {
     this.#tickTimer = setInterval(() => this.#tick(), tickMs);
     if (this.#endAt !== Infinity) this.#endTimer = setTimeout(this.#onEndTimer, this.#endAt - now);
     if (this.#schedule) {
-      for (const lane of this.#lanes) this.#freeLanes.push(lane);
-      this.#freeLanes.reverse();
+      // Popped from the end: the first lane of every connection comes before any second (pipelined) one.
+      const { pipelining } = this.#plan;
+      for (let depth = pipelining - 1; depth >= 0; depth--) {
+        for (let lane = this.#lanes.length - pipelining + depth; lane >= 0; lane -= pipelining) {
+          this.#freeLanes.push(this.#lanes[lane]!);
+        }
+      }
       this.#pump();
     } else {
       for (const lane of this.#lanes) this.#next(lane, now);
@@ -142,8 +154,10 @@ export class Engine implements TransportSink {
   }
 
   #begin(now: number): void {
+    this.#begun = true;
     this.#startAt = now;
     this.#measureAt = now + this.#plan.warmupMs;
+    if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
     if (this.#plan.durationMs !== undefined) this.#endAt = this.#measureAt + this.#plan.durationMs;
     this.#recorder = new Recorder(
       this.#measureAt,
@@ -214,14 +228,28 @@ export class Engine implements TransportSink {
     this.#pump();
   }
 
-  /** Open loop: send every slot that is due on a free lane, then wait for the next slot or lane. */
-  #pump = (): void => {
+  /** The one armed wake-up of the pacer fired: disarm it, then pump. */
+  #onPumpWake = (): void => {
     this.#pumpTimer = undefined;
     this.#pumpImmediate = undefined;
     this.#pumpAt = Infinity;
+    this.#pump();
+  };
+
+  /**
+   * Open loop: send every slot that is due on a free lane, then wait for the next slot or lane. Called
+   * from the wake-up and from every freed lane; the wake-up stays armed across calls, so there is
+   * only ever one timer or immediate in flight, however many responses arrive.
+   */
+  #pump(): void {
     if (this.#stopped) return;
     const schedule = this.#schedule!;
     const now = performance.now();
+    // Woken after the end (the host stalled this process): what is still due was missed, not sent late.
+    if (now >= this.#endAt) {
+      this.stop(false);
+      return;
+    }
     while (!this.#amountReached()) {
       const due = this.#startAt + schedule.timeOf(this.#slot);
       if (due >= this.#endAt) return;
@@ -234,7 +262,7 @@ export class Engine implements TransportSink {
       this.#slot++;
       this.#send(lane, due, now);
     }
-  };
+  }
 
   #armPump(due: number, now: number): void {
     if (due >= this.#pumpAt) return;
@@ -242,8 +270,8 @@ export class Engine implements TransportSink {
     if (this.#pumpImmediate) clearImmediate(this.#pumpImmediate);
     this.#pumpAt = due;
     // Timers fire up to a millisecond late; close to the slot, yield to I/O and look again instead.
-    if (due - now > SPIN_BELOW_MS) this.#pumpTimer = setTimeout(this.#pump, Math.floor(due - now - 1));
-    else this.#pumpImmediate = setImmediate(this.#pump);
+    if (due - now > SPIN_BELOW_MS) this.#pumpTimer = setTimeout(this.#onPumpWake, Math.floor(due - now - 1));
+    else this.#pumpImmediate = setImmediate(this.#onPumpWake);
   }
 
   #send(lane: Lane, intendedAt: number, now: number): void {
@@ -327,6 +355,13 @@ export class Engine implements TransportSink {
       return;
     }
     this.#recorder.rollTo(now);
+    if (now >= this.#nextAbortCheckAt) {
+      this.#nextAbortCheckAt += 1000;
+      if (this.#abortOnFail!(this.#recorder.snapshot(this.#checker?.stats()))) {
+        this.stop(true);
+        return;
+      }
+    }
     const { timeoutMs } = this.#plan;
     for (const lane of this.#lanes) {
       if (lane.busy && now - lane.sentAt >= timeoutMs) this.#transport.cancel(lane, 'TIMEOUT');
@@ -369,6 +404,8 @@ export class Engine implements TransportSink {
     this.#stopped = true;
     this.#aborted = aborted;
     const now = performance.now();
+    // Aborted while the connections were still opening: nothing was measured.
+    if (!this.#begun) this.#begin(now);
     clearTimeout(this.#pumpTimer);
     if (this.#pumpImmediate) clearImmediate(this.#pumpImmediate);
     clearInterval(this.#tickTimer);
@@ -392,6 +429,6 @@ export class Engine implements TransportSink {
 }
 
 /** Runs one thread's share of a load test. */
-export function runEngine(plan: Plan, hooks?: EngineHooks): Promise<ShardStats> {
-  return new Engine(plan, hooks).run();
+export async function runEngine(plan: Plan, hooks?: EngineHooks): Promise<ShardStats> {
+  return new Engine(plan, await loadTransport(plan.transport), hooks).run();
 }

@@ -1,26 +1,31 @@
 /** A stretch of time over which the target rate moves linearly from `fromRate` to `toRate` (req/s). */
 interface Segment {
   startMs: number;
+  /** Infinity for the last segment, which holds its rate for ever. */
   durationMs: number;
   fromRate: number;
   toRate: number;
-  /** Slots due before this segment starts (the integral of the rate so far). */
+  /** Slots due before this segment starts: the integral of the rate up to `startMs`. */
   startCount: number;
 }
 
 /**
- * When each open-loop request is due. Slot i is due at the moment the integral of the target rate
- * reaches i, so a constant rate gives start + i / rate and a ramp spreads slots smoothly, with no
- * bursts at second boundaries. Memory is O(stages): intended times follow from the index.
+ * When each open-loop request is due, for one thread. The target rate is a piecewise-linear function
+ * of time (k6's ramping arrival rate); slot i is due at the first moment the integral of the rate
+ * exceeds i + phase. A constant rate therefore gives start + i / rate, and a ramp spreads its slots
+ * smoothly, with no bursts at second boundaries. Memory is O(stages): a slot's time follows from its
+ * index, so nothing is queued per request.
  */
 export class RateSchedule {
   readonly #segments: Segment[] = [];
   readonly #phase: number;
+  /** Where the last `timeOf` found its slot: slots are asked for in order, so the search resumes here. */
+  #hint = 0;
 
   /**
-   * @param ramps the stages in order; the rate before the first ramp is `initialRate`, and the last
-   *   rate holds after the last stage.
-   * @param phase offset in slots (0 <= phase < 1): slot i is due where the integral reaches i + phase.
+   * @param initialRate the rate at the start, req/s; the first ramp starts from it.
+   * @param ramps the stages in order, each reached linearly at its end; the last rate holds after them.
+   * @param phase offset in slots (0 <= phase < 1): slot i is due where the integral exceeds i + phase.
    *   Worker shard k of n uses k / n, so the shards' slots interleave into the whole run's schedule.
    */
   constructor(initialRate: number, ramps: ReadonlyArray<{ durationMs: number; rate: number }>, phase = 0) {
@@ -29,8 +34,7 @@ export class RateSchedule {
     let startCount = 0;
     let rate = initialRate;
     for (const ramp of ramps) {
-      const segment = { startMs, durationMs: ramp.durationMs, fromRate: rate, toRate: ramp.rate, startCount };
-      this.#segments.push(segment);
+      this.#segments.push({ startMs, durationMs: ramp.durationMs, fromRate: rate, toRate: ramp.rate, startCount });
       startCount += ((rate + ramp.rate) / 2) * (ramp.durationMs / 1000);
       startMs += ramp.durationMs;
       rate = ramp.rate;
@@ -38,13 +42,49 @@ export class RateSchedule {
     this.#segments.push({ startMs, durationMs: Infinity, fromRate: rate, toRate: rate, startCount });
   }
 
-  #segmentAtCount(slot: number): Segment {
-    let found = this.#segments[0]!;
-    for (const segment of this.#segments) {
-      if (segment.startCount > slot) break;
-      found = segment;
+  /**
+   * Milliseconds after the start at which slot `slot` is due; Infinity if the rate never gets there.
+   * The inverse of `countBefore`: `countBefore(timeOf(i))` is i, and any later time counts slot i too.
+   */
+  timeOf(slot: number): number {
+    const target = slot + this.#phase;
+    const segments = this.#segments;
+    // The last segment starting at or below the target: on a tie the later one, since a flat stretch
+    // at rate 0 leaves the integral equal to the target without exceeding it.
+    let index = segments[this.#hint]!.startCount <= target ? this.#hint : 0;
+    while (index + 1 < segments.length && segments[index + 1]!.startCount <= target) index++;
+    this.#hint = index;
+    const segment = segments[index]!;
+    const n = target - segment.startCount;
+    const fromPerMs = segment.fromRate / 1000;
+    if (segment.durationMs === Infinity || segment.fromRate === segment.toRate) {
+      return fromPerMs > 0 ? segment.startMs + n / fromPerMs : Infinity;
     }
-    return found;
+    // Solve n = a x + s x^2 / 2 for the elapsed x; this form stays exact when a is 0.
+    const slopePerMs2 = (segment.toRate - segment.fromRate) / 1000 / segment.durationMs;
+    const discriminant = Math.max(0, fromPerMs * fromPerMs + 2 * slopePerMs2 * n);
+    const denominator = fromPerMs + Math.sqrt(discriminant);
+    const elapsed = denominator > 0 ? (2 * n) / denominator : 0;
+    return segment.startMs + Math.min(elapsed, segment.durationMs);
+  }
+
+  /** Slots due strictly before `ms` after the start. */
+  countBefore(ms: number): number {
+    if (ms <= 0) return 0;
+    const segment = this.#segmentAtTime(ms);
+    const elapsed = Math.min(ms - segment.startMs, segment.durationMs);
+    const slope = segment.durationMs === Infinity ? 0 : (segment.toRate - segment.fromRate) / segment.durationMs;
+    const integral = segment.startCount + ((segment.fromRate + (slope * elapsed) / 2) * elapsed) / 1000;
+    // Slot i counts when i + phase < integral; the epsilon absorbs rounding at exact boundaries.
+    const epsilon = Math.max(1e-9, integral * 1e-12);
+    return Math.max(0, Math.ceil(integral - this.#phase - epsilon));
+  }
+
+  /** The target rate at `ms` after the start, req/s. */
+  rateAt(ms: number): number {
+    const segment = this.#segmentAtTime(ms);
+    if (segment.durationMs === Infinity) return segment.toRate;
+    return segment.fromRate + ((segment.toRate - segment.fromRate) * (ms - segment.startMs)) / segment.durationMs;
   }
 
   #segmentAtTime(ms: number): Segment {
@@ -54,39 +94,5 @@ export class RateSchedule {
       found = segment;
     }
     return found;
-  }
-
-  /** Milliseconds after the start at which slot `slot` is due; Infinity if the rate never gets there. */
-  timeOf(slot: number): number {
-    slot += this.#phase;
-    const segment = this.#segmentAtCount(slot);
-    const n = slot - segment.startCount;
-    if (n <= 0) return segment.startMs;
-    const a = segment.fromRate / 1000;
-    if (segment.durationMs === Infinity || segment.fromRate === segment.toRate) {
-      return a > 0 ? segment.startMs + n / a : Infinity;
-    }
-    // count(x) = a x + slope x^2 / 2 solved for x; this form stays exact when a is 0.
-    const slope = (segment.toRate - segment.fromRate) / 1000 / segment.durationMs;
-    const discriminant = a * a + 2 * slope * n;
-    if (discriminant < 0) return Infinity;
-    return segment.startMs + (2 * n) / (a + Math.sqrt(discriminant));
-  }
-
-  /** Slots due strictly before `ms` after the start. */
-  countBefore(ms: number): number {
-    if (ms <= 0) return 0;
-    const segment = this.#segmentAtTime(ms);
-    const x = Math.min(ms - segment.startMs, segment.durationMs);
-    const slope = segment.durationMs === Infinity ? 0 : (segment.toRate - segment.fromRate) / segment.durationMs;
-    const count = segment.startCount + ((segment.fromRate + (slope * x) / 2) * x) / 1000;
-    return Math.max(0, Math.ceil(count - this.#phase - 1e-9));
-  }
-
-  /** The target rate at `ms` after the start, req/s. */
-  rateAt(ms: number): number {
-    const segment = this.#segmentAtTime(ms);
-    if (segment.durationMs === Infinity) return segment.toRate;
-    return segment.fromRate + ((segment.toRate - segment.fromRate) * (ms - segment.startMs)) / segment.durationMs;
   }
 }

@@ -1,5 +1,6 @@
 import * as hdr from 'hdr-histogram-js';
 import type { CheckStats } from '../types.js';
+import type { PartialLoadResult } from './thresholds.js';
 
 /** Latencies above this (one hour, in µs) are recorded as this. */
 const HIGHEST_US = 3_600_000_000;
@@ -61,6 +62,8 @@ export interface SecondSummary {
   p99: number;
   connections: number;
   targetRate: number | undefined;
+  /** This second's corrected latencies, encoded, so that worker threads' seconds merge exactly. */
+  histogram: string;
 }
 
 /** Samples taken once per second from the engine. */
@@ -139,6 +142,7 @@ export class Recorder {
     const second = this.#second++;
     const connections = this.gauges.connections();
     const targetRate = this.gauges.targetRate(second);
+    const histogram = encodeHistogram(this.#secondLatency);
     this.#timeline.push({
       second,
       sent: this.#secondSent,
@@ -146,7 +150,7 @@ export class Recorder {
       errors: this.#secondErrors,
       connections,
       targetRate,
-      histogram: encodeHistogram(this.#secondLatency),
+      histogram,
     });
     this.onSecond?.({
       second,
@@ -156,26 +160,47 @@ export class Recorder {
       p99: this.#secondLatency.getValueAtPercentile(99) / 1000,
       connections,
       targetRate,
+      histogram,
     });
     this.#secondLatency.reset();
     this.#secondSent = this.#secondCompleted = this.#secondErrors = 0;
+  }
+
+  /**
+   * The counts and maxima measured so far, in `LoadResult`'s shape, for `abortOnFail` (read about
+   * once per second, never per request). Rates and percentiles are left out: they cannot decide early.
+   */
+  snapshot(checks: CheckStats | undefined): PartialLoadResult {
+    return {
+      requests: { sent: this.sent, completed: this.completed },
+      latency: { max: this.#latency.maxValue / 1000 },
+      latencyUncorrected: { max: this.#latencyUncorrected.maxValue / 1000 },
+      statusCodes: this.#statusCodes(),
+      errors: { total: this.errors, byCode: Object.fromEntries(this.#errorCodes) },
+      bytes: { sent: this.bytesSent, received: this.bytesReceived },
+      ...(checks ? { checks } : {}),
+    };
+  }
+
+  #statusCodes(): Record<string, number> {
+    const statusCodes: Record<string, number> = {};
+    this.#statusCounts.forEach((count, status) => {
+      if (count > 0) statusCodes[String(status)] = count;
+    });
+    return statusCodes;
   }
 
   /** Final numbers; a last partial second is kept when anything happened in it. */
   finish(endAt: number, aborted: boolean, checks: CheckStats | undefined): ShardStats {
     this.rollTo(endAt);
     if (this.#secondSent + this.#secondCompleted + this.#secondErrors > 0) this.#closeSecond();
-    const statusCodes: Record<string, number> = {};
-    this.#statusCounts.forEach((count, status) => {
-      if (count > 0) statusCodes[String(status)] = count;
-    });
     return {
       sent: this.sent,
       completed: this.completed,
       missed: this.missed,
       errors: this.errors,
       errorsByCode: Object.fromEntries(this.#errorCodes),
-      statusCodes,
+      statusCodes: this.#statusCodes(),
       bytesSent: this.bytesSent,
       bytesReceived: this.bytesReceived,
       durationMs: Math.max(0, endAt - this.startAt),

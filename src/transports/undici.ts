@@ -1,4 +1,4 @@
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
 import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 import { flattenHeaders, Lane } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
@@ -87,11 +87,11 @@ class UndiciTransport implements Transport<UndiciRequest> {
   readonly sink: TransportSink;
   readonly capture: boolean;
 
-  constructor(config: TransportConfig, sink: TransportSink) {
+  constructor(PoolClass: typeof Pool, config: TransportConfig, sink: TransportSink) {
     this.#config = config;
     this.sink = sink;
     this.capture = config.captureResponses;
-    this.#pool = new Pool(config.url.origin, {
+    this.#pool = new PoolClass(config.url.origin, {
       connections: config.connections,
       pipelining: config.pipelining,
       // The engine enforces the per-request timeout; undici's own timers would race it.
@@ -152,4 +152,8 @@ class UndiciTransport implements Transport<UndiciRequest> {
   }
 }
 
-export const createUndiciTransport: TransportFactory = (config, sink) => new UndiciTransport(config, sink);
+/** Imports undici (only when this transport is chosen) and returns the factory. */
+export async function loadUndiciTransport(): Promise<TransportFactory> {
+  const { Pool } = await import('undici');
+  return (config, sink) => new UndiciTransport(Pool, config, sink);
+}

@@ -1,0 +1,154 @@
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { SalvoOptionError } from '../errors.js';
+import type { Plan, PlanHooks } from '../options.js';
+import type { SecondSummary, ShardStats } from '../stats/recorder.js';
+import { ProgressMerger } from './progress.js';
+import { shardPlan } from './shard.js';
+import { emptyShardStats, type ShardTask } from './worker.js';
+
+/** Messages from the main thread to a shard. */
+export type ToWorker = { type: 'go' } | { type: 'stop' };
+
+/** Messages from a shard to the main thread. */
+export type ToMain =
+  | { type: 'ready' }
+  | { type: 'second'; summary: SecondSummary; totals: { sent: number; completed: number; errors: number } }
+  | { type: 'done' };
+
+/** The `errors.byCode` key under which each crashed worker thread is counted once. */
+export const WORKER_CRASHED = 'WORKER_CRASHED';
+
+/**
+ * The worker entry next to this module, with this module's own extension: `dist/worker.js` beside
+ * `dist/index.js`, `dist/worker.cjs` beside `dist/index.cjs`, `src/workers/worker.ts` under tsx
+ * (the threads inherit `--import=tsx` through execArgv).
+ */
+function workerFilename(): string {
+  const here = fileURLToPath(import.meta.url);
+  return join(dirname(here), `worker${extname(here)}`);
+}
+
+/** What a crashed shard contributes: no measurements (they died with the thread), one error. */
+function crashedShardStats(shard: number, error: unknown): ShardStats {
+  process.emitWarning(`salvo: worker ${shard} crashed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  return { ...emptyShardStats(), errors: 1, errorsByCode: { [WORKER_CRASHED]: 1 } };
+}
+
+/** Every part of the plan is copied into each thread: say which option cannot be, before starting. */
+function assertCopyable(plan: Plan): void {
+  for (const [option, value] of Object.entries(plan)) {
+    try {
+      structuredClone(value);
+    } catch (error) {
+      throw new SalvoOptionError(
+        `${option} cannot be copied into worker threads (workers: ${plan.workers}): ${error instanceof Error ? error.message : String(error)}; use workers: 1`,
+      );
+    }
+  }
+}
+
+/**
+ * Runs the plan on `plan.workers` piscina worker threads, one shard each (see `shardPlan`), and
+ * resolves with every shard's stats for `mergeShards`.
+ *
+ * - Start barrier: each shard opens its connections and posts 'ready'; once all have, each gets
+ *   'go' and starts its clock, so the shards' seconds cover the same stretch of time.
+ * - Progress: shards stream their closed seconds (with the encoded histogram) and this thread calls
+ *   `onProgress` once per second of the whole run.
+ * - Abort: `signal` sends 'stop' to every shard; each resolves with what it measured, `aborted`.
+ * - Crash: a shard whose thread throws is counted once under `errors.byCode.WORKER_CRASHED` (the
+ *   error goes to `process.emitWarning`), the others are stopped and keep their data.
+ */
+export async function runWorkers(plan: Plan, hooks: PlanHooks): Promise<ShardStats[]> {
+  const { signal, onProgress } = hooks;
+  assertCopyable(plan);
+  if (signal?.aborted) return [emptyShardStats()];
+  const shards = shardPlan(plan);
+  const progress = typeof onProgress === 'function' ? new ProgressMerger(shards.length, onProgress) : undefined;
+  const pool = new Piscina<ShardTask, ShardStats>({
+    filename: workerFilename(),
+    minThreads: shards.length,
+    maxThreads: shards.length,
+    concurrentTasksPerWorker: 1,
+    // piscina's synchronous Atomics wait would block a thread's event loop between tasks; each
+    // thread runs a single long task here, so there is nothing to gain from it.
+    atomics: 'disabled',
+  });
+  // A thread that fails with no task running (a hook's timer firing after its shard ended) is
+  // reported by piscina as an 'error' event, which would otherwise throw in the user's process.
+  pool.on('error', (error: unknown) => process.emitWarning(`salvo: a worker thread failed after its shard ended: ${String(error)}`));
+  const ports: MessagePort[] = [];
+  const done: Array<Promise<void>> = [];
+  let readyCount = 0;
+  let started = false;
+  let stopping = false;
+  let abandon!: () => void;
+  // Stopped before the barrier released: no shard has measured anything, so the threads, perhaps
+  // still loading, are not waited for.
+  const crashed: Array<ShardStats | undefined> = [];
+  const abandoned = new Promise<ShardStats[]>(
+    (resolve) => (abandon = () => resolve(shards.map((_, index) => crashed[index] ?? emptyShardStats()))),
+  );
+  const send = (message: ToWorker) => {
+    for (const port of ports) port.postMessage(message);
+  };
+  const stopAll = () => {
+    if (stopping) return;
+    stopping = true;
+    if (started) send({ type: 'stop' });
+    else abandon();
+  };
+  signal?.addEventListener('abort', stopAll, { once: true });
+
+  const runs = shards.map((shard, index) => {
+    const { port1, port2 } = new MessageChannel();
+    ports.push(port1);
+    done.push(
+      new Promise<void>((resolve) => {
+        port1.on('message', (message: ToMain) => {
+          if (message.type === 'ready') {
+            if (++readyCount === shards.length && !stopping) {
+              started = true;
+              send({ type: 'go' });
+            }
+          } else if (message.type === 'second') {
+            progress?.add(index, message.summary, message.totals);
+          } else {
+            resolve();
+          }
+        });
+      }),
+    );
+    const task: ShardTask = { plan: shard, port: port2, progress: progress !== undefined };
+    return pool.run(task, { transferList: [port2] }).then(
+      // The result and the shard's messages travel on different ports: wait for its 'done' so
+      // that no second is still on the way when progress is flushed.
+      async (stats) => {
+        // A shard that ends aborted by itself (an abortOnFail threshold) ends the whole run.
+        if (stats.aborted) stopAll();
+        await done[index];
+        progress?.finish(index);
+        return stats;
+      },
+      (error: unknown) => {
+        // After an early stop, the pool's ending the threads rejects their tasks: no crash.
+        if (stopping && !started) return emptyShardStats();
+        progress?.finish(index);
+        crashed[index] = crashedShardStats(index, error);
+        stopAll();
+        return crashed[index];
+      },
+    );
+  });
+  try {
+    return await Promise.race([Promise.all(runs), abandoned]);
+  } finally {
+    signal?.removeEventListener('abort', stopAll);
+    progress?.flush();
+    for (const port of ports) port.close();
+    await pool.destroy();
+  }
+}

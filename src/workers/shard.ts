@@ -1,0 +1,88 @@
+import type { Plan, PlannedStage } from '../options.js';
+
+/**
+ * How many worker threads a run can use: every worker needs at least one connection, and, when the
+ * run has them, at least one request of `amount` and 1 request/s of `rate`. A worker with none of
+ * those would open a thread that never sends (or, with a zero rate and an amount, never ends).
+ */
+export function usableWorkers(
+  requested: number,
+  limits: { connections: number; amount: number | undefined; rate: number | undefined },
+): number {
+  return Math.max(1, Math.min(requested, limits.connections, limits.amount ?? Infinity, limits.rate ?? Infinity));
+}
+
+/** `total` split into `parts` integers that differ by at most one; the first ones take the remainder. */
+export function splitEvenly(total: number, parts: number): number[] {
+  const base = Math.floor(total / parts);
+  const remainder = total - base * parts;
+  return Array.from({ length: parts }, (_, index) => base + (index < remainder ? 1 : 0));
+}
+
+/**
+ * The integer `total` split in proportion to `weights` so that the parts sum to `total` exactly
+ * (largest remainder; ties go to the earlier part). When `total` is at least the number of parts,
+ * every part gets at least one, taken from the largest part.
+ */
+export function apportion(total: number, weights: readonly number[]): number[] {
+  const weightSum = weights.reduce((sum, weight) => sum + weight, 0);
+  const quotas = weights.map((weight) => (total * weight) / weightSum);
+  const parts = quotas.map(Math.floor);
+  let left = total - parts.reduce((sum, part) => sum + part, 0);
+  const byRemainder = quotas
+    .map((quota, index) => ({ index, remainder: quota - Math.floor(quota) }))
+    .sort((a, b) => b.remainder - a.remainder || a.index - b.index);
+  for (const { index } of byRemainder) {
+    if (left === 0) break;
+    parts[index]!++;
+    left--;
+  }
+  if (total >= parts.length) {
+    for (let index = 0; index < parts.length; index++) {
+      if (parts[index]! > 0) continue;
+      const largest = parts.indexOf(Math.max(...parts));
+      parts[largest]!--;
+      parts[index] = 1;
+    }
+  }
+  return parts;
+}
+
+/**
+ * Splits a plan into one plan per worker thread so that the shards together do exactly what the
+ * whole plan asks: connections split evenly (5 over 2 is 3 + 2), `amount` and `rate` split exactly
+ * in proportion to each shard's connections, ramp stages scaled the same way. Open-loop shards get a
+ * `ratePhase` of index / shards, so that shard i sends the slots i, i + n, i + 2n, ... of the whole
+ * schedule and the threads' sends interleave instead of landing on the same instant.
+ *
+ * The number of shards is `usableWorkers(plan.workers, plan)`, so it never exceeds the connections.
+ */
+export function shardPlan(plan: Plan): Plan[] {
+  const count = usableWorkers(plan.workers, plan);
+  const connections = splitEvenly(plan.connections, count);
+  const amounts = plan.amount === undefined ? undefined : apportion(plan.amount, connections);
+  const rates = plan.rate === undefined ? undefined : apportion(plan.rate, connections);
+  const stageConnections = plan.stages?.map((stage) =>
+    stage.connections === undefined ? undefined : splitEvenly(stage.connections, count),
+  );
+  const openLoop = plan.rate !== undefined || (plan.stages?.some((stage) => stage.rate !== undefined) ?? false);
+  return connections.map((shardConnections, index): Plan => {
+    const share = shardConnections / plan.connections;
+    const stages = plan.stages?.map((stage, stageIndex): PlannedStage => {
+      const scaled: PlannedStage = { durationMs: stage.durationMs };
+      if (stage.rate !== undefined) scaled.rate = stage.rate * share;
+      const split = stageConnections?.[stageIndex];
+      if (split !== undefined) scaled.connections = split[index]!;
+      return scaled;
+    });
+    return {
+      ...plan,
+      workers: 1,
+      connections: shardConnections,
+      amount: amounts?.[index],
+      rate: rates?.[index],
+      stages,
+      ...(openLoop && count > 1 ? { ratePhase: index / count } : {}),
+    };
+  });
+}

@@ -1,0 +1,58 @@
+import type { MessagePort } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { runEngine } from '../engine/engine.js';
+import type { Plan } from '../options.js';
+import { Recorder, type ShardStats } from '../stats/recorder.js';
+import type { RequestSpec } from '../types.js';
+import { importExport } from './modules.js';
+import type { ToMain, ToWorker } from './pool.js';
+
+/** What the pool hands each worker thread: its shard of the plan and its end of a channel. */
+export interface ShardTask {
+  plan: Plan;
+  port: MessagePort;
+  /** Send each closed second to the main thread (only when someone listens). */
+  progress: boolean;
+}
+
+async function importRequestHooks(plan: Plan): Promise<RequestSpec[] | undefined> {
+  if (plan.requestsModule === undefined) return undefined;
+  const specs = await importExport('requests', plan.requestsModule, ['default', 'requests']);
+  // The main thread planned the requests from its own import; the hooks must line up with them.
+  if (!Array.isArray(specs) || specs.length !== plan.requests.length) {
+    throw new Error(`requests: ${plan.requestsModule} exported a different sequence in a worker than in the main thread`);
+  }
+  return specs as RequestSpec[];
+}
+
+/** The stats of a shard that measured nothing: stopped before its clock started, or crashed. */
+export function emptyShardStats(): ShardStats {
+  const now = performance.now();
+  return new Recorder(now, { connections: () => 0, targetRate: () => undefined }, undefined).finish(now, true, undefined);
+}
+
+/**
+ * Runs one shard in a worker thread: opens its connections, says 'ready', starts its clock on 'go'
+ * (so every shard's timeline lines up), streams its seconds, and stops on 'stop'.
+ */
+export default async function runShard({ plan, port, progress }: ShardTask): Promise<ShardStats> {
+  const controller = new AbortController();
+  let release!: () => void;
+  const go = new Promise<void>((resolve) => (release = resolve));
+  // 'stop' only ever follows 'go' (the pool drops threads stopped before the barrier), and the
+  // engine has started its clock before the next message arrives: it is never aborted mid-connect.
+  port.on('message', (message: ToWorker) => (message.type === 'go' ? release() : controller.abort()));
+  const post = (message: ToMain) => port.postMessage(message);
+  const stats = await runEngine(plan, {
+    requests: await importRequestHooks(plan),
+    signal: controller.signal,
+    onSecond: progress ? (summary, totals) => post({ type: 'second', summary, totals }) : undefined,
+    ready: async () => {
+      post({ type: 'ready' });
+      await go;
+    },
+  });
+  // Sent on the same port as the seconds, so the main thread knows it has them all.
+  post({ type: 'done' });
+  return stats;
+}

@@ -1,0 +1,45 @@
+// onProgress: once per second, with that second's numbers, on time even when nothing completes.
+import t from 'tap';
+import { runLoad, type ProgressEvent } from '../src/index.js';
+import { createTestServer } from '../src/testing/index.js';
+
+t.test('one event per second with the last second and the totals', async (t) => {
+  const server = await createTestServer({ delayMs: 20 });
+  t.teardown(() => server.close());
+  const events: ProgressEvent[] = [];
+  const result = await runLoad({ url: server.url, rate: 200, duration: 2000, connections: 10, onProgress: (event) => events.push(event) });
+  t.same(events.map((e) => e.second), [1, 2]);
+  t.same(events.map((e) => e.targetRate), [200, 200]);
+  t.same(events.map((e) => e.completed), result.timeline.map((s) => s.completed), 'the same seconds as the timeline');
+  for (const event of events) {
+    t.ok(event.p50 >= 20 && event.p50 < 25, `second ${event.second}: p50 ${event.p50} is the server delay`);
+    t.ok(event.p99 >= event.p50, `p99 ${event.p99}`);
+    t.equal(event.errors, 0);
+    t.ok(event.connections >= 4 && event.connections <= 10, `${event.connections} connections open`);
+  }
+  t.ok(events[0]!.totals.sent >= 195 && events[0]!.totals.sent <= 205, `totals after the first second: ${JSON.stringify(events[0]!.totals)}`);
+  t.same(events.at(-1)!.totals, { sent: result.requests.sent, completed: result.requests.completed, errors: 0 }, 'the last totals are the result');
+});
+
+t.test('progress comes on time while the server answers nothing', async (t) => {
+  const arrivals: number[] = [];
+  const server = await createTestServer({ onRequest: () => arrivals.push(performance.now()) });
+  t.teardown(() => server.close());
+  server.stall(10_000);
+  const events: Array<{ at: number; event: ProgressEvent }> = [];
+  await runLoad({
+    url: server.url,
+    rate: 100,
+    duration: 2000,
+    connections: 5,
+    onProgress: (event) => events.push({ at: performance.now(), event }),
+  });
+  // Slot 0 is written when the run starts; each second closes on the engine's tick, not on a response.
+  t.same(events.map(({ event }) => event.second), [1, 2]);
+  events.forEach(({ at, event }) => {
+    const late = at - arrivals[0]! - event.second * 1000;
+    t.ok(late > -5 && late < 300, `second ${event.second} reported ${late.toFixed(1)} ms after it ended`);
+    t.equal(event.completed, 0);
+  });
+  t.equal(events[0]!.event.totals.sent, 5, 'only the 5 connections had anything to send on');
+});

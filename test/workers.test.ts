@@ -1,0 +1,204 @@
+import t, { type Test } from 'tap';
+import { separateServer } from './fixtures/separate-server.js';
+import { SalvoOptionError } from '../src/errors.js';
+import { runLoad } from '../src/index.js';
+import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import type { ProgressEvent } from '../src/types.js';
+
+const fixture = (name: string) => new URL(`./fixtures/workers/${name}`, import.meta.url);
+
+async function server(t: Test, options: TestServerOptions = {}) {
+  const created = await createTestServer(options);
+  t.teardown(() => created.close());
+  return created;
+}
+
+t.test('5 connections over 2 workers: exactly 5 at the server, one progress event per second', async (t) => {
+  const target = await server(t);
+  const events: ProgressEvent[] = [];
+  const result = await runLoad({
+    url: target.url,
+    connections: 5,
+    workers: 2,
+    duration: 1500,
+    onProgress: (event) => events.push(event),
+  });
+  t.equal(target.stats.connections, 5);
+  t.equal(result.connections, 5);
+  t.equal(result.workers, 2);
+  t.ok(result.requests.completed > 100, `completed ${result.requests.completed}`);
+  t.equal(result.requests.sent, target.stats.requests, 'every request the shards counted reached the server');
+  t.equal(result.statusCodes['200'], result.requests.completed);
+  t.equal(result.aborted, false);
+
+  t.same(events.map((event) => event.second), result.timeline.map((entry) => entry.second + 1));
+  t.same(events.map((event) => event.second), [1, 2], 'a full second and the last partial one');
+  events.forEach((event, index) => {
+    const entry = result.timeline[index]!;
+    t.equal(event.completed, entry.completed, `second ${event.second}: completed summed over the shards`);
+    t.equal(event.p50, entry.p50, `second ${event.second}: p50 from the merged histograms`);
+    t.equal(event.p99, entry.p99);
+  });
+  t.equal(events[0]?.connections, 5);
+  t.same(events.at(-1)?.totals, { sent: result.requests.sent, completed: result.requests.completed, errors: 0 });
+});
+
+t.test('rate 1000 over 2 workers delivers 1000/s in total, not 2000', async (t) => {
+  const target = await server(t);
+  const result = await runLoad({ url: target.url, connections: 10, workers: 2, rate: 1000, duration: 1500 });
+  t.equal(result.rate, 1000);
+  t.equal(target.stats.requests, result.requests.sent);
+  t.ok(Math.abs(target.stats.requests - 1500) <= 45, `the server saw ${target.stats.requests} requests in 1.5 s`);
+  t.equal(result.timeline[0]?.targetRate, 1000, 'the shards\' target rates add up to the asked rate');
+  t.ok(Math.abs(result.timeline[0]!.sent - 1000) <= 30, `${result.timeline[0]!.sent} sent in the first second`);
+});
+
+t.test('amount 1001 over 2 workers sends exactly 1001', async (t) => {
+  const target = await server(t);
+  const result = await runLoad({ url: target.url, connections: 5, workers: 2, amount: 1001 });
+  t.equal(target.stats.requests, 1001);
+  t.equal(result.requests.sent, 1001);
+  t.equal(result.requests.completed, 1001);
+  t.equal(result.aborted, false);
+});
+
+t.test('amount with rate: exact count, paced over the whole run', async (t) => {
+  const target = await server(t);
+  const result = await runLoad({ url: target.url, connections: 5, workers: 2, amount: 300, rate: 600 });
+  t.equal(target.stats.requests, 300);
+  t.equal(result.requests.completed, 300);
+  // 300 requests at 600/s: the last slot is due just before 500 ms, in either shard.
+  t.ok(result.durationMs > 450 && result.durationMs < 700, `durationMs ${result.durationMs}`);
+});
+
+t.test('merged p50 against a 10 ms server is within 1 ms of 10', async (t) => {
+  const url = await separateServer(t, 10);
+  const result = await runLoad({ url, connections: 4, workers: 2, duration: 1000, warmup: 200 });
+  t.ok(result.requests.completed > 200, `completed ${result.requests.completed}`);
+  t.ok(Math.abs(result.latency.p50 - 10) <= 1, `p50 ${result.latency.p50} ms`);
+  t.ok(result.latency.min >= 9.5, `min ${result.latency.min} ms`);
+});
+
+t.test('requests and onProgress from modules: hooks run in each worker, progress here', async (t) => {
+  const { events } = (await import(fixture('progress-log.mjs').href)) as { events: ProgressEvent[] };
+  const tags: string[] = [];
+  const paths: string[] = [];
+  const target = await server(t, {
+    onRequest: (request) => {
+      paths.push(request.path);
+      if (request.headers['x-tag'] !== undefined) tags.push(request.headers['x-tag']);
+    },
+  });
+  const result = await runLoad({
+    url: target.url,
+    connections: 5,
+    workers: 2,
+    amount: 200,
+    requests: fixture('tagged-requests.mjs').pathname,
+    onProgress: fixture('progress-log.mjs').href,
+  });
+  t.ok(events.length >= 1, 'the module\'s onProgress was called');
+  t.equal(events.at(-1)?.totals.completed, 200);
+  t.equal(result.requests.completed, 200);
+  t.equal(target.stats.requests, 200);
+  const first = paths.filter((path) => path === '/first').length;
+  t.equal(tags.length, first, 'setupRequest tagged every /first request');
+  t.ok(first >= 95 && first <= 105, `${first} of 200 were /first`);
+  t.ok(tags.some((tag) => tag.endsWith(':200')), 'onResponse state reached the next setupRequest');
+  t.same([...new Set(tags.map((tag) => tag.split(':')[0]))].sort(), ['0', '1', '2'], 'connections 0-2 of shard 0 and 0-1 of shard 1');
+});
+
+t.test('requests from a module work in this thread too (workers: 1)', async (t) => {
+  const tags: string[] = [];
+  const target = await server(t, { onRequest: (request) => request.headers['x-tag'] && tags.push(request.headers['x-tag']) });
+  const result = await runLoad({ url: target.url, connections: 2, amount: 20, requests: fixture('tagged-requests.mjs').href });
+  t.equal(result.workers, 1);
+  t.equal(target.stats.requests, 20);
+  t.equal(tags.length, 10);
+});
+
+t.test('options that cannot be copied into threads are errors that name them', async (t) => {
+  const target = await server(t);
+  await t.rejects(
+    runLoad({ url: target.url, workers: 2, duration: 200, tls: { checkServerIdentity: () => undefined } }),
+    { name: 'SalvoOptionError', message: /tls\.checkServerIdentity is a function.*workers: 2/ },
+  );
+  await t.rejects(
+    runLoad({ url: target.url, workers: 2, duration: 200, tls: { ca: [new WeakMap() as never] } }),
+    { name: 'SalvoOptionError', message: /^tls cannot be copied into worker threads/ },
+  );
+  t.equal(target.stats.connections, 0, 'nothing was sent');
+});
+
+t.test('a bare function hook with workers > 1 is an error that says what to do', async (t) => {
+  const target = await server(t);
+  await t.rejects(
+    runLoad({ url: target.url, workers: 2, duration: 200, requests: [{ setupRequest: (request) => request }] }),
+    { name: 'SalvoOptionError', message: /requests\[0\]\.setupRequest is a function.*module/ },
+  );
+  await t.rejects(runLoad({ url: target.url, workers: 2, requests: 'requests.mjs' }), SalvoOptionError);
+  await t.rejects(
+    runLoad({ url: target.url, workers: 2, requests: './no-such-module.mjs' }),
+    { name: 'SalvoOptionError', message: /requests: could not import/ },
+  );
+  t.equal(target.stats.connections, 0, 'nothing was sent');
+});
+
+t.test('abort stops every worker promptly and keeps the partial result', async (t) => {
+  const target = await server(t);
+  const controller = new AbortController();
+  let abortedAt = 0;
+  const result = await runLoad({
+    url: target.url,
+    connections: 5,
+    workers: 2,
+    duration: 10_000,
+    signal: controller.signal,
+    onProgress: () => {
+      abortedAt = performance.now();
+      controller.abort();
+    },
+  });
+  const tookMs = performance.now() - abortedAt;
+  t.ok(tookMs < 500, `resolved ${tookMs.toFixed(0)} ms after the abort`);
+  t.equal(result.aborted, true);
+  t.ok(result.requests.completed > 100, `completed ${result.requests.completed}`);
+  t.ok(result.durationMs >= 1000 && result.durationMs < 1500, `durationMs ${result.durationMs}`);
+  t.equal(result.requests.sent, target.stats.requests);
+});
+
+t.test('abort while the worker threads are starting', async (t) => {
+  const target = await server(t);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 5);
+  const startedAt = performance.now();
+  const result = await runLoad({ url: target.url, connections: 4, workers: 2, duration: 10_000, signal: controller.signal });
+  t.ok(performance.now() - startedAt < 1000, `resolved ${(performance.now() - startedAt).toFixed(0)} ms after the start`);
+  t.equal(result.aborted, true);
+  t.equal(result.requests.sent, target.stats.requests);
+
+  const already = await runLoad({ url: target.url, workers: 2, duration: 10_000, signal: AbortSignal.abort() });
+  t.equal(already.aborted, true);
+  t.equal(already.requests.sent, 0);
+});
+
+t.test('a crashing worker ends the run and the other shard keeps its data', async (t) => {
+  const target = await server(t);
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.message);
+  process.on('warning', onWarning);
+  t.teardown(() => void process.off('warning', onWarning));
+  const result = await runLoad({
+    url: target.url,
+    connections: 5,
+    workers: 2,
+    duration: 2000,
+    requests: fixture('crash-requests.mjs').href,
+  });
+  t.ok(result.durationMs < 1000, `the crash ended the run after ${result.durationMs} ms`);
+  t.equal(result.errors.byCode.WORKER_CRASHED, 1);
+  t.equal(result.aborted, true);
+  t.ok(result.requests.completed > 0, `the surviving shard completed ${result.requests.completed}`);
+  t.ok(target.stats.requests >= result.requests.sent);
+  t.ok(warnings.some((message) => /worker 0 crashed: .*hook failed outside the request/s.test(message)), 'the error is reported');
+});
