@@ -1,17 +1,20 @@
 import type { TransportName } from '../types.js';
 import type { TransportFactory } from './transport.js';
+import { createHttpTransport } from './http.js';
+import { createNetTransport } from './net.js';
+import { loadUndiciTransport } from './undici.js';
 
 /**
- * The transport of that name. Each is loaded on first use, so a run on the default `net`
- * transport never pays for importing undici (about a third of a second).
+ * The transport of that name. undici itself is imported on first use, so a run on the default
+ * `net` transport never pays for loading it (about a third of a second).
  */
 export async function loadTransport(name: TransportName): Promise<TransportFactory> {
   switch (name) {
     case 'net':
-      return (await import('./net.js')).createNetTransport;
+      return createNetTransport;
     case 'undici':
-      return (await import('./undici.js')).loadUndiciTransport();
+      return loadUndiciTransport();
     case 'http':
-      return (await import('./http.js')).createHttpTransport;
+      return createHttpTransport;
   }
 }
