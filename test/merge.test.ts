@@ -9,7 +9,7 @@ const gauges = { connections: () => 4, targetRate: () => undefined };
 t.test('latency keeps microsecond precision in milliseconds', async (t) => {
   const recorder = new Recorder(0, gauges, undefined);
   recorder.recordResponse(200, 10, 1.234, 1.234, 10);
-  const result = mergeShards(plan, [recorder.finish(1000, false, undefined)], false);
+  const result = mergeShards(plan, [recorder.finish(1000, 1000, false, undefined)], false);
   t.equal(result.latency.p50, 1.234);
   t.equal(result.latency.min, 1.234);
   t.equal(result.latency.max, 1.234);
@@ -28,8 +28,8 @@ t.test('two shards merge exactly into the distribution of their union', async (t
   a.recordError('ECONNRESET', 200);
   b.recordError('ECONNRESET', 1700);
   b.recordError('TIMEOUT', 2500);
-  const merged = mergeShards(plan, [a.finish(3000, false, undefined), b.finish(3000, false, undefined)], false);
-  const single = mergeShards(plan, [whole.finish(3000, false, undefined)], false);
+  const merged = mergeShards(plan, [a.finish(3000, 3000, false, undefined), b.finish(3000, 3000, false, undefined)], false);
+  const single = mergeShards(plan, [whole.finish(3000, 3000, false, undefined)], false);
   t.same(merged.latency, single.latency, 'merged percentiles equal the union\'s');
   t.equal(merged.latency.p50, 1, 'median at the boundary: 1.000 ms');
   t.equal(merged.latency.p99, 1.98, 'rank 198 of 200');
@@ -48,7 +48,7 @@ t.test('two shards merge exactly into the distribution of their union', async (t
 
 t.test('an empty run reports zeros, not NaN', async (t) => {
   const recorder = new Recorder(0, gauges, undefined);
-  const result = mergeShards(plan, [recorder.finish(0, true, undefined)], true);
+  const result = mergeShards(plan, [recorder.finish(0, 0, true, undefined)], true);
   t.equal(result.latency.p99, 0);
   t.equal(result.requests.perSecond, 0);
   t.equal(result.aborted, true);

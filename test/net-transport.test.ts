@@ -361,7 +361,7 @@ t.test('connect opens every connection ahead; requests then use them', async (t)
   const server = await rawServer(t, (socket) => socket.write(OK));
   const sink = new RecordingSink();
   const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink, { connections: 3 });
-  await transport.connect();
+  await transport.connect(3);
   t.equal(transport.openConnections(), 3);
   const request = transport.prepare(get());
   for (const lane of lanes(3)) transport.send(lane, request);
@@ -371,11 +371,25 @@ t.test('connect opens every connection ahead; requests then use them', async (t)
   t.equal(transport.openConnections(), 0);
 });
 
+t.test('connect(count) opens only the first count connections: a ramp opens the rest later', async (t) => {
+  const server = await rawServer(t, (socket) => socket.write(OK));
+  const sink = new RecordingSink();
+  const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink, { connections: 10 });
+  await transport.connect(2);
+  t.equal(transport.openConnections(), 2);
+  // A request on each: by their responses the server has accepted whatever connect opened.
+  const request = transport.prepare(get());
+  for (const lane of lanes(2)) transport.send(lane, request);
+  await sink.until(2);
+  t.equal(server.connections, 2, 'the server saw 2 connections, not 10');
+  await transport.close();
+});
+
 t.test('an idle keep-alive connection closed by the server is not an error', async (t) => {
   const server = await rawServer(t, (socket) => socket.end(OK));
   const sink = new RecordingSink();
   const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink);
-  await transport.connect();
+  await transport.connect(1);
   transport.send(new Lane(0, 0), transport.prepare(get()));
   await sink.until(1);
   await connectionsClosed(server, 1);
@@ -391,7 +405,7 @@ t.test('connection refused: connect resolves quietly, send reports ECONNREFUSED 
   await once(probe, 'close');
   const sink = new RecordingSink();
   const transport = netTransport(t, `http://127.0.0.1:${port}/`, sink, { connections: 2 });
-  await transport.connect();
+  await transport.connect(2);
   t.equal(transport.openConnections(), 0);
   t.equal(sink.events.length, 0);
   transport.send(new Lane(0, 0), transport.prepare(get()));
@@ -403,7 +417,7 @@ t.test('release closes a connection once it is idle', async (t) => {
   const server = await rawServer(t, (socket) => socket.write(OK));
   const sink = new RecordingSink();
   const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink, { connections: 2 });
-  await transport.connect();
+  await transport.connect(2);
   const [a] = lanes(2) as [Lane, Lane];
   transport.send(a, transport.prepare(get()));
   transport.release(0);
@@ -444,7 +458,7 @@ t.test('TLS', async (t) => {
     const server = await tlsServer(t);
     const sink = new RecordingSink();
     const transport = netTransport(t, `https://localhost:${server.port}/`, sink, { tls: { ca: localhostCert }, connections: 2 });
-    await transport.connect();
+    await transport.connect(2);
     t.equal(transport.openConnections(), 2);
     const request = transport.prepare(get());
     for (const lane of lanes(2)) transport.send(lane, request);

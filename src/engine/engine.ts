@@ -125,7 +125,7 @@ export class Engine implements TransportSink {
       return done;
     }
     signal?.addEventListener('abort', this.#onAbort, { once: true });
-    await this.#transport.connect();
+    await this.#transport.connect(this.#activeConnections);
     await this.#hooks.ready?.();
     if (this.#stopped) return done;
     if (signal?.aborted) {
@@ -419,7 +419,9 @@ export class Engine implements TransportSink {
       if (this.#plan.amount !== undefined) due = Math.min(due, this.#schedule.countBefore(startOffset) + this.#plan.amount);
       this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset)));
     }
-    const stats = this.#recorder.finish(endAt, aborted, this.#checker?.stats());
+    // Exact when the run reached its end: endAt - measureAt would carry float noise (1299.999...).
+    const durationMs = endAt === this.#endAt ? this.#plan.durationMs! : endAt - this.#measureAt;
+    const stats = this.#recorder.finish(endAt, durationMs, aborted, this.#checker?.stats());
     void this.#transport.close().then(() => this.#resolve(stats));
   }
 

@@ -191,7 +191,7 @@ export class Recorder {
   }
 
   /** Final numbers; a last partial second is kept when anything happened in it. */
-  finish(endAt: number, aborted: boolean, checks: CheckStats | undefined): ShardStats {
+  finish(endAt: number, durationMs: number, aborted: boolean, checks: CheckStats | undefined): ShardStats {
     this.rollTo(endAt);
     if (this.#secondSent + this.#secondCompleted + this.#secondErrors > 0) this.#closeSecond();
     return {
@@ -203,7 +203,7 @@ export class Recorder {
       statusCodes: this.#statusCodes(),
       bytesSent: this.bytesSent,
       bytesReceived: this.bytesReceived,
-      durationMs: Math.max(0, endAt - this.startAt),
+      durationMs,
       aborted,
       histogram: encodeHistogram(this.#latency),
       histogramUncorrected: encodeHistogram(this.#latencyUncorrected),

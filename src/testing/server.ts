@@ -205,6 +205,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       // Timers fire up to a millisecond late: wake a little early and finish on setImmediate, so
       // the delay a load test sees is the one configured (tests compare p50 with it to 1 ms).
       const release = () => {
+        if (socket.destroyed) return; // closed meanwhile: no timers left behind to hold the process
         const now = performance.now();
         const until = Math.max(dueAt, stallUntil);
         if (now < until - 1.5) setTimeout(release, until - now - 1.5);

@@ -314,9 +314,9 @@ class NetTransport implements Transport<Buffer> {
     if (connection !== undefined && connection.carries(lane)) connection.abort(code, code);
   }
 
-  async connect(): Promise<void> {
+  async connect(count: number): Promise<void> {
     const connecting: Array<Promise<void>> = [];
-    for (let slot = 0; slot < this.#connections.length; slot++) {
+    for (let slot = 0; slot < Math.min(count, this.#connections.length); slot++) {
       const connection = this.#connection(slot);
       if (connection.socket !== undefined) continue;
       const socket = connection.open();

@@ -88,8 +88,11 @@ export interface Transport<P = unknown> {
    * and for every other lane whose request was lost with it, exactly once each, before returning.
    */
   cancel(lane: Lane, code: string): void;
-  /** Opens this thread's connections ahead of the start (best effort: failures are left to `send`). */
-  connect(): Promise<void>;
+  /**
+   * Opens the first `count` connections ahead of the start (best effort: failures are left to
+   * `send`); a ramp opens the others when it reaches them.
+   */
+  connect(count: number): Promise<void>;
   /** Closes connection `connection` once its lanes are idle (ramping connections down). */
   release(connection: number): void;
   /** Connections open now. */

@@ -28,7 +28,7 @@ async function importRequestHooks(plan: Plan): Promise<RequestSpec[] | undefined
 /** The stats of a shard that measured nothing: stopped before its clock started, or crashed. */
 export function emptyShardStats(): ShardStats {
   const now = performance.now();
-  return new Recorder(now, { connections: () => 0, targetRate: () => undefined }, undefined).finish(now, true, undefined);
+  return new Recorder(now, { connections: () => 0, targetRate: () => undefined }, undefined).finish(now, 0, true, undefined);
 }
 
 /**
