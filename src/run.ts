@@ -6,13 +6,11 @@ import { evaluateThresholds, parseThresholds } from './stats/thresholds.js';
 import type { LoadOptions, LoadResult, ProgressEvent } from './types.js';
 import { runWorkers } from './workers/pool.js';
 
-/** Turns one second's numbers into the public event and calls the user's callback without letting it break the run. */
-export function progressEvent(
-  summary: SecondSummary,
-  totals: ProgressEvent['totals'],
-): ProgressEvent {
+/** The public event for one closed second. */
+export function progressEvent(summary: Omit<SecondSummary, 'histogram'>, totals: ProgressEvent['totals']): ProgressEvent {
   return {
-    second: summary.second + 1,
+    second: summary.second,
+    sent: summary.sent,
     completed: summary.completed,
     errors: summary.errors,
     p50: summary.p50,

@@ -74,22 +74,11 @@ export type Thresholds = Record<
   string | string[] | { threshold: string | string[]; abortOnFail?: boolean }
 >;
 
-/** What `onProgress` receives about once per second. */
-export interface ProgressEvent {
-  /** Seconds since the measured run began (1 for the first full second). */
-  second: number;
-  /** Responses completed during the last second. */
-  completed: number;
-  /** Errors during the last second. */
-  errors: number;
-  /** Median latency of the last second, ms. */
-  p50: number;
-  /** 99th percentile latency of the last second, ms. */
-  p99: number;
-  /** Open connections at the end of the second. */
-  connections: number;
-  /** Target rate during the second, requests/s (open-loop runs only). */
-  targetRate?: number;
+/**
+ * What `onProgress` receives about once per second: the second that just closed, as it will appear
+ * in `result.timeline`, with the run's totals so far.
+ */
+export interface ProgressEvent extends TimelineEntry {
   /** Totals since the measured run began. */
   totals: { sent: number; completed: number; errors: number };
 }

@@ -53,17 +53,10 @@ export interface ShardStats {
   checks: CheckStats | undefined;
 }
 
-/** The last second, live, for `onProgress`. */
-export interface SecondSummary {
-  second: number;
-  completed: number;
-  errors: number;
+/** The second that just closed, live, for `onProgress`. */
+export interface SecondSummary extends ShardSecond {
   p50: number;
   p99: number;
-  connections: number;
-  targetRate: number | undefined;
-  /** This second's corrected latencies, encoded, so that worker threads' seconds merge exactly. */
-  histogram: string;
 }
 
 /** Samples taken once per second from the engine. */
@@ -140,27 +133,20 @@ export class Recorder {
 
   #closeSecond(): void {
     const second = this.#second++;
-    const connections = this.gauges.connections();
-    const targetRate = this.gauges.targetRate(second);
-    const histogram = encodeHistogram(this.#secondLatency);
-    this.#timeline.push({
+    const entry: ShardSecond = {
       second,
       sent: this.#secondSent,
       completed: this.#secondCompleted,
       errors: this.#secondErrors,
-      connections,
-      targetRate,
-      histogram,
-    });
+      connections: this.gauges.connections(),
+      targetRate: this.gauges.targetRate(second),
+      histogram: encodeHistogram(this.#secondLatency),
+    };
+    this.#timeline.push(entry);
     this.onSecond?.({
-      second,
-      completed: this.#secondCompleted,
-      errors: this.#secondErrors,
+      ...entry,
       p50: this.#secondLatency.getValueAtPercentile(50) / 1000,
       p99: this.#secondLatency.getValueAtPercentile(99) / 1000,
-      connections,
-      targetRate,
-      histogram,
     });
     this.#secondLatency.reset();
     this.#secondSent = this.#secondCompleted = this.#secondErrors = 0;

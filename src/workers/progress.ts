@@ -7,6 +7,7 @@ type Totals = ProgressEvent['totals'];
 
 interface PendingSecond {
   reported: Set<number>;
+  sent: number;
   completed: number;
   errors: number;
   connections: number;
@@ -42,6 +43,7 @@ export class ProgressMerger {
     if (pending === undefined) {
       pending = {
         reported: new Set(),
+        sent: 0,
         completed: 0,
         errors: 0,
         connections: 0,
@@ -52,6 +54,7 @@ export class ProgressMerger {
       this.#pending.set(summary.second, pending);
     }
     pending.reported.add(shard);
+    pending.sent += summary.sent;
     pending.completed += summary.completed;
     pending.errors += summary.errors;
     pending.connections += summary.connections;
@@ -101,15 +104,15 @@ export class ProgressMerger {
       totals.completed += shardTotals.completed;
       totals.errors += shardTotals.errors;
     }
-    const summary: SecondSummary = {
+    const summary: Omit<SecondSummary, 'histogram'> = {
       second,
+      sent: pending.sent,
       completed: pending.completed,
       errors: pending.errors,
       p50: pending.histogram.getValueAtPercentile(50) / 1000,
       p99: pending.histogram.getValueAtPercentile(99) / 1000,
       connections: pending.connections,
       targetRate: pending.targetRate,
-      histogram: '',
     };
     pending.histogram.destroy();
     try {
