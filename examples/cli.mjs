@@ -25,7 +25,7 @@ if (args.help) {
 // On a terminal, one progress line rewritten in place; in a log, one line per second.
 const live = process.stderr.isTTY;
 function onProgress({ second, completed, errors, p50, p99, totals }) {
-  const line = `${second}s  ${completed} req/s  p50 ${p50.toFixed(2)} ms  p99 ${p99.toFixed(2)} ms  errors ${errors}  total ${totals.completed}`;
+  const line = `${second + 1}s  ${completed} req/s  p50 ${p50.toFixed(2)} ms  p99 ${p99.toFixed(2)} ms  errors ${errors}  total ${totals.completed}`;
   process.stderr.write(live ? `\r\x1b[K${line}` : `${line}\n`);
 }
 
