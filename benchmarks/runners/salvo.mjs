@@ -1,0 +1,28 @@
+// salvo's runLoad from the built package, one transport per process.
+import { runLoad } from '../../dist/index.js';
+import { readSpec, warmUpAndMeasure } from './measure.mjs';
+
+const spec = readSpec();
+
+await warmUpAndMeasure(spec, async (seconds) => {
+  const result = await runLoad({
+    url: spec.url,
+    transport: spec.transport,
+    connections: spec.connections,
+    duration: seconds * 1000,
+    pipelining: spec.pipelining,
+    keepAlive: spec.keepAlive,
+    ...(spec.rate ? { rate: spec.rate } : {}),
+  });
+  const non2xx = Object.entries(result.statusCodes)
+    .filter(([code]) => !code.startsWith('2'))
+    .reduce((sum, [, count]) => sum + count, 0);
+  return {
+    completed: result.requests.completed,
+    errors: result.errors.total,
+    non2xx,
+    durationMs: result.durationMs,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+  };
+});
