@@ -54,3 +54,22 @@ t.test('an empty run reports zeros, not NaN', async (t) => {
   t.equal(result.aborted, true);
   t.same(result.timeline, []);
 });
+
+t.test('uncorrected latency: shared while equal, exact once the two differ', async (t) => {
+  const closed = new Recorder(0, gauges, undefined);
+  closed.recordResponse(200, 1, 2, 2, 10);
+  closed.recordResponse(200, 1, 4, 4, 20);
+  const closedResult = mergeShards(plan, [closed.finish(1000, 1000, false, undefined)], false);
+  t.same(closedResult.latencyUncorrected, closedResult.latency, 'closed loop: the same distribution');
+
+  const open = new Recorder(0, gauges, undefined);
+  // Values under 2.048 ms, where the histogram's buckets are 1 µs wide: exact.
+  open.recordResponse(200, 1, 1, 1, 10); // on time: both 1 ms
+  open.recordResponse(200, 1, 1.9, 1.3, 20); // sent 0.6 ms late: 1.9 ms corrected, 1.3 ms from the write
+  open.recordResponse(200, 1, 1.4, 1.4, 30);
+  const openResult = mergeShards(plan, [open.finish(1000, 1000, false, undefined)], false);
+  t.same([openResult.latency.min, openResult.latency.max], [1, 1.9]);
+  t.same([openResult.latencyUncorrected.min, openResult.latencyUncorrected.max], [1, 1.4]);
+  t.equal(openResult.latencyUncorrected.mean.toFixed(4), '1.2333', 'all three responses: (1 + 1.3 + 1.4) / 3');
+  t.equal(openResult.latency.mean.toFixed(4), '1.4333', '(1 + 1.9 + 1.4) / 3');
+});

@@ -80,6 +80,8 @@ export class Recorder {
   readonly #errorCodes = new Map<string, number>();
   readonly #latency = createHistogram();
   readonly #latencyUncorrected = createHistogram();
+  /** Some response's uncorrected latency differed from its corrected one (open loop). */
+  #uncorrectedApart = false;
   readonly #secondLatency = createHistogram();
   readonly #timeline: ShardSecond[] = [];
   #second = 0;
@@ -110,10 +112,21 @@ export class Recorder {
     this.#secondCompleted++;
     this.bytesReceived += bytes;
     this.#statusCounts[status < 1000 ? status : 0]!++;
+    // Closed-loop latencies are the same measured both ways: keep one histogram until they differ.
+    if (uncorrectedMs !== latencyMs && !this.#uncorrectedApart) {
+      this.#latencyUncorrected.add(this.#latency);
+      this.#uncorrectedApart = true;
+    }
     const us = Math.min(HIGHEST_US, Math.round(latencyMs * 1000));
     this.#latency.recordValue(us);
     this.#secondLatency.recordValue(us);
-    this.#latencyUncorrected.recordValue(Math.min(HIGHEST_US, Math.round(uncorrectedMs * 1000)));
+    if (this.#uncorrectedApart) {
+      this.#latencyUncorrected.recordValue(Math.min(HIGHEST_US, Math.round(uncorrectedMs * 1000)));
+    }
+  }
+
+  get #uncorrected(): hdr.Histogram {
+    return this.#uncorrectedApart ? this.#latencyUncorrected : this.#latency;
   }
 
   recordError(code: string, now: number): void {
@@ -160,7 +173,7 @@ export class Recorder {
     return {
       requests: { sent: this.sent, completed: this.completed },
       latency: { max: this.#latency.maxValue / 1000 },
-      latencyUncorrected: { max: this.#latencyUncorrected.maxValue / 1000 },
+      latencyUncorrected: { max: this.#uncorrected.maxValue / 1000 },
       statusCodes: this.#statusCodes(),
       errors: { total: this.errors, byCode: Object.fromEntries(this.#errorCodes) },
       bytes: { sent: this.bytesSent, received: this.bytesReceived },
@@ -192,7 +205,7 @@ export class Recorder {
       durationMs,
       aborted,
       histogram: encodeHistogram(this.#latency),
-      histogramUncorrected: encodeHistogram(this.#latencyUncorrected),
+      histogramUncorrected: encodeHistogram(this.#uncorrected),
       timeline: this.#timeline,
       checks,
     };

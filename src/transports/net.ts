@@ -62,6 +62,8 @@ class Connection implements ResponseHandler {
   readonly #sink: TransportSink;
   readonly #parser: ResponseParser;
   readonly #readBuffer: Buffer;
+  /** Pipelining: requests sent in one tick leave in one write. */
+  readonly #batchWrites: boolean;
   /** Ring of lanes in flight, with whether each one's request was a HEAD. */
   #lanes: Array<Lane | undefined>;
   #heads: boolean[];
@@ -76,6 +78,7 @@ class Connection implements ResponseHandler {
     this.#sink = sink;
     this.#readBuffer = readBuffer;
     this.#parser = new ResponseParser(this, { capture });
+    this.#batchWrites = capacity > 1;
     this.#lanes = new Array<Lane | undefined>(capacity).fill(undefined);
     this.#heads = new Array<boolean>(capacity).fill(false);
   }
@@ -115,8 +118,9 @@ class Connection implements ResponseHandler {
     this.released = false;
     this.#push(lane, isHeadRequest(request));
     // Inside a read the socket is already corked; elsewhere (a pipelining burst, a paced tick) the
-    // requests sent in the same tick are gathered into one write.
-    if (socket.writableCorked === 0) {
+    // requests sent in the same tick are gathered into one write. With one request in flight there
+    // is nothing to gather, and a corked write takes the slower writev path.
+    if (this.#batchWrites && socket.writableCorked === 0) {
       socket.cork();
       process.nextTick(uncork, socket);
     }
@@ -186,9 +190,9 @@ class Connection implements ResponseHandler {
     }
     this.#reading = socket;
     // Requests the sink sends while responses are parsed leave in one write.
-    socket.cork();
+    if (this.#batchWrites) socket.cork();
     const error = this.#parser.execute(buffer, 0, nread);
-    socket.uncork();
+    if (this.#batchWrites) socket.uncork();
     if (error !== undefined && socket === this.socket) this.abort(error, error);
   }
 
