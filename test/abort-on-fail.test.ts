@@ -2,14 +2,9 @@
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
 import { abortOnFailCheck } from '../src/stats/thresholds.js';
-import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { testServer } from './fixtures/test-server.js';
 import { refusedPort } from './fixtures/raw-http-server.js';
 
-async function testServer(t: Test, options: TestServerOptions = {}) {
-  const server = await createTestServer(options);
-  t.teardown(() => server.close());
-  return server;
-}
 
 /** The check runs about once per second: the run ends after the first measured second. */
 function endedEarly(t: Test, result: { durationMs: number }, wallMs: number, wallLimitMs = 2500): void {

@@ -1,15 +1,10 @@
 // `expect` checks and `thresholds` end to end, counted against what the server answered.
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { assertThresholds, runLoad, type TransportName } from '../src/index.js';
-import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { testServer } from './fixtures/test-server.js';
 
 const TRANSPORTS: TransportName[] = ['net', 'undici', 'http'];
 
-async function testServer(t: Test, options: TestServerOptions = {}) {
-  const server = await createTestServer(options);
-  t.teardown(() => server.close());
-  return server;
-}
 
 for (const transport of TRANSPORTS) {
   t.test(transport, async (t) => {

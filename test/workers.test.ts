@@ -1,20 +1,15 @@
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { separateServer } from './fixtures/separate-server.js';
 import { SalvoOptionError } from '../src/errors.js';
 import { runLoad } from '../src/index.js';
-import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { testServer } from './fixtures/test-server.js';
 import type { ProgressEvent } from '../src/types.js';
 
 const fixture = (name: string) => new URL(`./fixtures/workers/${name}`, import.meta.url);
 
-async function server(t: Test, options: TestServerOptions = {}) {
-  const created = await createTestServer(options);
-  t.teardown(() => created.close());
-  return created;
-}
 
 t.test('5 connections over 2 workers: exactly 5 at the server, one progress event per second', async (t) => {
-  const target = await server(t);
+  const target = await testServer(t);
   const events: ProgressEvent[] = [];
   const result = await runLoad({
     url: target.url,
@@ -44,7 +39,7 @@ t.test('5 connections over 2 workers: exactly 5 at the server, one progress even
 });
 
 t.test('rate 1000 over 2 workers delivers 1000/s in total, not 2000', async (t) => {
-  const target = await server(t);
+  const target = await testServer(t);
   const result = await runLoad({ url: target.url, connections: 10, workers: 2, rate: 1000, duration: 1500 });
   t.equal(result.rate, 1000);
   t.equal(target.stats.requests, result.requests.sent);
@@ -54,7 +49,7 @@ t.test('rate 1000 over 2 workers delivers 1000/s in total, not 2000', async (t) 
 });
 
 t.test('amount 1001 over 2 workers sends exactly 1001', async (t) => {
-  const target = await server(t);
+  const target = await testServer(t);
   const result = await runLoad({ url: target.url, connections: 5, workers: 2, amount: 1001 });
   t.equal(target.stats.requests, 1001);
   t.equal(result.requests.sent, 1001);
@@ -63,7 +58,7 @@ t.test('amount 1001 over 2 workers sends exactly 1001', async (t) => {
 });
 
 t.test('amount with rate: exact count, paced over the whole run', async (t) => {
-  const target = await server(t);
+  const target = await testServer(t);
   const result = await runLoad({ url: target.url, connections: 5, workers: 2, amount: 300, rate: 600 });
   t.equal(target.stats.requests, 300);
   t.equal(result.requests.completed, 300);
@@ -72,10 +67,12 @@ t.test('amount with rate: exact count, paced over the whole run', async (t) => {
 });
 
 t.test('merged p50 against a 10 ms server is within 1 ms of 10', async (t) => {
-  const url = await separateServer(t, 10);
-  const result = await runLoad({ url, connections: 4, workers: 2, duration: 1000, warmup: 200 });
+  const server = await separateServer(t, 10);
+  const result = await runLoad({ url: server.url, connections: 4, workers: 2, duration: 1000, warmup: 200 });
+  const applied = await server.appliedDelayMs();
+  t.ok(applied >= 10 && applied < 13, `server applied ${applied} ms`);
   t.ok(result.requests.completed > 200, `completed ${result.requests.completed}`);
-  t.ok(Math.abs(result.latency.p50 - 10) <= 1, `p50 ${result.latency.p50} ms`);
+  t.ok(result.latency.p50 >= applied - 0.1 && result.latency.p50 <= applied + 1, `p50 ${result.latency.p50} ms, applied ${applied}`);
   t.ok(result.latency.min >= 9.5, `min ${result.latency.min} ms`);
 });
 
@@ -83,7 +80,7 @@ t.test('requests and onProgress from modules: hooks run in each worker, progress
   const { events } = (await import(fixture('progress-log.mjs').href)) as { events: ProgressEvent[] };
   const tags: string[] = [];
   const paths: string[] = [];
-  const target = await server(t, {
+  const target = await testServer(t, {
     onRequest: (request) => {
       paths.push(request.path);
       if (request.headers['x-tag'] !== undefined) tags.push(request.headers['x-tag']);
@@ -110,7 +107,7 @@ t.test('requests and onProgress from modules: hooks run in each worker, progress
 
 t.test('requests from a module work in this thread too (workers: 1)', async (t) => {
   const tags: string[] = [];
-  const target = await server(t, { onRequest: (request) => request.headers['x-tag'] && tags.push(request.headers['x-tag']) });
+  const target = await testServer(t, { onRequest: (request) => request.headers['x-tag'] && tags.push(request.headers['x-tag']) });
   const result = await runLoad({ url: target.url, connections: 2, amount: 20, requests: fixture('tagged-requests.mjs').href });
   t.equal(result.workers, 1);
   t.equal(target.stats.requests, 20);
@@ -118,7 +115,7 @@ t.test('requests from a module work in this thread too (workers: 1)', async (t) 
 });
 
 t.test('options that cannot be copied into threads are errors that name them', async (t) => {
-  const target = await server(t);
+  const target = await testServer(t);
   await t.rejects(
     runLoad({ url: target.url, workers: 2, duration: 200, tls: { checkServerIdentity: () => undefined } }),
     { name: 'SalvoOptionError', message: /tls\.checkServerIdentity is a function.*workers: 2/ },
@@ -131,7 +128,7 @@ t.test('options that cannot be copied into threads are errors that name them', a
 });
 
 t.test('a bare function hook with workers > 1 is an error that says what to do', async (t) => {
-  const target = await server(t);
+  const target = await testServer(t);
   await t.rejects(
     runLoad({ url: target.url, workers: 2, duration: 200, requests: [{ setupRequest: (request) => request }] }),
     { name: 'SalvoOptionError', message: /requests\[0\]\.setupRequest is a function.*module/ },
@@ -145,7 +142,7 @@ t.test('a bare function hook with workers > 1 is an error that says what to do',
 });
 
 t.test('abort stops every worker promptly and keeps the partial result', async (t) => {
-  const target = await server(t);
+  const target = await testServer(t);
   const controller = new AbortController();
   let abortedAt = 0;
   const result = await runLoad({
@@ -168,7 +165,7 @@ t.test('abort stops every worker promptly and keeps the partial result', async (
 });
 
 t.test('abort while the worker threads are starting', async (t) => {
-  const target = await server(t);
+  const target = await testServer(t);
   const controller = new AbortController();
   setTimeout(() => controller.abort(), 5);
   const startedAt = performance.now();
@@ -183,7 +180,7 @@ t.test('abort while the worker threads are starting', async (t) => {
 });
 
 t.test('a crashing worker ends the run and the other shard keeps its data', async (t) => {
-  const target = await server(t);
+  const target = await testServer(t);
   const warnings: string[] = [];
   const onWarning = (warning: Error) => warnings.push(warning.message);
   process.on('warning', onWarning);

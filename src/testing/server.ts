@@ -51,6 +51,11 @@ export interface TestServerStats {
   bytesSent: number;
   /** Requests per status code answered. */
   statusCodes: Record<string, number>;
+  /**
+   * Mean delay actually applied to delayed responses, ms, from the request's arrival to the write:
+   * the ground truth for a client's latency (timers and a busy machine can add to `delayMs`).
+   */
+  appliedDelayMs: number;
 }
 
 /** A running test server. */
@@ -148,8 +153,9 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
   const responseFor = (failed: boolean, head: boolean, close: boolean): Buffer =>
     responses[(failed ? 4 : 0) + (head ? 2 : 0) + (close ? 1 : 0)]!;
   const stats: TestServerStats = {
-    requests: 0, connections: 0, openConnections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {},
+    requests: 0, connections: 0, openConnections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0,
   };
+  let delayed = 0;
   const sockets = new Set<net.Socket>();
   let stallUntil = 0;
 
@@ -190,7 +196,8 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       const code = failed ? 500 : status;
       stats.statusCodes[code] = (stats.statusCodes[code] ?? 0) + 1;
       const response = responseFor(failed, isHead, close);
-      const dueAt = Math.max(performance.now() + delayFor(), stallUntil);
+      const arrivedAt = performance.now();
+      const dueAt = Math.max(arrivedAt + delayFor(), stallUntil);
       if (dueAt <= performance.now() && queue.length === 0) {
         stats.bytesSent += response.length;
         socket.write(response);
@@ -211,6 +218,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
         if (now < until - 1.5) setTimeout(release, until - now - 1.5);
         else if (now < until) setImmediate(release);
         else {
+          stats.appliedDelayMs += (now - arrivedAt - stats.appliedDelayMs) / ++delayed;
           slot.response = response;
           flush();
         }
@@ -271,7 +279,8 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       stallUntil = Math.max(stallUntil, performance.now() + ms);
     },
     reset() {
-      Object.assign(stats, { requests: 0, connections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {} });
+      Object.assign(stats, { requests: 0, connections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0 });
+      delayed = 0;
     },
     async close() {
       for (const socket of sockets) socket.destroy();
