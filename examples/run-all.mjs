@@ -1,6 +1,8 @@
 // Runs every example, as CI does (`npm run examples` at the root, after `npm run build`): installs
-// mocha and jest into their own folders from their lock files (salvo itself is linked from this
-// checkout), then runs each example and exits non-zero when any fails.
+// mocha and jest into their own folders (salvo itself is linked from this checkout), then runs each
+// example and exits non-zero when any fails. `npm install`, not `npm ci`: jest's resolver lists
+// platform bindings that npm leaves out of a lock file when the registry lacks them, and `npm ci`
+// then rejects that lock file (npm/cli#9846).
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -12,9 +14,9 @@ const steps = [
   ['cli', 'node', ['cli.mjs', '--duration', '2s', '--connections', '4'], here('.')],
   ['cli, 2 workers', 'node', ['cli.mjs', '--duration', '2s', '--connections', '4', '--workers', '2', '--transport', 'undici'], here('.')],
   ['node:test', 'node', ['--test', 'node-test/load.test.mjs'], here('.')],
-  ['mocha: install', npm, ['ci', '--no-audit', '--no-fund'], here('mocha')],
+  ['mocha: install', npm, ['install', '--no-audit', '--no-fund'], here('mocha')],
   ['mocha', npm, ['test'], here('mocha')],
-  ['jest: install', npm, ['ci', '--no-audit', '--no-fund'], here('jest')],
+  ['jest: install', npm, ['install', '--no-audit', '--no-fund'], here('jest')],
   ['jest', npm, ['test'], here('jest')],
 ];
 
