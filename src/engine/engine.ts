@@ -69,7 +69,6 @@ export class Engine implements TransportSink {
   #endTimer: NodeJS.Timeout | undefined;
   readonly #backoffTimers = new Set<NodeJS.Timeout>();
   #stopped = false;
-  #aborted = false;
   #resolve!: (stats: ShardStats) => void;
   readonly #onAbort = () => this.stop(true);
 
@@ -120,7 +119,6 @@ export class Engine implements TransportSink {
     const { signal } = this.#hooks;
     const done = new Promise<ShardStats>((resolve) => (this.#resolve = resolve));
     if (signal?.aborted) {
-      this.#begin(performance.now());
       this.stop(true);
       return done;
     }
@@ -129,7 +127,6 @@ export class Engine implements TransportSink {
     await this.#hooks.ready?.();
     if (this.#stopped) return done;
     if (signal?.aborted) {
-      this.#begin(performance.now());
       this.stop(true);
       return done;
     }
@@ -402,7 +399,6 @@ export class Engine implements TransportSink {
   stop(aborted: boolean): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#aborted = aborted;
     const now = performance.now();
     // Aborted while the connections were still opening: nothing was measured.
     if (!this.#begun) this.#begin(now);
@@ -423,10 +419,6 @@ export class Engine implements TransportSink {
     const durationMs = endAt === this.#endAt ? this.#plan.durationMs! : endAt - this.#measureAt;
     const stats = this.#recorder.finish(endAt, durationMs, aborted, this.#checker?.stats());
     void this.#transport.close().then(() => this.#resolve(stats));
-  }
-
-  get aborted(): boolean {
-    return this.#aborted;
   }
 }
 
