@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap';
+import { HeadTemplate } from '../src/http1/head-template.js';
 import { ResponseParser, type ParseErrorCode, type ResponseHandler } from '../src/http1/parser.js';
 import type { ResponseDetails } from '../src/transports/transport.js';
 
@@ -456,4 +457,102 @@ t.test('fuzz: mutated valid responses never throw or hang', async (t) => {
     inputs.push(Buffer.from(bytes));
   }
   fuzz(t, inputs, 99);
+});
+
+t.test('head template: matches only heads that parse the same', async (t) => {
+  const head = 'HTTP/1.1 200 OK\r\nDate: Sun, 22 Nov 2026 06:31:38 GMT\r\nContent-Length: 12\r\nConnection: keep-alive\r\nX-Id: abc\r\n\r\n';
+  const facts = { status: 200, http10: false, contentLength: 12, transferEncoding: false, chunked: false, connectionClose: false, connectionKeepAlive: true };
+  const template = new HeadTemplate();
+  template.learn(Buffer.from(head, 'latin1'), 0, head.length, facts);
+  t.equal(template.length, head.length);
+  const variants: Array<[string, boolean, string]> = [
+    [head, true, 'the same head'],
+    [head.replace('06:31:38', '06:31:39'), true, 'another Date'],
+    [head.replace('200 OK', '200 XY'), true, 'another reason phrase'],
+    [head.replace('abc', 'a;:'), true, 'any value bytes but LF in a non-framing header'],
+    [head.replace('abc', 'a\nc'), false, 'LF inside a value splits the line'],
+    [head.replace('Length: 12', 'Length: 13'), false, 'a framing value'],
+    [head.replace('keep-alive', 'close-abcd'), false, 'the Connection value'],
+    [head.replace('200 OK', '500 OK'), false, 'the status'],
+    [head.replace('HTTP/1.1', 'HTTP/1.0'), false, 'the version'],
+    [head.replace('X-Id', 'X-iD'), false, 'a name, even in another case'],
+    [head.replace('Date: ', 'Date:\t'), false, 'whitespace around a value'],
+    [head.replace('X-Id: abc', 'X-Id: abcd').slice(0, head.length), false, 'a longer head'],
+  ];
+  for (const [text, expected, name] of variants) {
+    // At an odd offset too: pipelined heads start anywhere in the read buffer.
+    for (const offset of [0, 3]) {
+      const data = Buffer.alloc(offset + text.length + 8, 'x');
+      data.write(text, offset, 'latin1');
+      t.equal(template.matches(data, offset), expected, `${name} (offset ${offset})`);
+    }
+  }
+  const folded = 'HTTP/1.1 200 OK\r\nX-A: 1\r\n 2\r\nContent-Length: 0\r\n\r\n';
+  template.learn(Buffer.from(folded, 'latin1'), 0, folded.length, { ...facts, contentLength: 0 });
+  t.equal(template.length, 0, 'a head with a folded line is not kept');
+  const informational = 'HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n';
+  template.learn(Buffer.from(informational, 'latin1'), 0, informational.length, { ...facts, status: 103 });
+  t.equal(template.length, 0, 'nor an informational head');
+});
+
+t.test('differential: a parser using its head template reports what a full parse does', async (t) => {
+  // A capturing parser never uses the template: it is the reference. Each response is a variant of
+  // a base with same-length byte changes, so that most heads are candidates for the template and
+  // some changes must be refused by it (a framing digit, a name, an LF in a value).
+  const next = random(2026);
+  const bases = [
+    'HTTP/1.1 200 OK\r\nServer: nginx/1.22.1\r\nDate: Sun, 22 Nov 2026 06:31:38 GMT\r\nContent-Type: application/octet-stream\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nxx',
+    'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Request-Id: 0123456789\r\n\r\n5\r\nhello\r\n0\r\n\r\n',
+    'HTTP/1.0 404 Not Found\r\nConnection: keep-alive\r\nContent-Length: 3\r\n\r\nabc',
+    'HTTP/1.1 204 No Content\r\nContent-Length: 7\r\nETag: "abc"\r\n\r\n',
+    'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nConnection: close\r\nX-A: b\r\n\r\nz',
+  ];
+  const alphabet = Buffer.from('\r\n: ;,0123456789abcXYZ\t');
+  const heads: boolean[] = [];
+  const stream: Buffer[] = [];
+  for (let i = 0; i < 4000; i++) {
+    const bytes = Buffer.from(bases[Math.floor(next() * bases.length)]!, 'latin1');
+    const changes = next() < 0.5 ? 0 : 1 + Math.floor(next() * 3);
+    for (let c = 0; c < changes; c++) {
+      bytes[Math.floor(next() * bytes.length)] = alphabet[Math.floor(next() * alphabet.length)]!;
+    }
+    stream.push(bytes);
+    heads.push(next() < 0.05);
+  }
+  const runBoth = (capture: boolean): { reported: Reported[]; errors: string[] } => {
+    const recorder = new Recorder(heads);
+    const parser = new ResponseParser(recorder, { capture, maxHeaderBytes: 4096 });
+    recorder.parser = parser;
+    parser.headRequest = heads[0]!;
+    const errors: string[] = [];
+    const pick = random(77);
+    let i = 0;
+    while (i < stream.length) {
+      // A connection of a few reads, each of one to three responses, sometimes cut in two. A
+      // changed framing byte can swallow what follows; the connection's end brings the next fresh.
+      const reads = 1 + Math.floor(pick() * 8);
+      let error: string | undefined;
+      for (let read = 0; read < reads && error === undefined && i < stream.length; read++) {
+        const count = 1 + Math.floor(pick() * 3);
+        const chunk = Buffer.concat(stream.slice(i, i + count));
+        i += count;
+        const cut = pick() < 0.2 ? Math.floor(pick() * chunk.length) : chunk.length;
+        for (const [from, to] of [[0, cut], [cut, chunk.length]] as const) {
+          if (from === to || error !== undefined) continue;
+          chunk.copy(readBuffer, 0, from, to);
+          error = parser.execute(readBuffer, 0, to - from);
+        }
+      }
+      error ??= parser.finish();
+      if (error !== undefined) errors.push(`${i}: ${error}`);
+      parser.reset();
+      parser.headRequest = heads[recorder.reported.length] ?? false;
+    }
+    return { reported: recorder.reported.map(({ status, bytes, willClose }) => ({ status, bytes, willClose })), errors };
+  };
+  const fast = runBoth(false);
+  const reference = runBoth(true);
+  t.same(fast.errors, reference.errors, 'the same errors at the same places');
+  t.same(fast.reported, reference.reported, 'the same responses: status, bytes, close');
+  t.ok(reference.reported.length > 1000 && reference.errors.length > 50, `${reference.reported.length} responses, ${reference.errors.length} errors`);
 });

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { planLoad } from '../src/options.js';
 import { mergeShards } from '../src/stats/merge.js';
-import { Recorder } from '../src/stats/recorder.js';
+import { createHistogram, decodeHistogram, encodeHistogram, PendingLatencies, Recorder, slotTop } from '../src/stats/recorder.js';
 
 const plan = planLoad({ url: 'http://127.0.0.1:9/', duration: 3000 }).plan;
 const gauges = { connections: () => 4, targetRate: () => undefined };
@@ -72,4 +72,37 @@ t.test('uncorrected latency: shared while equal, exact once the two differ', asy
   t.same([openResult.latencyUncorrected.min, openResult.latencyUncorrected.max], [1, 1.4]);
   t.equal(openResult.latencyUncorrected.mean.toFixed(4), '1.2333', 'all three responses: (1 + 1.3 + 1.4) / 3');
   t.equal(openResult.latency.mean.toFixed(4), '1.4333', '(1 + 1.9 + 1.4) / 3');
+});
+
+t.test('pending latencies move into histograms exactly as recording each value would', async (t) => {
+  const values = [0, 1, 2, 1023, 1024, 2047, 2048, 2049, 4095, 4096, 123_456, 2 ** 31 - 1, 2 ** 31, 3_600_000_000];
+  let seed = 7;
+  for (let i = 0; i < 20_000; i++) {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    // Spread over every bucket: a random power of two times a random fraction.
+    values.push(Math.min(3_600_000_000, Math.floor(2 ** (seed % 32) * ((seed >>> 8) / 2 ** 23))));
+  }
+  const direct = createHistogram();
+  const viaPending = createHistogram();
+  const alsoViaPending = createHistogram();
+  const pending = new PendingLatencies();
+  for (const [i, us] of values.entries()) {
+    direct.recordValue(us);
+    pending.record(us);
+    // Flushes at arbitrary points, as the recorder does each second.
+    if (i % 5_000 === 4_999) pending.flushInto(viaPending, alsoViaPending);
+  }
+  pending.flushInto(viaPending, alsoViaPending);
+  t.equal(encodeHistogram(viaPending), encodeHistogram(direct), 'same counts in the same slots');
+  t.equal(encodeHistogram(alsoViaPending), encodeHistogram(direct), 'the second histogram too');
+  t.equal(viaPending.totalCount, values.length);
+  // Results come from encoded histograms, which keep slots, not the raw extremes.
+  const decoded = decodeHistogram(encodeHistogram(direct));
+  t.equal(slotTop(viaPending.maxValue), decoded.maxValue, 'max: the top of the highest slot, as decoding reports it');
+  t.equal(slotTop(direct.maxValue), decoded.maxValue);
+  t.equal(decodeHistogram(encodeHistogram(viaPending)).minNonZeroValue, decoded.minNonZeroValue, 'min');
+  t.equal(viaPending.mean, direct.mean);
+  for (const p of [0, 50, 90, 99, 99.9, 100]) t.equal(viaPending.getValueAtPercentile(p), direct.getValueAtPercentile(p), `p${p}`);
+  pending.flushInto(viaPending);
+  t.equal(viaPending.totalCount, values.length, 'a flush forgets what it moved');
 });

@@ -171,6 +171,50 @@ t.test('a server that closes after each response without saying so: each request
   t.ok(server.requests.length <= sink.events.length, 'nothing was re-sent behind the engine');
 });
 
+t.test('writes that fill the socket buffers are queued, then arrive whole and in order', async (t) => {
+  // 8 MiB bodies against a server that stops reading for 300 ms after the first request: the second
+  // and third requests cannot be written inline, so libuv queues them behind each other.
+  const body = Buffer.alloc(8 * 1024 * 1024);
+  for (let i = 0; i < body.length; i++) body[i] = (i * 7) & 0xff;
+  const server = await rawServer(t, (socket, _request, index) => {
+    socket.write(OK);
+    if (index === 0) {
+      socket.pause();
+      setTimeout(() => socket.resume(), 300);
+    }
+  });
+  const sink = new RecordingSink();
+  const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink);
+  const loop = closedLoop(transport, sink, transport.prepare({ method: 'POST', path: '/', headers: {}, body }), 3);
+  loop.start();
+  await sink.until(3);
+  t.same(sink.events.map((e) => e.status), [200, 200, 200]);
+  t.equal(server.requests.length, 3);
+  const expectedBody = body.toString('latin1');
+  for (const [i, request] of server.requests.entries()) {
+    t.ok(request.endsWith(`content-length: ${body.length}\r\n\r\n${expectedBody}`), `request ${i} whole, its body intact`);
+  }
+});
+
+t.test('a server that resets right after answering: the next request is one error, never lost or doubled', async (t) => {
+  // The request after the answer goes out inline, from the read callback, while the reset may
+  // already be queued: the write itself can fail (EPIPE, ECONNRESET) or the read after it.
+  const server = await rawServer(t, (socket) => {
+    socket.write(OK);
+    socket.resetAndDestroy();
+  });
+  const sink = new RecordingSink();
+  const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink);
+  const loop = closedLoop(transport, sink, transport.prepare(get()), 40);
+  loop.start();
+  await sink.until(40);
+  t.equal(sink.events.length, 40, 'one result per request');
+  for (const code of Object.keys(sink.errors)) t.ok(['ECONNRESET', 'EPIPE', CONNECTION_CLOSED].includes(code), code);
+  const errors = Object.values(sink.errors).reduce((a, b) => a + b, 0);
+  t.ok(errors >= 10 && sink.responses.length >= 10, `${sink.responses.length} responses, ${errors} errors: ${JSON.stringify(sink.errors)}`);
+  t.ok(server.requests.length <= 40, 'nothing re-sent');
+});
+
 t.test('HTTP/1.0 without keep-alive: the client closes after each response', async (t) => {
   // The server leaves its sockets open: closing is the client's job here.
   const server = await rawServer(t, (socket) => socket.write('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok'));

@@ -1,4 +1,5 @@
 import type { ResponseDetails } from '../transports/transport.js';
+import { HeadTemplate, type HeadFacts } from './head-template.js';
 
 /**
  * Stable codes for malformed responses, named after llhttp's so that counts read the same whichever
@@ -134,6 +135,9 @@ export class ResponseParser {
   /** Body bytes (or chunk bytes) still to come. */
   #remaining = 0;
 
+  /** The last head, to recognise the next one by comparison; none when capturing. */
+  readonly #template: HeadTemplate | undefined;
+
   #headers: Record<string, string> | undefined;
   #lastHeaderName = '';
   #bodyParts: Buffer[] | undefined;
@@ -142,6 +146,7 @@ export class ResponseParser {
     this.#handler = handler;
     this.#capture = options.capture ?? false;
     this.#maxHeaderBytes = options.maxHeaderBytes ?? 64 * 1024;
+    this.#template = this.#capture ? undefined : new HeadTemplate();
     this.#startMessage(false);
   }
 
@@ -164,9 +169,21 @@ export class ResponseParser {
    */
   execute(data: Buffer, start: number, end: number): ParseErrorCode | undefined {
     let pos = start;
+    /** Where the head being parsed began in `data`, while all of it is there (-1: it is not). */
+    let headStart = -1;
     while (pos < end) {
       const state = this.#state;
       let step: Step;
+      if (state === STATUS_LINE && this.#bytes === 0 && this.#partialLength === 0) {
+        const template = this.#template;
+        if (template !== undefined && template.length > 0 && end - pos >= template.length && template.matches(data, pos)) {
+          pos += template.length;
+          step = this.#knownHead(template);
+          if (step === STOP) return undefined;
+          continue;
+        }
+        headStart = pos;
+      }
       if (state < BODY_LENGTH) {
         // A plain loop: lines are short, and Buffer#indexOf costs more per call than the scan.
         // It stops at `end`, since a reused read buffer holds stale bytes past it.
@@ -188,6 +205,10 @@ export class ResponseParser {
         }
         pos = lf + 1;
         if (lineEnd > lineStart && line[lineEnd - 1] === CR) lineEnd--;
+        if (state === HEADER_LINE && lineStart === lineEnd && headStart >= 0 && this.#template?.wantsHead) {
+          // Before the head is acted on: completing the response may reset the parser.
+          this.#template.learn(data, headStart, pos, this.#facts());
+        }
         step = this.#line(state, line, lineStart, lineEnd);
       } else if (state === BODY_LENGTH || state === CHUNK_DATA) {
         const n = Math.min(this.#remaining, end - pos);
@@ -255,6 +276,32 @@ export class ResponseParser {
     }
   }
 
+  /** A head equal to the template's: take its facts and go on as after parsing it. */
+  #knownHead(template: HeadTemplate): Step {
+    const facts = template.facts;
+    this.#bytes = template.length;
+    this.#status = facts.status;
+    this.#http10 = facts.http10;
+    this.#contentLength = facts.contentLength;
+    this.#transferEncoding = facts.transferEncoding;
+    this.#chunked = facts.chunked;
+    this.#connectionClose = facts.connectionClose;
+    this.#connectionKeepAlive = facts.connectionKeepAlive;
+    return this.#headersEnd();
+  }
+
+  #facts(): HeadFacts {
+    return {
+      status: this.#status,
+      http10: this.#http10,
+      contentLength: this.#contentLength,
+      transferEncoding: this.#transferEncoding,
+      chunked: this.#chunked,
+      connectionClose: this.#connectionClose,
+      connectionKeepAlive: this.#connectionKeepAlive,
+    };
+  }
+
   #statusLine(line: Buffer, start: number, end: number): Step {
     for (let i = 0; i < HTTP_SLASH.length; i++) {
       if (line[start + i] !== HTTP_SLASH[i]) return this.#fail('HPE_INVALID_CONSTANT');
@@ -287,6 +334,11 @@ export class ResponseParser {
       colon++;
     }
     if (colon === end || colon === start) return this.#fail('HPE_INVALID_HEADER_TOKEN');
+    return this.#header(line, start, colon, end);
+  }
+
+  /** A header line `[start, end)` (CRLF excluded) whose name ends at `colon`. */
+  #header(line: Buffer, start: number, colon: number, end: number): Step {
     let valueStart = colon + 1;
     let valueEnd = end;
     while (valueStart < valueEnd && isWhitespace(line[valueStart])) valueStart++;

@@ -3,6 +3,7 @@ import tls from 'node:tls';
 import { ResponseParser, type ResponseHandler } from '../http1/parser.js';
 import { encodeRequest, isHeadRequest } from '../http1/request.js';
 import { errorCode } from './error-code.js';
+import { createHandleWriter, type HandleWriter } from './handle-writer.js';
 import type {
   Lane,
   ResolvedRequest,
@@ -71,6 +72,8 @@ class Connection implements ResponseHandler {
   #count = 0;
   /** The socket whose bytes are being parsed, to tell whether a callback replaced it. */
   #reading: Socket | undefined;
+  /** Writes past the Writable stream, once a plain-TCP socket is connected and not pipelining. */
+  #writer: HandleWriter | undefined;
 
   constructor(owner: NetTransport, endpoint: Endpoint, sink: TransportSink, readBuffer: Buffer, capacity: number, capture: boolean) {
     this.#owner = owner;
@@ -117,6 +120,10 @@ class Connection implements ResponseHandler {
     const socket = this.socket ?? this.open();
     this.released = false;
     this.#push(lane, isHeadRequest(request));
+    if (this.#writer !== undefined) {
+      this.#writer.write(request);
+      return;
+    }
     // Inside a read the socket is already corked; elsewhere (a pipelining burst, a paced tick) the
     // requests sent in the same tick are gathered into one write. With one request in flight there
     // is nothing to gather, and a corked write takes the slower writev path.
@@ -180,6 +187,7 @@ class Connection implements ResponseHandler {
     if (socket !== this.socket) return;
     this.connected = true;
     this.#owner.connectedCount++;
+    if (this.#endpoint.tls === undefined && !this.#batchWrites) this.#writer = createHandleWriter(socket);
   }
 
   #onRead(socket: Socket, nread: number, buffer: Buffer): void {
@@ -220,6 +228,7 @@ class Connection implements ResponseHandler {
     const socket = this.socket;
     if (socket === undefined) return;
     this.socket = undefined;
+    this.#writer = undefined;
     if (this.connected) {
       this.connected = false;
       this.#owner.connectedCount--;
