@@ -175,7 +175,7 @@ async function runScenario(scenario, target, contenders, options, context) {
       log(`[${scenario.id} ${round}/${options.rounds}] ${contender.name}: ${shown}`);
     }
   }
-  const lines = addRatios(running.map((contender) => summariseContender(contender, rounds.get(contender.name))));
+  const lines = addRatios(running.map((contender) => summariseContender(contender, rounds.get(contender.name))), rounds);
   return { scenario, targetName: target.name, url: spec.url, satOut, lines, rounds: Object.fromEntries(rounds) };
 }
 

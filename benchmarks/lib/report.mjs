@@ -128,6 +128,11 @@ npm run bench -- --only c100,rate --contenders salvo,wrk --rounds 5 --duration 5
 Optional system tools: \`nginx\` (the target; without it salvo's test server is the target) and
 \`wrk\`; a \`wrk2\` binary on PATH is used for the rate scenarios. Missing tools are skipped and listed.
 
+Single-purpose scripts next to it, each documented in its header: \`overhead.mjs\` (salvo against a
+bare node:http / undici loop), \`rate.mjs\` (open-loop accuracy and coordinated omission, measured
+at the server), \`workers.mjs\` (worker threads), \`memory.mjs\` (peak RSS of 10,000 connections on
+one thread).
+
 ## Method
 
 - **Target**: nginx with one worker serving static 2 B, 1 KiB and 64 KiB files (keep-alive requests
@@ -145,8 +150,10 @@ Optional system tools: \`nginx\` (the target; without it salvo's test server is 
   responses; **core %** is that CPU time over the measured duration (it counts connecting and
   closing, which the tools keep out of their duration, so it can pass 100%). A closed-loop
   generator well below 100% waited on the target or lost its core to other processes: on a shared
-  machine CPU µs/req is the steadier number, req/s the noisier one. Ratios (× wrk, × autocannon) divide median
-  req/s.
+  machine CPU µs/req is the steadier number, req/s the noisier one. Ratios (× wrk, × autocannon) are
+  the median over rounds of the two tools' req/s in the same round: the two runs of a round are
+  next to each other in time, so a stall of the whole machine that hits both leaves their ratio
+  alone.
 - **Rate scenarios** use salvo's \`rate\`, autocannon's \`overallRate\`, loadtest's \`requestsPerSecond\`
   (http mode) and wrk2's \`-R\`; "off target" is achieved minus target, relative to the target.
 - **Latency accuracy**: p50 and p99 reported by each tool minus the server's true delay; the

@@ -45,14 +45,27 @@ export function summariseContender({ name, resolution }, rounds) {
   };
 }
 
-/** Adds `vsWrk` and `vsAutocannon` (median req/s ratios) to every line of a scenario. */
-export function addRatios(lines) {
-  const reference = (name) => lines.find((line) => line.name === name)?.reqPerSec;
-  const wrk = reference('wrk');
-  const autocannon = reference('autocannon');
+/**
+ * Adds `vsWrk` and `vsAutocannon` to every line of a scenario: the median over rounds of the ratio
+ * of the two tools' req/s in the same round. Rounds alternate the contenders, so the two runs of a
+ * round are next to each other in time; a stall of the machine that slows both (this VM shares its
+ * host) leaves their ratio alone, where it would drag one median and not the other. Falls back to
+ * the ratio of medians when no round has both.
+ */
+export function addRatios(lines, roundsByName) {
+  const ratioTo = (line, name) => {
+    const reference = lines.find((other) => other.name === name);
+    if (!reference || line.reqPerSec === undefined || reference.reqPerSec === undefined) return undefined;
+    const mine = roundsByName?.get(line.name) ?? [];
+    const theirs = roundsByName?.get(name) ?? [];
+    const paired = mine
+      .map((round, i) => (round.failed || !theirs[i] || theirs[i].failed || !theirs[i].reqPerSec ? undefined : round.reqPerSec / theirs[i].reqPerSec))
+      .filter((ratio) => ratio !== undefined);
+    return paired.length > 0 ? median(paired) : line.reqPerSec / reference.reqPerSec;
+  };
   return lines.map((line) => ({
     ...line,
-    vsWrk: wrk && line.reqPerSec !== undefined ? line.reqPerSec / wrk : undefined,
-    vsAutocannon: autocannon && line.reqPerSec !== undefined ? line.reqPerSec / autocannon : undefined,
+    vsWrk: ratioTo(line, 'wrk'),
+    vsAutocannon: ratioTo(line, 'autocannon'),
   }));
 }

@@ -37,7 +37,8 @@ export interface HeadFacts {
 }
 
 /**
- * The last response head a connection received, byte for byte, with what parsing it found.
+ * The last response head received (on any connection of a transport, which share one), byte for
+ * byte, with what parsing it found.
  *
  * A load test gets the same head again and again: the same status line and header names, and
  * values that differ in a few bytes at most (`Date`). When the next head equals the template except
@@ -66,17 +67,12 @@ export class HeadTemplate {
   #maskWords = new Int32Array(0);
   /** Misses in a row; the template is relearnt only after 1, 2, 4, 8... of them. */
   #misses = 0;
-  #viewed: Uint8Array | undefined;
-  #view: DataView | undefined;
 
-  /** Whether `data` at `pos` holds a head this template stands for (`length` bytes of it are there). */
-  matches(data: Uint8Array, pos: number): boolean {
-    if (data !== this.#viewed) {
-      // Reading `buffer` and `byteOffset` calls into the runtime: do it once per read buffer.
-      this.#viewed = data;
-      this.#view = new DataView(data.buffer, data.byteOffset, data.byteLength);
-    }
-    const view = this.#view!;
+  /**
+   * Whether `data` at `pos` holds a head this template stands for; `length` bytes of it must be
+   * there, and `view` must be a DataView of exactly `data`.
+   */
+  matches(data: Uint8Array, view: DataView, pos: number): boolean {
     const at = pos;
     const length = this.length;
     const fullWords = length >>> 2;

@@ -32,6 +32,8 @@ export interface ResponseParserOptions {
   capture?: boolean;
   /** Most bytes a status line plus headers (or a trailer section, or a chunk-size line) may take. */
   maxHeaderBytes?: number;
+  /** A template shared with other parsers (the connections of one transport); else its own. Unused when capturing. */
+  template?: HeadTemplate;
 }
 
 const LF = 10;
@@ -137,6 +139,9 @@ export class ResponseParser {
 
   /** The last head, to recognise the next one by comparison; none when capturing. */
   readonly #template: HeadTemplate | undefined;
+  /** A DataView of the last buffer parsed: making one reads `buffer` and `byteOffset`, runtime calls. */
+  #viewed: Buffer | undefined;
+  #view: DataView | undefined;
 
   #headers: Record<string, string> | undefined;
   #lastHeaderName = '';
@@ -146,7 +151,7 @@ export class ResponseParser {
     this.#handler = handler;
     this.#capture = options.capture ?? false;
     this.#maxHeaderBytes = options.maxHeaderBytes ?? 64 * 1024;
-    this.#template = this.#capture ? undefined : new HeadTemplate();
+    this.#template = this.#capture ? undefined : (options.template ?? new HeadTemplate());
     this.#startMessage(false);
   }
 
@@ -176,7 +181,7 @@ export class ResponseParser {
       let step: Step;
       if (state === STATUS_LINE && this.#bytes === 0 && this.#partialLength === 0) {
         const template = this.#template;
-        if (template !== undefined && template.length > 0 && end - pos >= template.length && template.matches(data, pos)) {
+        if (template !== undefined && template.length > 0 && end - pos >= template.length && template.matches(data, this.#viewOf(data), pos)) {
           pos += template.length;
           step = this.#knownHead(template);
           if (step === STOP) return undefined;
@@ -274,6 +279,14 @@ export class ResponseParser {
         // Trailer fields carry nothing the load numbers need.
         return start === end ? this.#complete() : CONTINUE;
     }
+  }
+
+  #viewOf(data: Buffer): DataView {
+    if (data !== this.#viewed) {
+      this.#viewed = data;
+      this.#view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    }
+    return this.#view!;
   }
 
   /** A head equal to the template's: take its facts and go on as after parsing it. */

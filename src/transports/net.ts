@@ -1,6 +1,7 @@
 import net, { type Socket } from 'node:net';
 import tls from 'node:tls';
-import { ResponseParser, type ResponseHandler } from '../http1/parser.js';
+import { HeadTemplate } from '../http1/head-template.js';
+import { ResponseParser, type ResponseHandler, type ResponseParserOptions } from '../http1/parser.js';
 import { encodeRequest, isHeadRequest } from '../http1/request.js';
 import { errorCode } from './error-code.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
@@ -75,12 +76,12 @@ class Connection implements ResponseHandler {
   /** Writes past the Writable stream, once a plain-TCP socket is connected and not pipelining. */
   #writer: HandleWriter | undefined;
 
-  constructor(owner: NetTransport, endpoint: Endpoint, sink: TransportSink, readBuffer: Buffer, capacity: number, capture: boolean) {
+  constructor(owner: NetTransport, endpoint: Endpoint, sink: TransportSink, readBuffer: Buffer, capacity: number, parsing: ResponseParserOptions) {
     this.#owner = owner;
     this.#endpoint = endpoint;
     this.#sink = sink;
     this.#readBuffer = readBuffer;
-    this.#parser = new ResponseParser(this, { capture });
+    this.#parser = new ResponseParser(this, parsing);
     this.#batchWrites = capacity > 1;
     this.#lanes = new Array<Lane | undefined>(capacity).fill(undefined);
     this.#heads = new Array<boolean>(capacity).fill(false);
@@ -294,6 +295,8 @@ class NetTransport implements Transport<Buffer> {
   readonly #endpoint: Endpoint;
   readonly #connections: Array<Connection | undefined>;
   readonly #sharedReadBuffer: Buffer | undefined;
+  /** Every connection usually gets the same head: one template, hot in cache, for all of them. */
+  readonly #parsing: ResponseParserOptions;
 
   constructor(config: TransportConfig, sink: TransportSink) {
     this.#config = config;
@@ -311,6 +314,7 @@ class NetTransport implements Transport<Buffer> {
     const slots = config.keepAlive ? config.connections : config.connections * config.pipelining;
     this.#connections = new Array<Connection | undefined>(slots).fill(undefined);
     this.#sharedReadBuffer = secure ? undefined : Buffer.allocUnsafe(SHARED_READ_BUFFER_BYTES);
+    this.#parsing = { capture: config.captureResponses, template: new HeadTemplate() };
   }
 
   prepare(request: ResolvedRequest): Buffer {
@@ -376,7 +380,7 @@ class NetTransport implements Transport<Buffer> {
     if (connection === undefined) {
       const readBuffer = this.#sharedReadBuffer ?? Buffer.allocUnsafe(TLS_READ_BUFFER_BYTES);
       const capacity = this.#config.keepAlive ? this.#config.pipelining : 1;
-      connection = new Connection(this, this.#endpoint, this.#sink, readBuffer, capacity, this.#config.captureResponses);
+      connection = new Connection(this, this.#endpoint, this.#sink, readBuffer, capacity, this.#parsing);
       this.#connections[slot] = connection;
     }
     return connection;
