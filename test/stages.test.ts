@@ -78,10 +78,13 @@ t.test('connection stages open and close connections while the run goes on', asy
 
   const connections = result.timeline.map((s) => s.connections);
   t.ok(connections[0]! >= 8 && connections[1]! >= 9 && connections[2]! <= 4, `open at the end of each second: ${connections.join(', ')}`);
-  // About 600 requests in the first second (6 connections on average), 1000 in the second.
+  // About 600 requests in the first second (6 connections on average), 1000 in the second. A host
+  // that steals CPU (this VM's host has stolen half of it at times) stretches the 10 ms waits, so
+  // the peak second is held to 70% of its ceiling and to carrying clearly more than the ramps.
   const completed = result.timeline.map((s) => s.completed);
   t.ok(completed[0]! > 400 && completed[0]! < 650, `first second: ${completed[0]}`);
-  t.ok(completed[1]! > 800 && completed[1]! <= 1000, `second second: ${completed[1]}`);
+  t.ok(completed[1]! > 700 && completed[1]! <= 1000, `second second: ${completed[1]}`);
+  t.ok(completed[1]! > 1.25 * Math.max(completed[0]!, completed[2]!), 'the second with 10 connections carries the most');
   t.ok(completed[2]! > 400 && completed[2]! < 650, `third second: ${completed[2]}`);
   t.equal(result.timeline[0]!.targetRate, undefined, 'no target rate in a closed-loop run');
 });
