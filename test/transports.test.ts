@@ -40,10 +40,13 @@ for (const transport of TRANSPORTS) {
         last = await runLoad({ url: server.url, transport, connections: 10, duration: 1000, warmup: 200 });
         const applied = await server.appliedDelayMs();
         t.ok(applied >= 20 && applied < 25, `server applied ${applied.toFixed(3)} ms`);
+        // Each latency contains the delay applied to its request, so the means compare exactly; a
+        // median can sit below the server's mean when a stall of the host skews that mean.
+        t.ok(last.latency.mean >= applied - 0.1, `mean ${last.latency.mean} not below the applied mean`);
         excess = Math.min(excess, last.latency.p50 - applied);
         attempts.push(`p50 ${last.latency.p50} vs applied ${applied.toFixed(3)}`);
       }
-      t.ok(excess >= -0.1 && excess < tolerance, `p50 within ${tolerance} ms of the applied delay (${attempts.join('; ')})`);
+      t.ok(excess < tolerance, `p50 within ${tolerance} ms of the applied delay (${attempts.join('; ')})`);
       const result = last!;
       t.ok(result.latency.min >= 20, `min ${result.latency.min} not below the delay`);
       // 10 connections, one request per 20-21.5 ms each: at most 500 in a second. The floor is

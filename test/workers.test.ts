@@ -77,10 +77,12 @@ t.test('merged p50 against a 10 ms server is within 1 ms of 10', async (t) => {
     const applied = await server.appliedDelayMs();
     t.ok(applied >= 10 && applied < 13, `server applied ${applied.toFixed(3)} ms`);
     t.ok(result.requests.completed > 200, `completed ${result.requests.completed}`);
+    // As in transports.test.ts: means compare exactly, a median can sit below a stall-skewed mean.
+    t.ok(result.latency.mean >= applied - 0.1, `mean ${result.latency.mean} not below the applied mean`);
     excess = Math.min(excess, result.latency.p50 - applied);
     attempts.push(`p50 ${result.latency.p50} vs applied ${applied.toFixed(3)}`);
   }
-  t.ok(excess >= -0.1 && excess <= 1, `merged p50 within 1 ms of the applied delay (${attempts.join('; ')})`);
+  t.ok(excess <= 1, `merged p50 within 1 ms of the applied delay (${attempts.join('; ')})`);
   t.ok(result!.latency.min >= 9.5, `min ${result!.latency.min} ms`);
 });
 
