@@ -1,29 +1,9 @@
 import { endianness } from 'node:os';
+import { COLON, CR, isFramingName, isWhitespace, LF } from './bytes.js';
 
-const LF = 10;
-const CR = 13;
-const SP = 32;
-const HT = 9;
-const COLON = 58;
-const LOWER = 0x20;
-
-/** Heads longer than this are never kept: they are rare, and each connection keeps its own copy. */
+/** Heads longer than this are never kept: they are rare, and a long template costs every compare. */
 const MAX_TEMPLATE_BYTES = 4096;
 const PLATFORM_LITTLE_ENDIAN = endianness() === 'LE';
-
-/** The header names whose values frame a response; every other value may differ between matches. */
-const FRAMING_NAMES = ['content-length', 'transfer-encoding', 'connection'].map((name) => Buffer.from(name, 'latin1'));
-
-/** Whether `buf[start, end)` is one of the framing header names, in any letter case. */
-export function isFramingName(buf: Uint8Array, start: number, end: number): boolean {
-  for (const name of FRAMING_NAMES) {
-    if (end - start !== name.length) continue;
-    let i = 0;
-    while (i < name.length && (buf[start + i]! | LOWER) === name[i]) i++;
-    if (i === name.length) return true;
-  }
-  return false;
-}
 
 /** What parsing a head found, all the parser needs to go on to the body. */
 export interface HeadFacts {
@@ -73,13 +53,12 @@ export class HeadTemplate {
    * there, and `view` must be a DataView of exactly `data`.
    */
   matches(data: Uint8Array, view: DataView, pos: number): boolean {
-    const at = pos;
     const length = this.length;
     const fullWords = length >>> 2;
     const words = this.#words;
     const maskWords = this.#maskWords;
     for (let i = 0; i < fullWords; i++) {
-      const got = view.getInt32(at + 4 * i, PLATFORM_LITTLE_ENDIAN);
+      const got = view.getInt32(pos + 4 * i, PLATFORM_LITTLE_ENDIAN);
       const changed = got ^ words[i]!;
       if (changed !== 0 && !this.#allowed(changed, maskWords[i]!, got)) return this.#miss();
     }
@@ -157,16 +136,15 @@ function maskValues(bytes: Uint8Array, mask: Uint8Array, length: number): boolea
       mask.fill(0xff, lineStart + 13, Math.max(lineStart + 13, lineEnd));
       first = false;
     } else {
-      const c = bytes[lineStart];
-      if (c === SP || c === HT) return false;
+      if (isWhitespace(bytes[lineStart])) return false;
       let colon = lineStart;
       while (colon < lineEnd && bytes[colon] !== COLON) colon++;
       if (colon === lineEnd) return false;
       if (!isFramingName(bytes, lineStart, colon)) {
         let valueStart = colon + 1;
         let valueEnd = lineEnd;
-        while (valueStart < valueEnd && (bytes[valueStart] === SP || bytes[valueStart] === HT)) valueStart++;
-        while (valueEnd > valueStart && (bytes[valueEnd - 1] === SP || bytes[valueEnd - 1] === HT)) valueEnd--;
+        while (valueStart < valueEnd && isWhitespace(bytes[valueStart])) valueStart++;
+        while (valueEnd > valueStart && isWhitespace(bytes[valueEnd - 1])) valueEnd--;
         mask.fill(0xff, valueStart, valueEnd);
       }
     }

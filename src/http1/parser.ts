@@ -1,4 +1,5 @@
 import type { ResponseDetails } from '../transports/transport.js';
+import { COLON, CONNECTION, CONTENT_LENGTH, CR, equalsLower, isWhitespace, LF, SP, TRANSFER_ENCODING } from './bytes.js';
 import { HeadTemplate, type HeadFacts } from './head-template.js';
 
 /**
@@ -36,15 +37,8 @@ export interface ResponseParserOptions {
   template?: HeadTemplate;
 }
 
-const LF = 10;
-const CR = 13;
-const SP = 32;
-const HT = 9;
-const COLON = 58;
 const COMMA = 44;
 const SEMICOLON = 59;
-/** ASCII letters and '-' compared case-insensitively by setting this bit. */
-const LOWER = 0x20;
 
 const STATUS_LINE = 0;
 const HEADER_LINE = 1;
@@ -77,9 +71,6 @@ for (let i = 0; i < 16; i++) {
 }
 
 const HTTP_SLASH = Buffer.from('HTTP/', 'latin1');
-const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
-const TRANSFER_ENCODING = Buffer.from('transfer-encoding', 'latin1');
-const CONNECTION = Buffer.from('connection', 'latin1');
 const CHUNKED = Buffer.from('chunked', 'latin1');
 const CLOSE = Buffer.from('close', 'latin1');
 const KEEP_ALIVE = Buffer.from('keep-alive', 'latin1');
@@ -87,18 +78,6 @@ const KEEP_ALIVE = Buffer.from('keep-alive', 'latin1');
 /** Content-Length values past this many digits (petabytes) are refused rather than lose precision. */
 const MAX_LENGTH_DIGITS = 15;
 const MAX_CHUNK_SIZE_DIGITS = 13;
-
-function equalsLower(buf: Buffer, start: number, end: number, lower: Buffer): boolean {
-  if (end - start !== lower.length) return false;
-  for (let i = 0; i < lower.length; i++) {
-    if ((buf[start + i]! | LOWER) !== lower[i]) return false;
-  }
-  return true;
-}
-
-function isWhitespace(c: number | undefined): boolean {
-  return c === SP || c === HT;
-}
 
 /**
  * An incremental HTTP/1.1 response parser that works on the socket's read buffer in place: framing
