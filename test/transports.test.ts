@@ -6,6 +6,7 @@ import { runLoad, type TransportName } from '../src/index.js';
 import { testServer } from './fixtures/test-server.js';
 import { separateServer } from './fixtures/separate-server.js';
 import { localhostCert, localhostKey, rawServer, refusedPort } from './fixtures/raw-http-server.js';
+import { inSomeRun } from './fixtures/timing.js';
 
 const TRANSPORTS: TransportName[] = ['net', 'undici', 'http'];
 
@@ -30,30 +31,24 @@ for (const transport of TRANSPORTS) {
       // VM: bare Pool.dispatch and http.get loops measure the same against this server. salvo adds
       // nothing to them; its own parser (net) is held to 1 ms.
       const tolerance = transport === 'net' ? 1 : 1.5;
-      // The reference is the delay the server really applied (arrival to write). A busy machine
-      // only ever adds latency, so the best of up to three runs is held to the bound: a client that
-      // adds its own delay fails all three.
-      const attempts: string[] = [];
-      let excess = Infinity;
-      let last: Awaited<ReturnType<typeof runLoad>> | undefined;
-      for (let attempt = 0; attempt < 3 && excess >= tolerance; attempt++) {
-        last = await runLoad({ url: server.url, transport, connections: 10, duration: 1000, warmup: 200 });
+      // The reference is the delay the server really applied (arrival to write), asked for after
+      // each run. A run in which the host stalled the server's timers proves nothing either way.
+      await inSomeRun(t, 4, async (timing) => {
+        const result = await runLoad({ url: server.url, transport, connections: 10, duration: 1000, warmup: 200 });
         const applied = await server.appliedDelayMs();
-        t.ok(applied >= 20 && applied < 25, `server applied ${applied.toFixed(3)} ms`);
+        t.ok(applied >= 20, `server applied ${applied.toFixed(3)} ms, never less than its delay`);
+        timing.ok(applied < 25, `the host let the server keep its delay (${applied.toFixed(3)} ms)`);
         // Each latency contains the delay applied to its request, so the means compare exactly; a
         // median can sit below the server's mean when a stall of the host skews that mean.
-        t.ok(last.latency.mean >= applied - 0.1, `mean ${last.latency.mean} not below the applied mean`);
-        excess = Math.min(excess, last.latency.p50 - applied);
-        attempts.push(`p50 ${last.latency.p50} vs applied ${applied.toFixed(3)}`);
-      }
-      t.ok(excess < tolerance, `p50 within ${tolerance} ms of the applied delay (${attempts.join('; ')})`);
-      const result = last!;
-      t.ok(result.latency.min >= 20, `min ${result.latency.min} not below the delay`);
-      // 10 connections, one request per 20-21.5 ms each: at most 500 in a second. The floor is
-      // loose for a noisy machine, yet far above what one connection could do (about 48).
-      t.ok(result.requests.completed >= 300 && result.requests.completed <= 500, `completed ${result.requests.completed}`);
-      t.ok(Math.abs(result.requests.perSecond - result.requests.completed / (result.durationMs / 1000)) < 1e-6);
-      t.equal(result.durationMs, 1000);
+        timing.ok(result.latency.mean >= applied - 0.1, `mean ${result.latency.mean} not below the applied mean`);
+        timing.ok(result.latency.p50 - applied < tolerance, `p50 ${result.latency.p50} within ${tolerance} ms of the applied ${applied.toFixed(3)}`);
+        t.ok(result.latency.min >= 20, `min ${result.latency.min} not below the delay`);
+        // 10 connections, one request per 20-21.5 ms each: at most 500 in a second, and far more
+        // than one connection could do (about 48).
+        timing.ok(result.requests.completed >= 400 && result.requests.completed <= 500, `completed ${result.requests.completed}`);
+        t.ok(Math.abs(result.requests.perSecond - result.requests.completed / (result.durationMs / 1000)) < 1e-6);
+        t.equal(result.durationMs, 1000);
+      });
     });
 
     t.test('500s are counted by status, not as errors', async (t) => {
@@ -101,47 +96,58 @@ for (const transport of TRANSPORTS) {
       });
     }
 
-    t.test('a hanging server with a short timeout', async (t) => {
-      const server = await rawServer(t, () => {});
-      const url = `http://127.0.0.1:${server.port}/`;
-      const started = performance.now();
-      const result = await runLoad({ url, transport, connections: 2, duration: 1000, timeout: 200 });
-      const elapsed = performance.now() - started;
-      t.ok(elapsed < 1500, `ended on time (${Math.round(elapsed)} ms)`);
-      const timeouts = result.errors.byCode.TIMEOUT ?? 0;
-      // Each connection times out every ~200 ms: 4 or 5 times each in a second.
-      t.ok(timeouts >= 6 && timeouts <= 10, `timeouts ${timeouts}`);
-      t.equal(result.errors.total, timeouts, 'nothing else counted');
-      t.equal(result.requests.completed, 0);
-      t.ok(server.connections > timeouts, `connection replaced after each timeout (${server.connections})`);
-      t.equal(result.requests.sent, server.requests.length, 'every request sent reached the server');
-    });
+    t.test('a hanging server with a short timeout', (t) =>
+      inSomeRun(t, 3, async (timing) => {
+        const perConnection: number[] = [];
+        const server = await rawServer(t, (_socket, _request, _index, connection) => {
+          perConnection[connection] = (perConnection[connection] ?? 0) + 1;
+        });
+        const url = `http://127.0.0.1:${server.port}/`;
+        const started = performance.now();
+        const result = await runLoad({ url, transport, connections: 2, duration: 1000, timeout: 200 });
+        const elapsed = performance.now() - started;
+        timing.ok(elapsed < 1500, `ended on time (${Math.round(elapsed)} ms)`);
+        const timeouts = result.errors.byCode.TIMEOUT ?? 0;
+        // Each connection times out every ~200 ms: 4 or 5 times each in a second.
+        timing.ok(timeouts >= 6 && timeouts <= 10, `timeouts ${timeouts}`);
+        t.equal(result.errors.total, timeouts, 'nothing else counted');
+        t.equal(result.requests.completed, 0);
+        // A timed-out connection is closed, never written to again: each carried one request.
+        t.ok(perConnection.every((requests) => requests === 1), `one request per connection: ${perConnection.join(', ')}`);
+        t.ok(server.connections >= timeouts, `a new connection after each timeout (${server.connections} for ${timeouts})`);
+        t.equal(result.requests.sent, server.requests.length, 'every request sent reached the server');
+      }),
+    );
 
-    t.test('a refused port is counted and backs off', async (t) => {
-      const port = await refusedPort();
-      const started = performance.now();
-      const result = await runLoad({ url: `http://127.0.0.1:${port}/`, transport, connections: 2, duration: 1000 });
-      t.ok(performance.now() - started < 1500, 'ended on time');
-      const refused = result.errors.byCode.ECONNREFUSED ?? 0;
-      t.ok(refused >= 4, `refused counted (${refused})`);
-      // Backoff 5, 10, 20 ... 1000 ms: about 8 tries per connection per second, never a spin.
-      t.ok(refused <= 2 * 10, `backoff bounds the retries (${refused})`);
-      t.equal(result.requests.completed, 0);
-      t.equal(result.errors.total, refused, JSON.stringify(result.errors));
-    });
+    t.test('a refused port is counted and backs off', (t) =>
+      inSomeRun(t, 3, async (timing) => {
+        const port = await refusedPort();
+        const started = performance.now();
+        const result = await runLoad({ url: `http://127.0.0.1:${port}/`, transport, connections: 2, duration: 1000 });
+        timing.ok(performance.now() - started < 1500, 'ended on time');
+        const refused = result.errors.byCode.ECONNREFUSED ?? 0;
+        timing.ok(refused >= 4, `refused counted (${refused})`);
+        // Backoff 5, 10, 20 ... 1000 ms: about 8 tries per connection per second, never a spin.
+        t.ok(refused <= 2 * 10, `backoff bounds the retries (${refused})`);
+        t.equal(result.requests.completed, 0);
+        t.equal(result.errors.total, refused, JSON.stringify(result.errors));
+      }),
+    );
 
-    t.test('abort resolves promptly with the partial result', async (t) => {
-      const server = await testServer(t, { delayMs: 10 });
-      const controller = new AbortController();
-      setTimeout(() => controller.abort(), 300);
-      const started = performance.now();
-      const result = await runLoad({ url: server.url, transport, connections: 4, duration: '10s', signal: controller.signal });
-      const elapsed = performance.now() - started;
-      t.ok(elapsed < 800, `resolved ${Math.round(elapsed)} ms after start (abort at 300)`);
-      t.equal(result.aborted, true);
-      t.ok(result.requests.completed > 50, `kept what was measured (${result.requests.completed})`);
-      t.ok(result.durationMs >= 250 && result.durationMs < 500, `durationMs ${result.durationMs}`);
-    });
+    t.test('abort resolves promptly with the partial result', (t) =>
+      inSomeRun(t, 3, async (timing) => {
+        const server = await testServer(t, { delayMs: 10 });
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 300);
+        const started = performance.now();
+        const result = await runLoad({ url: server.url, transport, connections: 4, duration: '10s', signal: controller.signal });
+        const elapsed = performance.now() - started;
+        timing.ok(elapsed < 800, `resolved ${Math.round(elapsed)} ms after start (abort at 300)`);
+        t.equal(result.aborted, true);
+        timing.ok(result.requests.completed > 50, `kept what was measured (${result.requests.completed})`);
+        timing.ok(result.durationMs >= 250 && result.durationMs < 500, `durationMs ${result.durationMs}`);
+      }),
+    );
 
     t.test('an already aborted signal sends nothing', async (t) => {
       const server = await testServer(t);
@@ -166,14 +172,16 @@ for (const transport of TRANSPORTS) {
       t.same(bodies, Array(3).fill('POST {"id":7} application/json'));
     });
 
-    t.test('duration ends the run even while requests are in flight', async (t) => {
-      const server = await testServer(t, { delayMs: 300 });
-      const result = await runLoad({ url: server.url, transport, connections: 2, duration: 500 });
-      t.equal(result.errors.total, 0, 'in-flight requests at the end are not errors');
-      t.equal(result.requests.completed, 2, 'one round of 300 ms responses fits in 500 ms');
-      t.equal(result.requests.sent, 4, 'the second round was sent and is still in flight');
-      t.ok(result.durationMs >= 500 && result.durationMs < 560, `durationMs ${result.durationMs}`);
-    });
+    t.test('duration ends the run even while requests are in flight', (t) =>
+      inSomeRun(t, 3, async (timing) => {
+        const server = await testServer(t, { delayMs: 300 });
+        const result = await runLoad({ url: server.url, transport, connections: 2, duration: 500 });
+        t.equal(result.errors.total, 0, 'in-flight requests at the end are not errors');
+        t.equal(result.requests.completed, 2, 'one round of 300 ms responses fits in 500 ms');
+        t.equal(result.requests.sent, 4, 'the second round was sent and is still in flight');
+        timing.ok(result.durationMs >= 500 && result.durationMs < 560, `durationMs ${result.durationMs}`);
+      }),
+    );
   });
 }
 
@@ -184,17 +192,19 @@ t.test('net counts the exact bytes on the wire', async (t) => {
   t.equal(result.bytes.received, server.stats.bytesSent, 'bytes received = bytes the server sent');
 });
 
-t.test('timeline has one entry per second', async (t) => {
-  const server = await testServer(t, { delayMs: 5 });
-  const result = await runLoad({ url: server.url, connections: 2, duration: 2000 });
-  t.equal(result.timeline.length, 2);
-  t.same(result.timeline.map((s) => s.second), [0, 1]);
-  t.equal(result.timeline.reduce((sum, s) => sum + s.completed, 0), result.requests.completed);
-  for (const second of result.timeline) {
-    t.ok(second.p50 >= 5 && second.p50 < 6.5, `second ${second.second} p50 ${second.p50}`);
-    t.equal(second.connections, 2);
-  }
-});
+t.test('timeline has one entry per second', (t) =>
+  inSomeRun(t, 3, async (timing) => {
+    const server = await testServer(t, { delayMs: 5 });
+    const result = await runLoad({ url: server.url, connections: 2, duration: 2000 });
+    t.equal(result.timeline.length, 2);
+    t.same(result.timeline.map((s) => s.second), [0, 1]);
+    t.equal(result.timeline.reduce((sum, s) => sum + s.completed, 0), result.requests.completed);
+    for (const second of result.timeline) {
+      timing.ok(second.p50 >= 5 && second.p50 < 6.5, `second ${second.second} p50 ${second.p50}`);
+      t.equal(second.connections, 2);
+    }
+  }),
+);
 
 t.test('TLS certificates are verified unless rejectUnauthorized is false', async (t) => {
   const cert = localhostCert;

@@ -2,45 +2,50 @@
 import t from 'tap';
 import { runLoad } from '../src/index.js';
 import { createTestServer } from '../src/testing/index.js';
+import { inSomeRun } from './fixtures/timing.js';
 
-t.test('open loop: warm-up requests are sent but absent from every statistic', async (t) => {
-  const server = await createTestServer();
-  t.teardown(() => server.close());
-  // The server stalls through the first 300 ms of the 500 ms warm-up: warm-up latencies reach 300 ms.
-  // The backlog is gone long before measuring starts, so measured latency must not show the stall.
-  server.stall(300);
-  const result = await runLoad({
-    url: server.url,
-    rate: 1000,
-    warmup: 500,
-    duration: 1000,
-    connections: 10,
-    expect: { status: 200 },
-  });
-  const measured = result.requests.sent;
-  t.equal(measured + result.requests.missed, 1000, 'measured slots: the 1000 due in [500, 1500) ms');
-  t.equal(server.stats.requests, 500 + measured, 'the server saw the 500 warm-up slots and the measured ones');
-  t.ok(result.latency.max < 200, `measured max latency ${result.latency.max} ms: the warm-up stall is not in it`);
-  t.equal(result.timeline.reduce((sum, s) => sum + s.sent, 0), measured, 'timeline: measured sends only');
-  t.equal(result.timeline.reduce((sum, s) => sum + s.completed, 0), result.requests.completed);
-  t.equal(result.statusCodes['200'], result.requests.completed);
-  t.equal(result.checks?.passed, result.requests.completed, 'checks ran on measured responses only');
-  const requestBytes = server.stats.bytesReceived / server.stats.requests;
-  t.equal(result.bytes.sent, measured * requestBytes, 'bytes sent: measured requests only');
-  t.equal(result.timeline[0]!.targetRate, 1000, 'the timeline starts when measuring does');
-  t.ok(result.durationMs >= 1000 && result.durationMs < 1100, `durationMs ${result.durationMs} excludes the warm-up`);
-});
+t.test('open loop: warm-up requests are sent but absent from every statistic', (t) =>
+  inSomeRun(t, 3, async (timing) => {
+    const server = await createTestServer();
+    t.teardown(() => server.close());
+    // The server stalls through the first 300 ms of the 500 ms warm-up: warm-up latencies reach 300 ms.
+    // The backlog is gone long before measuring starts, so measured latency must not show the stall.
+    server.stall(300);
+    const result = await runLoad({
+      url: server.url,
+      rate: 1000,
+      warmup: 500,
+      duration: 1000,
+      connections: 10,
+      expect: { status: 200 },
+    });
+    const measured = result.requests.sent;
+    t.equal(measured + result.requests.missed, 1000, 'measured slots: the 1000 due in [500, 1500) ms');
+    t.equal(server.stats.requests, 500 + measured, 'the server saw the 500 warm-up slots and the measured ones');
+    timing.ok(result.latency.max < 200, `measured max latency ${result.latency.max} ms: the warm-up stall is not in it`);
+    t.equal(result.timeline.reduce((sum, s) => sum + s.sent, 0), measured, 'timeline: measured sends only');
+    t.equal(result.timeline.reduce((sum, s) => sum + s.completed, 0), result.requests.completed);
+    t.equal(result.statusCodes['200'], result.requests.completed);
+    t.equal(result.checks?.passed, result.requests.completed, 'checks ran on measured responses only');
+    const requestBytes = server.stats.bytesReceived / server.stats.requests;
+    t.equal(result.bytes.sent, measured * requestBytes, 'bytes sent: measured requests only');
+    t.equal(result.timeline[0]!.targetRate, 1000, 'the timeline starts when measuring does');
+    timing.ok(result.durationMs >= 1000 && result.durationMs < 1100, `durationMs ${result.durationMs} excludes the warm-up`);
+  }),
+);
 
-t.test('closed loop: server count = warm-up + measured', async (t) => {
-  const server = await createTestServer({ delayMs: 10 });
-  t.teardown(() => server.close());
-  const result = await runLoad({ url: server.url, connections: 2, warmup: 300, duration: 700 });
-  const warmup = server.stats.requests - result.requests.sent;
-  // Two connections at one request per ~10 ms each: up to 60 requests in 300 ms.
-  t.ok(warmup >= 40 && warmup <= 62, `${warmup} warm-up requests reached the server, none counted`);
-  t.ok(result.requests.completed >= 100 && result.requests.completed <= 140, `measured ${result.requests.completed} in 700 ms`);
-  t.equal(result.statusCodes['200'], result.requests.completed);
-});
+t.test('closed loop: server count = warm-up + measured', (t) =>
+  inSomeRun(t, 3, async (timing) => {
+    const server = await createTestServer({ delayMs: 10 });
+    t.teardown(() => server.close());
+    const result = await runLoad({ url: server.url, connections: 2, warmup: 300, duration: 700 });
+    const warmup = server.stats.requests - result.requests.sent;
+    // Two connections at one request per ~10 ms each: up to 60 requests in 300 ms.
+    timing.ok(warmup >= 40 && warmup <= 62, `${warmup} warm-up requests reached the server, none counted`);
+    timing.ok(result.requests.completed >= 100 && result.requests.completed <= 140, `measured ${result.requests.completed} in 700 ms`);
+    t.equal(result.statusCodes['200'], result.requests.completed);
+  }),
+);
 
 t.test('warm-up with rate stages needs rate', async (t) => {
   await t.rejects(

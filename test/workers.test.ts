@@ -3,6 +3,7 @@ import { separateServer } from './fixtures/separate-server.js';
 import { SalvoOptionError } from '../src/errors.js';
 import { runLoad } from '../src/index.js';
 import { testServer } from './fixtures/test-server.js';
+import { inSomeRun } from './fixtures/timing.js';
 import type { ProgressEvent } from '../src/types.js';
 
 const fixture = (name: string) => new URL(`./fixtures/workers/${name}`, import.meta.url);
@@ -38,15 +39,18 @@ t.test('5 connections over 2 workers: exactly 5 at the server, one progress even
   t.same(events.at(-1)?.totals, { sent: result.requests.sent, completed: result.requests.completed, errors: 0 });
 });
 
-t.test('rate 1000 over 2 workers delivers 1000/s in total, not 2000', async (t) => {
-  const target = await testServer(t);
-  const result = await runLoad({ url: target.url, connections: 10, workers: 2, rate: 1000, duration: 1500 });
-  t.equal(result.rate, 1000);
-  t.equal(target.stats.requests, result.requests.sent);
-  t.ok(Math.abs(target.stats.requests - 1500) <= 45, `the server saw ${target.stats.requests} requests in 1.5 s`);
-  t.equal(result.timeline[0]?.targetRate, 1000, 'the shards\' target rates add up to the asked rate');
-  t.ok(Math.abs(result.timeline[0]!.sent - 1000) <= 30, `${result.timeline[0]!.sent} sent in the first second`);
-});
+t.test('rate 1000 over 2 workers delivers 1000/s in total, not 2000', (t) =>
+  inSomeRun(t, 3, async (timing) => {
+    const target = await testServer(t);
+    const result = await runLoad({ url: target.url, connections: 10, workers: 2, rate: 1000, duration: 1500 });
+    t.equal(result.rate, 1000);
+    t.equal(target.stats.requests, result.requests.sent);
+    t.equal(result.requests.sent + result.requests.missed, 1500, 'every slot due in 1.5 s was sent or counted as missed');
+    timing.ok(Math.abs(target.stats.requests - 1500) <= 45, `the server saw ${target.stats.requests} requests in 1.5 s`);
+    t.equal(result.timeline[0]?.targetRate, 1000, 'the shards\' target rates add up to the asked rate');
+    timing.ok(Math.abs(result.timeline[0]!.sent - 1000) <= 30, `${result.timeline[0]!.sent} sent in the first second`);
+  }),
+);
 
 t.test('amount 1001 over 2 workers sends exactly 1001', async (t) => {
   const target = await testServer(t);
@@ -57,33 +61,32 @@ t.test('amount 1001 over 2 workers sends exactly 1001', async (t) => {
   t.equal(result.aborted, false);
 });
 
-t.test('amount with rate: exact count, paced over the whole run', async (t) => {
-  const target = await testServer(t);
-  const result = await runLoad({ url: target.url, connections: 5, workers: 2, amount: 300, rate: 600 });
-  t.equal(target.stats.requests, 300);
-  t.equal(result.requests.completed, 300);
-  // 300 requests at 600/s: the last slot is due just before 500 ms, in either shard.
-  t.ok(result.durationMs > 450 && result.durationMs < 700, `durationMs ${result.durationMs}`);
-});
+t.test('amount with rate: exact count, paced over the whole run', (t) =>
+  inSomeRun(t, 3, async (timing) => {
+    const target = await testServer(t);
+    const result = await runLoad({ url: target.url, connections: 5, workers: 2, amount: 300, rate: 600 });
+    t.equal(target.stats.requests, 300);
+    t.equal(result.requests.completed, 300);
+    // 300 requests at 600/s: the last slot is due just before 500 ms, in either shard.
+    timing.ok(result.durationMs > 450 && result.durationMs < 700, `durationMs ${result.durationMs}`);
+  }),
+);
 
 t.test('merged p50 against a 10 ms server is within 1 ms of 10', async (t) => {
   const server = await separateServer(t, 10);
-  // As in transports.test.ts: the best of up to three runs against the delay really applied.
-  const attempts: string[] = [];
-  let excess = Infinity;
-  let result: Awaited<ReturnType<typeof runLoad>> | undefined;
-  for (let attempt = 0; attempt < 3 && excess > 1; attempt++) {
-    result = await runLoad({ url: server.url, connections: 4, workers: 2, duration: 1000, warmup: 200 });
+  // As in transports.test.ts: a run against the delay really applied, repeated when the host stalled.
+  await inSomeRun(t, 4, async (timing) => {
+    const result = await runLoad({ url: server.url, connections: 4, workers: 2, duration: 1000, warmup: 200 });
     const applied = await server.appliedDelayMs();
-    t.ok(applied >= 10 && applied < 13, `server applied ${applied.toFixed(3)} ms`);
-    t.ok(result.requests.completed > 200, `completed ${result.requests.completed}`);
+    t.ok(applied >= 10, `server applied ${applied.toFixed(3)} ms, never less than its delay`);
+    timing.ok(applied < 13, `the host let the server keep its delay (${applied.toFixed(3)} ms)`);
+    // 4 connections at one request per ~10.5 ms: about 380 in the second.
+    timing.ok(result.requests.completed > 300, `completed ${result.requests.completed}`);
     // As in transports.test.ts: means compare exactly, a median can sit below a stall-skewed mean.
-    t.ok(result.latency.mean >= applied - 0.1, `mean ${result.latency.mean} not below the applied mean`);
-    excess = Math.min(excess, result.latency.p50 - applied);
-    attempts.push(`p50 ${result.latency.p50} vs applied ${applied.toFixed(3)}`);
-  }
-  t.ok(excess <= 1, `merged p50 within 1 ms of the applied delay (${attempts.join('; ')})`);
-  t.ok(result!.latency.min >= 9.5, `min ${result!.latency.min} ms`);
+    timing.ok(result.latency.mean >= applied - 0.1, `mean ${result.latency.mean} not below the applied mean`);
+    timing.ok(result.latency.p50 - applied <= 1, `merged p50 ${result.latency.p50} within 1 ms of the applied ${applied.toFixed(3)}`);
+    t.ok(result.latency.min >= 9.5, `min ${result.latency.min} ms`);
+  });
 });
 
 t.test('requests and onProgress from modules: hooks run in each worker, progress here', async (t) => {
@@ -151,43 +154,47 @@ t.test('a bare function hook with workers > 1 is an error that says what to do',
   t.equal(target.stats.connections, 0, 'nothing was sent');
 });
 
-t.test('abort stops every worker promptly and keeps the partial result', async (t) => {
-  const target = await testServer(t);
-  const controller = new AbortController();
-  let abortedAt = 0;
-  const result = await runLoad({
-    url: target.url,
-    connections: 5,
-    workers: 2,
-    duration: 10_000,
-    signal: controller.signal,
-    onProgress: () => {
-      abortedAt = performance.now();
-      controller.abort();
-    },
-  });
-  const tookMs = performance.now() - abortedAt;
-  t.ok(tookMs < 500, `resolved ${tookMs.toFixed(0)} ms after the abort`);
-  t.equal(result.aborted, true);
-  t.ok(result.requests.completed > 100, `completed ${result.requests.completed}`);
-  t.ok(result.durationMs >= 1000 && result.durationMs < 1500, `durationMs ${result.durationMs}`);
-  t.equal(result.requests.sent, target.stats.requests);
-});
+t.test('abort stops every worker promptly and keeps the partial result', (t) =>
+  inSomeRun(t, 3, async (timing) => {
+    const target = await testServer(t);
+    const controller = new AbortController();
+    let abortedAt = 0;
+    const result = await runLoad({
+      url: target.url,
+      connections: 5,
+      workers: 2,
+      duration: 10_000,
+      signal: controller.signal,
+      onProgress: () => {
+        abortedAt = performance.now();
+        controller.abort();
+      },
+    });
+    const tookMs = performance.now() - abortedAt;
+    timing.ok(tookMs < 500, `resolved ${tookMs.toFixed(0)} ms after the abort`);
+    t.equal(result.aborted, true);
+    timing.ok(result.requests.completed > 100, `completed ${result.requests.completed}`);
+    timing.ok(result.durationMs >= 1000 && result.durationMs < 1500, `durationMs ${result.durationMs}`);
+    t.equal(result.requests.sent, target.stats.requests);
+  }),
+);
 
-t.test('abort while the worker threads are starting', async (t) => {
-  const target = await testServer(t);
-  const controller = new AbortController();
-  setTimeout(() => controller.abort(), 5);
-  const startedAt = performance.now();
-  const result = await runLoad({ url: target.url, connections: 4, workers: 2, duration: 10_000, signal: controller.signal });
-  t.ok(performance.now() - startedAt < 1000, `resolved ${(performance.now() - startedAt).toFixed(0)} ms after the start`);
-  t.equal(result.aborted, true);
-  t.equal(result.requests.sent, target.stats.requests);
+t.test('abort while the worker threads are starting', (t) =>
+  inSomeRun(t, 3, async (timing) => {
+    const target = await testServer(t);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 5);
+    const startedAt = performance.now();
+    const result = await runLoad({ url: target.url, connections: 4, workers: 2, duration: 10_000, signal: controller.signal });
+    timing.ok(performance.now() - startedAt < 1000, `resolved ${(performance.now() - startedAt).toFixed(0)} ms after the start`);
+    t.equal(result.aborted, true);
+    t.equal(result.requests.sent, target.stats.requests);
 
-  const already = await runLoad({ url: target.url, workers: 2, duration: 10_000, signal: AbortSignal.abort() });
-  t.equal(already.aborted, true);
-  t.equal(already.requests.sent, 0);
-});
+    const already = await runLoad({ url: target.url, workers: 2, duration: 10_000, signal: AbortSignal.abort() });
+    t.equal(already.aborted, true);
+    t.equal(already.requests.sent, 0);
+  }),
+);
 
 t.test('a crashing worker ends the run and the other shard keeps its data', async (t) => {
   const target = await testServer(t);
