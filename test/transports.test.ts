@@ -28,9 +28,10 @@ for (const transport of TRANSPORTS) {
     t.test('latency against a server with a known delay', async (t) => {
       const server = await separateServer(t, 20);
       // After a 20 ms idle wait, undici's and node:http's own receive paths add 0.5-1.3 ms on this
-      // VM: bare Pool.dispatch and http.get loops measure the same against this server. salvo adds
-      // nothing to them; its own parser (net) is held to 1 ms.
-      const tolerance = transport === 'net' ? 1 : 1.5;
+      // VM on Node 20 (bare Pool.dispatch and http.get loops measure the same against this server),
+      // and up to 1.7 ms in CI runs on Node 24. salvo adds nothing to them; its own parser (net) is
+      // held to 1 ms.
+      const tolerance = transport === 'net' ? 1 : 2;
       // The reference is the delay the server really applied (arrival to write), asked for after
       // each run. A run in which the host stalled the server's timers proves nothing either way.
       await inSomeRun(t, 4, async (timing) => {
@@ -42,7 +43,8 @@ for (const transport of TRANSPORTS) {
         // median can sit below the server's mean when a stall of the host skews that mean.
         timing.ok(result.latency.mean >= applied - 0.1, `mean ${result.latency.mean} not below the applied mean`);
         timing.ok(result.latency.p50 - applied < tolerance, `p50 ${result.latency.p50} within ${tolerance} ms of the applied ${applied.toFixed(3)}`);
-        t.ok(result.latency.min >= 20, `min ${result.latency.min} not below the delay`);
+        // (A run that a stall left with no response has no latencies; Little's law fails it.)
+        t.ok(result.requests.completed === 0 || result.latency.min >= 20, `min ${result.latency.min} not below the delay`);
         // All 10 connections carried requests the whole second: one connection would make a tenth.
         timing.ok(...littlesLaw(result, 10));
         t.ok(Math.abs(result.requests.perSecond - result.requests.completed / (result.durationMs / 1000)) < 1e-6);
@@ -114,6 +116,10 @@ for (const transport of TRANSPORTS) {
         // A timed-out connection is closed, never written to again: each carried one request.
         t.ok(perConnection.every((requests) => requests === 1), `one request per connection: ${perConnection.join(', ')}`);
         t.ok(server.connections >= timeouts, `a new connection after each timeout (${server.connections} for ${timeouts})`);
+        // A request written just before the end may still be on its way to the server: allow it a second.
+        for (const until = performance.now() + 1000; server.requests.length < result.requests.sent && performance.now() < until; ) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
         t.equal(result.requests.sent, server.requests.length, 'every request sent reached the server');
       }),
     );
