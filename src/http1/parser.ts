@@ -326,11 +326,6 @@ export class ResponseParser {
       colon++;
     }
     if (colon === end || colon === start) return this.#fail('HPE_INVALID_HEADER_TOKEN');
-    return this.#header(line, start, colon, end);
-  }
-
-  /** A header line `[start, end)` (CRLF excluded) whose name ends at `colon`. */
-  #header(line: Buffer, start: number, colon: number, end: number): Step {
     let valueStart = colon + 1;
     let valueEnd = end;
     while (valueStart < valueEnd && isWhitespace(line[valueStart])) valueStart++;
