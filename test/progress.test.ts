@@ -1,13 +1,12 @@
 // onProgress: once per second, with that second's numbers, on time even when nothing completes.
 import t from 'tap';
 import { runLoad, type ProgressEvent } from '../src/index.js';
-import { createTestServer } from '../src/testing/index.js';
+import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
 t.test('one event per second with the last second and the totals', (t) =>
   inSomeRun(t, 3, async (timing) => {
-    const server = await createTestServer({ delayMs: 20 });
-    t.teardown(() => server.close());
+    const server = await testServer(t, { delayMs: 20 });
     const events: ProgressEvent[] = [];
     const result = await runLoad({ url: server.url, rate: 200, duration: 2000, connections: 10, onProgress: (event) => events.push(event) });
     t.same(events.map((e) => e.second), [0, 1], 'seconds numbered as in the timeline');
@@ -27,8 +26,7 @@ t.test('one event per second with the last second and the totals', (t) =>
 
 t.test('progress comes on time while the server answers nothing', async (t) => {
   const arrivals: number[] = [];
-  const server = await createTestServer({ onRequest: () => arrivals.push(performance.now()) });
-  t.teardown(() => server.close());
+  const server = await testServer(t, { onRequest: () => arrivals.push(performance.now()) });
   // Longer than the run (2 s), and short: the server's held responses keep the process alive until then.
   server.stall(2500);
   const events: Array<{ at: number; event: ProgressEvent }> = [];

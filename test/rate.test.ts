@@ -2,13 +2,13 @@
 // the server's onRequest), how many, and what latency a stalled server really causes.
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
-import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import type { TestServerOptions } from '../src/testing/index.js';
+import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
 async function timedServer(t: Test, options: TestServerOptions = {}) {
   const arrivals: number[] = [];
-  const server = await createTestServer({ ...options, onRequest: () => arrivals.push(performance.now()) });
-  t.teardown(() => server.close());
+  const server = await testServer(t, { ...options, onRequest: () => arrivals.push(performance.now()) });
   return { server, arrivals };
 }
 

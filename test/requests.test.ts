@@ -3,7 +3,8 @@ import http from 'node:http';
 import { once } from 'node:events';
 import t, { type Test } from 'tap';
 import { runLoad, type RequestSpec, type TransportName } from '../src/index.js';
-import { createTestServer, type TestRequest } from '../src/testing/index.js';
+import type { TestRequest } from '../src/testing/index.js';
+import { testServer } from './fixtures/test-server.js';
 
 const TRANSPORTS: TransportName[] = ['net', 'undici', 'http'];
 
@@ -16,8 +17,7 @@ const STEPS = ['GET /a', 'POST /b', 'PUT /c?x=1'];
 
 async function recordingServer(t: Test) {
   const seen: TestRequest[] = [];
-  const server = await createTestServer({ onRequest: (request) => seen.push(request) });
-  t.teardown(() => server.close());
+  const server = await testServer(t, { onRequest: (request) => seen.push(request) });
   return { server, seen };
 }
 

@@ -2,14 +2,13 @@
 // in the timeline and against what the server saw.
 import t from 'tap';
 import { runLoad } from '../src/index.js';
-import { createTestServer } from '../src/testing/index.js';
+import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
 t.test('a rate ramp from 100/s to 1000/s shows in the timeline and at the server', (t) =>
   inSomeRun(t, 3, async (timing) => {
     const arrivals: number[] = [];
-    const server = await createTestServer({ onRequest: () => arrivals.push(performance.now()) });
-    t.teardown(() => server.close());
+    const server = await testServer(t, { onRequest: () => arrivals.push(performance.now()) });
     const result = await runLoad({ url: server.url, rate: 100, stages: [{ duration: '3s', rate: 1000 }], connections: 10 });
 
     // The rate climbs 300/s every second, so the seconds hold 250, 550 and 850 slots: 1650 in all.
@@ -41,8 +40,7 @@ t.test('a rate ramp from 100/s to 1000/s shows in the timeline and at the server
 );
 
 t.test('rate stages without rate ramp from 0', async (t) => {
-  const server = await createTestServer();
-  t.teardown(() => server.close());
+  const server = await testServer(t);
   const result = await runLoad({ url: server.url, stages: [{ duration: 1000, rate: 200 }, { duration: 1000, rate: 200 }], connections: 4 });
   // 0 -> 200/s over the first second (100 slots), then 200/s.
   t.same(result.timeline.map((s) => s.targetRate), [100, 200]);
@@ -53,8 +51,7 @@ t.test('connection stages open and close connections while the run goes on', (t)
   inSomeRun(t, 3, async (timing) => {
     // Each connection carries one request per 10 ms, so throughput follows the open connections.
     let firstAt = 0;
-    const server = await createTestServer({ delayMs: 10, onRequest: () => (firstAt ||= performance.now()) });
-    t.teardown(() => server.close());
+    const server = await testServer(t, { delayMs: 10, onRequest: () => (firstAt ||= performance.now()) });
     const samples: Array<{ at: number; open: number }> = [];
     const sampler = setInterval(() => {
       if (firstAt > 0) samples.push({ at: performance.now() - firstAt, open: server.stats.openConnections });

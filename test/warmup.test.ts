@@ -1,13 +1,12 @@
 // Warm-up: its requests reach the server but none of them, nor anything about them, is counted.
 import t from 'tap';
 import { runLoad } from '../src/index.js';
-import { createTestServer } from '../src/testing/index.js';
+import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
 t.test('open loop: warm-up requests are sent but absent from every statistic', (t) =>
   inSomeRun(t, 3, async (timing) => {
-    const server = await createTestServer();
-    t.teardown(() => server.close());
+    const server = await testServer(t);
     // The server stalls through the first 300 ms of the 500 ms warm-up: warm-up latencies reach 300 ms.
     // The backlog is gone long before measuring starts, so measured latency must not show the stall.
     server.stall(300);
@@ -36,8 +35,7 @@ t.test('open loop: warm-up requests are sent but absent from every statistic', (
 
 t.test('closed loop: server count = warm-up + measured', (t) =>
   inSomeRun(t, 3, async (timing) => {
-    const server = await createTestServer({ delayMs: 10 });
-    t.teardown(() => server.close());
+    const server = await testServer(t, { delayMs: 10 });
     const result = await runLoad({ url: server.url, connections: 2, warmup: 300, duration: 700 });
     const warmup = server.stats.requests - result.requests.sent;
     // Two connections at one request per ~10 ms each: up to 60 requests in 300 ms.
