@@ -7,11 +7,9 @@
 // The test server runs in its own process (core 1 with taskset), the generator in another (core 0),
 // one thread, closed loop. Each needs a descriptor per connection: the generator's soft limit is
 // raised to the hard limit, which must exceed --connections.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { planPinning, wrapCommand } from './lib/system.mjs';
+import { planPinning, runBounded, wrapCommand } from './lib/system.mjs';
 import { startTestServer } from './lib/targets.mjs';
 
 const self = fileURLToPath(import.meta.url);
@@ -60,12 +58,10 @@ if (process.argv[2] === 'generator') {
       taskset: pinning.taskset,
       cpu: pinning.generator,
     });
-    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
-    const [code] = await once(child, 'exit');
-    if (code !== 0) throw new Error(`generator exited with ${code}`);
-    const report = JSON.parse(out.trim().split('\n').pop());
+    // Bounded: connecting 10,000 sockets and closing them again takes seconds, never a minute.
+    const { code, stdout, stderr, timedOut } = await runBounded(argv, { timeoutMs: (spec.durationS + 60) * 1000 });
+    if (code !== 0) throw new Error(`generator ${timedOut ? 'timed out' : `exited with ${code}`}\n${stderr}`);
+    const report = JSON.parse(stdout.trim().split('\n').pop());
     const mb = (n) => `${n.toFixed(1)} MB`;
     console.log(`${spec.connections} connections, ${spec.transport}, ${spec.durationS} s, one thread, against ${server.name}`);
     console.log(`  open connections at peak: ${report.openPeak}`);
