@@ -487,12 +487,32 @@ t.test('head template: matches only heads that parse the same', async (t) => {
       t.equal(template.matches(data, new DataView(data.buffer, data.byteOffset, data.byteLength), offset), expected, `${name} (offset ${offset})`);
     }
   }
-  const folded = 'HTTP/1.1 200 OK\r\nX-A: 1\r\n 2\r\nContent-Length: 0\r\n\r\n';
-  template.learn(Buffer.from(folded, 'latin1'), 0, folded.length, { ...facts, contentLength: 0 });
-  t.equal(template.length, 0, 'a head with a folded line is not kept');
   const informational = 'HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n';
   template.learn(Buffer.from(informational, 'latin1'), 0, informational.length, { ...facts, status: 103 });
+  t.equal(template.length, head.length, 'an informational head is not kept: the final one before it stays');
+  const same = Buffer.from(head, 'latin1');
+  t.equal(template.matches(same, new DataView(same.buffer, same.byteOffset, same.byteLength), 0), true);
+  t.equal(template.facts.status, 200);
+  const folded = 'HTTP/1.1 200 OK\r\nX-A: 1\r\n 2\r\nContent-Length: 0\r\n\r\n';
+  template.learn(Buffer.from(folded, 'latin1'), 0, folded.length, { ...facts, contentLength: 0 });
+  t.equal(template.length, 0, 'a head with a folded line is not kept, nor the one before it');
+  template.learn(Buffer.from(informational, 'latin1'), 0, informational.length, { ...facts, status: 103 });
   t.equal(template.length, 0, 'nor an informational head');
+});
+
+t.test('a 1xx before each final response leaves the final head in the template', async (t) => {
+  const final = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n';
+  const exchange = Buffer.from(`HTTP/1.1 100 Continue\r\n\r\n${final}ok`, 'latin1');
+  const template = new HeadTemplate();
+  const recorder = new Recorder([]);
+  const parser = new ResponseParser(recorder, { template });
+  recorder.parser = parser;
+  for (let i = 0; i < 3; i++) {
+    exchange.copy(readBuffer);
+    t.equal(parser.execute(readBuffer, 0, exchange.length), undefined);
+    t.equal(template.length, final.length, `after exchange ${i + 1}: the 200's head`);
+  }
+  t.same(recorder.reported.map(({ status, bytes }) => [status, bytes]), Array(3).fill([200, exchange.length]), 'each exchange one 200, its bytes counted whole');
 });
 
 t.test('differential: a parser using its head template reports what a full parse does', async (t) => {
@@ -506,6 +526,7 @@ t.test('differential: a parser using its head template reports what a full parse
     'HTTP/1.0 404 Not Found\r\nConnection: keep-alive\r\nContent-Length: 3\r\n\r\nabc',
     'HTTP/1.1 204 No Content\r\nContent-Length: 7\r\nETag: "abc"\r\n\r\n',
     'HTTP/1.1 200 OK\r\nContent-Length: 1\r\nConnection: close\r\nX-A: b\r\n\r\nz',
+    'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-B: c\r\n\r\nok',
   ];
   const alphabet = Buffer.from('\r\n: ;,0123456789abcXYZ\t');
   const heads: boolean[] = [];

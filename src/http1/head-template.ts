@@ -93,12 +93,14 @@ export class HeadTemplate {
 
   /**
    * Keeps `data[start, end)`, a head the parser has just accepted whole (status line through the
-   * empty line), and the facts parsing it found. Heads it cannot describe are not kept.
+   * empty line), and the facts parsing it found. Heads it cannot describe are not kept; a long or
+   * informational one leaves the template as it was, so that a 1xx before each final response
+   * does not cost the final head its template.
    */
   learn(data: Uint8Array, start: number, end: number, facts: HeadFacts): void {
-    this.length = 0;
     const length = end - start;
     if (length > MAX_TEMPLATE_BYTES || facts.status < 200) return;
+    this.length = 0;
     if (this.#bytes.length < length) {
       const capacity = (length + 3) & ~3;
       this.#bytes = new Uint8Array(capacity);

@@ -158,7 +158,8 @@ export class ResponseParser {
     while (pos < end) {
       const state = this.#state;
       let step: Step;
-      if (state === STATUS_LINE && this.#bytes === 0 && this.#partialLength === 0) {
+      // At the start of a head: the first, or a final one after informational (1xx) heads.
+      if (state === STATUS_LINE && this.#partialLength === 0) {
         const template = this.#template;
         if (template !== undefined && template.length > 0 && end - pos >= template.length && template.matches(data, this.#viewOf(data), pos)) {
           pos += template.length;
@@ -271,7 +272,7 @@ export class ResponseParser {
   /** A head equal to the template's: take its facts and go on as after parsing it. */
   #knownHead(template: HeadTemplate): Step {
     const facts = template.facts;
-    this.#bytes = template.length;
+    this.#bytes += template.length;
     this.#status = facts.status;
     this.#http10 = facts.http10;
     this.#contentLength = facts.contentLength;
