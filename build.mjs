@@ -1,8 +1,10 @@
 // Builds dist/: ESM (.js) and CommonJS (.cjs) bundles with esbuild, one per entry point (the worker
-// entry is its own, so piscina can load it by path from either build), and declarations with tsc:
+// entry is its own, so piscina can load it by path from either build), the `salvo` command
+// (dist/cli.js), and declarations with tsc:
 // dist/types for import, dist/types-cjs (a commonjs scope) for require.
 import { execFileSync } from 'node:child_process';
-import { cp, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, rm, writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
 
 await rm('dist', { recursive: true, force: true });
@@ -25,6 +27,25 @@ await build({
   define: { 'import.meta.url': '__salvoModuleUrl' },
   banner: { js: "const __salvoModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
+// The `salvo` command (package.json "bin"): ESM only, importing the library from ./index.js instead of
+// bundling a second copy of it.
+await build({
+  ...common,
+  entryPoints: { cli: 'src/cli/bin.ts' },
+  format: 'esm',
+  banner: { js: '#!/usr/bin/env node' },
+  plugins: [
+    {
+      name: 'library-from-index',
+      setup(build) {
+        build.onResolve({ filter: /\/index\.js$/ }, ({ path, resolveDir }) =>
+          resolve(resolveDir, path) === resolve('src/index.js') ? { path: './index.js', external: true } : undefined,
+        );
+      },
+    },
+  ],
+});
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
 await cp('dist/types', 'dist/types-cjs', { recursive: true });
+await chmod('dist/cli.js', 0o755);
 await writeFile('dist/types-cjs/package.json', '{ "type": "commonjs" }\n');

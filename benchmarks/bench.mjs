@@ -2,13 +2,13 @@
 // salvo against autocannon, loadtest and wrk, side by side. See README.md for the method.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { listContenders, runContender } from './lib/contenders.mjs';
-import { renderReadme, renderText } from './lib/report.mjs';
+import { keptSections, renderReadme, renderText } from './lib/report.mjs';
 import { buildScenarios, KNOWN_DELAY_MS } from './lib/scenarios.mjs';
 import { addRatios, deriveRound, summariseContender } from './lib/summary.mjs';
 import { describeMachine, findExecutable, killRunning, planPinning } from './lib/system.mjs';
@@ -189,7 +189,8 @@ async function publish(report, options) {
   await writeFile(jsonPath, `${JSON.stringify(report, null, 2)}\n`);
   log(`\n${report.elapsedS} s; results: ${jsonPath}`);
   if (options.writeReadme) {
-    await writeFile(here('README.md'), renderReadme(report));
+    const previous = await readFile(here('README.md'), 'utf8').catch(() => '');
+    await writeFile(here('README.md'), renderReadme(report, keptSections(previous)));
     log('README.md rewritten');
   }
 }

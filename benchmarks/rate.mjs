@@ -3,6 +3,7 @@
 //   npm run build            # at the repository root: this imports ../dist/index.js
 //   cd benchmarks && npm install
 //   node rate.mjs [--rates 1000,10000,50000] [--duration 3] [--rounds 3] [--connections 50] [--skip-stall]
+//   node rate.mjs --pacing [--rates 200,1000,5000,20000] [--dist ../dist[,/other/dist]] [--duration 4] [--rounds 3]
 //
 // 1. Rate accuracy: salvo at each target rate; the server (a minimal responder in its own process)
 //    timestamps every arrival with performance.now() and reports the achieved rate and the spread of the gaps between
@@ -13,6 +14,11 @@
 //    after the first request; salvo's corrected and uncorrected latency next to autocannon with
 //    `overallRate` (its latency is measured from the actual write, and "corrected" with a fixed 1 ms
 //    interval), plus the burstiness each one puts on the server.
+// 3. Pacing cost (--pacing, issue 12): salvo `rate` and autocannon `overallRate` alternating at each
+//    rate, 50 connections: the generator process's CPU over the measured run (100% = one core), and
+//    send lag p50/p99 both as salvo reports it (`result.generator.sendLag`) and as the server sees it
+//    (each arrival's distance behind the ideal line first + k / rate, shifted so the earliest is 0).
+//    `--dist` runs other builds of salvo, comma-separated (main's and this one: before/after, same rounds).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
@@ -115,9 +121,20 @@ function arrivalStats(arrivals, rate, durationS) {
   // The last window is partial; leave it out of the fullest.
   let fullest = 0;
   for (let i = 0; i < windows.length - 1; i++) fullest = Math.max(fullest, windows[i]);
+  // Lateness behind the ideal schedule: a pacer sends slot k at first + k / rate, so arrival k minus
+  // k / rate is constant but for send lag (and loopback jitter); the smallest such value is the origin.
+  // (The 0.1% quantile rather than the minimum, so that one arrival early by loopback jitter does not
+  // move the whole line.)
+  const lags = new Float64Array(n);
+  for (let k = 0; k < n; k++) lags[k] = arrivals[k] - (k * 1000) / rate;
+  lags.sort();
+  const origin = quantile(lags, 0.001);
+  for (let k = 0; k < n; k++) lags[k] -= origin;
   return {
     count: n,
     achieved: n / durationS,
+    lagP50: Math.max(0, quantile(lags, 0.5)),
+    lagP99: Math.max(0, quantile(lags, 0.99)),
     gapP01: quantile(gaps, 0.01),
     gapP50: quantile(gaps, 0.5),
     gapP99: quantile(gaps, 0.99),
@@ -131,15 +148,20 @@ function cpuMs() {
 }
 
 async function runSalvo(spec) {
-  const { runLoad } = await import('../dist/index.js');
+  const { runLoad } = await import(new URL(`${spec.dist ?? '../dist'}/index.js`, import.meta.url).href);
   const cpuBefore = cpuMs();
+  const startedAt = performance.now();
   const result = await runLoad({ url: spec.url, rate: spec.rate, duration: spec.durationS * 1000, connections: spec.connections });
+  // Process CPU over the wall time of the whole call (connecting included), as for autocannon.
+  const wallMs = performance.now() - startedAt;
   const pick = (l) => ({ p50: l.p50, p90: l.p90, p99: l.p99, p999: l.p999, max: l.max });
   process.stdout.write(`${JSON.stringify({
     sent: result.requests.sent,
     missed: result.requests.missed,
     perSecond: result.requests.perSecond,
     cpuMs: cpuMs() - cpuBefore,
+    wallMs,
+    generator: result.generator,
     latency: pick(result.latency),
     uncorrected: pick(result.latencyUncorrected),
   })}\n`);
@@ -149,12 +171,14 @@ async function runSalvo(spec) {
 async function runAutocannon(spec) {
   const { default: autocannon } = await import('autocannon');
   const cpuBefore = cpuMs();
+  const startedAt = performance.now();
   const result = await autocannon({ url: spec.url, connections: spec.connections, duration: spec.durationS, overallRate: spec.rate });
   const l = result.latency;
   process.stdout.write(`${JSON.stringify({
     sent: result.requests.sent,
     perSecond: result.requests.total / result.duration,
     cpuMs: cpuMs() - cpuBefore,
+    wallMs: performance.now() - startedAt,
     latency: { p50: l.p50, p90: l.p90, p99: l.p99, p999: l.p99_9, max: l.max },
   })}\n`);
   process.exit(0);
@@ -216,8 +240,14 @@ async function main() {
       rounds: { type: 'string', default: '3' },
       connections: { type: 'string', default: '50' },
       'skip-stall': { type: 'boolean', default: false },
+      pacing: { type: 'boolean', default: false },
+      dist: { type: 'string' },
     },
   });
+  if (values.pacing) {
+    values.rates = process.argv.some((a) => a.startsWith('--rates')) ? values.rates : '200,1000,5000,20000';
+    values.duration = process.argv.some((a) => a.startsWith('--duration')) ? values.duration : '4';
+  }
   const rates = values.rates.split(',').map(Number);
   const durationS = Number(values.duration);
   const rounds = Number(values.rounds);
@@ -230,6 +260,10 @@ async function main() {
   console.log(`node ${process.version}, ${availableParallelism()} cores, ${pinning ? 'generator on core 0, server on core 1' : 'not pinned'}; ${rounds} rounds, ${durationS} s each\n`);
 
   try {
+    if (values.pacing) {
+      await pacing(server, url, { rates, durationS, rounds, connections, dist: values.dist });
+      return;
+    }
     const byRate = new Map(rates.map((rate) => [rate, []]));
     for (let round = 0; round < rounds; round++) {
       for (const rate of rates) {
@@ -297,6 +331,53 @@ async function main() {
     server.send({ type: 'close' });
     await once(server, 'exit');
   }
+}
+
+/**
+ * Section 3: CPU and send lag at each rate, alternating within a round: salvo from each build in
+ * `dist` (comma-separated, for a before/after comparison in the same rounds) and autocannon.
+ */
+async function pacing(server, url, { rates, durationS, rounds, connections, dist }) {
+  const dists = (dist ?? '../dist').split(',');
+  const contenders = [
+    ...dists.map((d) => ({ kind: 'salvo', dist: d, name: dists.length > 1 ? `salvo ${d}` : 'salvo' })),
+    { kind: 'autocannon', name: 'autocannon' },
+  ];
+  const runs = new Map();
+  for (let round = 0; round < rounds; round++) {
+    for (const rate of rates) {
+      const order = round % 2 ? [...contenders].reverse() : contenders;
+      for (const { kind, dist: from, name } of order) {
+        await ask(server, { type: 'reset' }, 'ready');
+        const client = await runClient(kind, { url, rate, durationS, connections, dist: from });
+        const { arrivals } = await ask(server, { type: 'report', rate, durationS }, 'report');
+        const key = `${name} ${rate}`;
+        runs.set(key, [...(runs.get(key) ?? []), { client, arrivals }]);
+        process.stderr.write('.');
+      }
+    }
+  }
+  process.stderr.write('\n');
+  console.log(`### Pacing cost (${connections} connections, ${durationS} s, ${rounds} rounds)\n`);
+  console.log(table(
+    ['target /s', 'contender', 'achieved /s (server)', 'CPU % (process, whole call)', 'generator.cpuPercent (measured run)', 'send lag p50 ms (salvo)', 'send lag p99 ms (salvo)', 'lag p50 ms (server)', 'lag p99 ms (server)', 'saturated'],
+    rates.flatMap((rate) => contenders.map(({ name }) => {
+      const list = runs.get(`${name} ${rate}`);
+      const generator = (r) => r.client.generator;
+      return [
+        String(rate),
+        name,
+        cell(list.map((r) => r.arrivals.achieved), 0),
+        cell(list.map((r) => (r.client.cpuMs / r.client.wallMs) * 100), 1),
+        cell(list.map((r) => generator(r)?.cpuPercent), 1),
+        cell(list.map((r) => generator(r)?.sendLag?.p50), 3),
+        cell(list.map((r) => generator(r)?.sendLag?.p99), 3),
+        cell(list.map((r) => r.arrivals.lagP50), 3),
+        cell(list.map((r) => r.arrivals.lagP99), 3),
+        list.some((r) => generator(r)) ? `${list.filter((r) => generator(r)?.saturated).length}/${list.length}` : 'n/a',
+      ];
+    })),
+  ));
 }
 
 async function hasTaskset() {

@@ -11,9 +11,12 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const steps = [
   ['basic', 'node', ['basic.mjs'], here('.')],
   ['coordinated omission', 'node', ['coordinated-omission.mjs'], here('.')],
+  ['capacity search', 'node', ['capacity.mjs'], here('.')],
   ['cli', 'node', ['cli.mjs', '--duration', '2s', '--connections', '4'], here('.')],
   ['cli, 2 workers', 'node', ['cli.mjs', '--duration', '2s', '--connections', '4', '--workers', '2', '--transport', 'undici'], here('.')],
   ['node:test', 'node', ['--test', 'node-test/load.test.mjs'], here('.')],
+  ['regression against a stored baseline', 'node', ['--test', 'regression/regression.test.mjs'], here('.')],
+  ['kubernetes recipe, 3 segment processes on this machine', 'node', ['local.mjs', '--segments', '3'], here('kubernetes')],
   ['mocha: install', npm, ['install', '--no-audit', '--no-fund'], here('mocha')],
   ['mocha', npm, ['test'], here('mocha')],
   ['jest: install', npm, ['install', '--no-audit', '--no-fund'], here('jest')],

@@ -4,80 +4,29 @@ import { importExport, moduleUrl } from './workers/modules.js';
 import { usableWorkers } from './workers/shard.js';
 import { compileExpect } from './stats/checks.js';
 import { parseThresholds } from './stats/thresholds.js';
+import { parseSegment, parseStartAt } from './segment-options.js';
+import type { Plan, PlanHooks, PlannedRequest, PlannedStage } from './plan.js';
 import type { ResolvedRequest } from './transports/transport.js';
 import type {
   Duration,
-  ExpectOptions,
   LoadOptions,
   RequestBody,
   RequestSpec,
   Stage,
-  Thresholds,
   TransportName,
 } from './types.js';
-import type { ConnectionOptions } from 'node:tls';
-
-/** A ramp stage with its duration resolved. */
-export interface PlannedStage {
-  durationMs: number;
-  rate?: number;
-  connections?: number;
-}
-
-/** One request of the sequence, resolved; `spec` keeps the user's hooks (in-process only). */
-export interface PlannedRequest extends ResolvedRequest {
-  dynamic: boolean;
-  capture: boolean;
-}
-
-/**
- * The options after validation, with defaults applied. Everything but `hooks` is plain data, so a
- * Plan (or a shard of it) can be sent to a worker thread.
- */
-export interface Plan {
-  url: string;
-  transport: TransportName;
-  connections: number;
-  /** Measured run length; undefined when only `amount` bounds the run. */
-  durationMs: number | undefined;
-  amount: number | undefined;
-  rate: number | undefined;
-  stages: PlannedStage[] | undefined;
-  pipelining: number;
-  workers: number;
-  keepAlive: boolean;
-  requests: PlannedRequest[];
-  /** The `file:`/`data:` URL `requests` was imported from; each worker imports it again for the hooks. */
-  requestsModule: string | undefined;
-  /**
-   * A worker shard's offset into the rate schedule, in slots (0 <= phase < 1): shard i of n has i / n,
-   * so the shards' sends interleave. Absent outside worker shards.
-   */
-  ratePhase?: number;
-  timeoutMs: number;
-  warmupMs: number;
-  expect: ExpectOptions | undefined;
-  thresholds: Thresholds | undefined;
-  tls: ConnectionOptions | undefined;
-}
-
-/** The parts of the options that cannot leave this thread. */
-export interface PlanHooks {
-  requests: RequestSpec[] | undefined;
-  signal: AbortSignal | undefined;
-  onProgress: LoadOptions['onProgress'];
-}
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-const KNOWN_OPTIONS = [
+/** Every option `runLoad` accepts. */
+export const KNOWN_OPTIONS = [
   'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
-  'tls', 'signal', 'onProgress',
+  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'streams', 'segment', 'startAt',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
-const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http'];
+const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -92,7 +41,8 @@ function show(value: unknown): string {
   }
 }
 
-function positiveInteger(name: string, value: unknown): number {
+/** `value` as a positive integer, or a SalvoOptionError / SalvoRangeError naming `name`. */
+export function positiveInteger(name: string, value: unknown): number {
   if (typeof value !== 'number' || Number.isNaN(value)) {
     throw new SalvoOptionError(`${name} must be a positive integer; got ${show(value)}`);
   }
@@ -141,12 +91,13 @@ function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-function rejectUnknownKeys(options: object): void {
+/** Throws for the first key of `options` not in `knownKeys`, suggesting the nearest known one. */
+export function rejectUnknownKeys(options: object, knownKeys: readonly string[] = KNOWN_OPTIONS): void {
   for (const key of Object.keys(options)) {
-    if ((KNOWN_OPTIONS as readonly string[]).includes(key)) continue;
+    if (knownKeys.includes(key)) continue;
     let best: string | undefined;
     let bestDistance = Infinity;
-    for (const known of KNOWN_OPTIONS) {
+    for (const known of knownKeys) {
       const distance = editDistance(key.toLowerCase(), known.toLowerCase());
       if (distance < bestDistance) [best, bestDistance] = [known, distance];
     }
@@ -289,6 +240,20 @@ function planStages(value: unknown): PlannedStage[] | undefined {
   return stages;
 }
 
+/** Requests in flight per connection: `pipelining` for HTTP/1.1, `streams` for HTTP/2 (the engine's lanes either way). */
+function planPipelining(options: LoadOptions, transport: TransportName): number {
+  if (transport === 'h2') {
+    if (options.pipelining !== undefined) {
+      throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give streams (concurrent streams per session) instead; got pipelining ${show(options.pipelining)}`);
+    }
+    return options.streams === undefined ? 1 : positiveInteger('streams', options.streams);
+  }
+  if (options.streams !== undefined) {
+    throw new SalvoOptionError(`streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got streams ${show(options.streams)} with transport ${show(transport)}`);
+  }
+  return options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining);
+}
+
 function parseWorkers(value: unknown): number {
   if (value === undefined) return 1;
   if (value === 'auto') {
@@ -313,7 +278,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   if (!TRANSPORTS.includes(transport)) {
     throw new SalvoOptionError(`transport must be one of ${TRANSPORTS.map((t) => `'${t}'`).join(', ')}; got ${show(transport)}`);
   }
-  const pipelining = options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining);
+  const pipelining = planPipelining(options, transport);
   if (pipelining > 1 && transport === 'http') {
     throw new SalvoOptionError(`pipelining ${pipelining} needs transport 'net' or 'undici'; node:http cannot pipeline`);
   }
@@ -340,10 +305,14 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`);
   }
   if (options.keepAlive === false && pipelining > 1) {
+    if (transport === 'h2') throw new SalvoOptionError(`streams ${pipelining} needs keepAlive: without it every request has a session of its own`);
     throw new SalvoOptionError(`pipelining ${pipelining} needs keepAlive: a connection that closes after each response carries one request`);
   }
   if (options.tls !== undefined && (typeof options.tls !== 'object' || options.tls === null)) {
     throw new SalvoOptionError(`tls must be an object of tls.connect options; got ${show(options.tls)}`);
+  }
+  if (options.tlsSessionReuse !== undefined && typeof options.tlsSessionReuse !== 'boolean') {
+    throw new SalvoOptionError(`tlsSessionReuse must be true or false; got ${show(options.tlsSessionReuse)}`);
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new SalvoOptionError(`signal must be an AbortSignal; got ${show(options.signal)}`);
@@ -376,6 +345,9 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     expect: options.expect,
     thresholds: options.thresholds,
     tls: options.tls,
+    tlsSessionReuse: options.tlsSessionReuse ?? true,
+    segment: parseSegment(options.segment, { connections, amount, rate }),
+    startAtMs: parseStartAt(options.startAt),
   };
   return {
     plan,

@@ -1,31 +1,22 @@
 import { runEngine } from './engine/engine.js';
-import { loadPlan, type Plan, type PlanHooks } from './options.js';
+import { loadPlan } from './options.js';
+import type { Plan, PlanHooks } from './plan.js';
+import { StartGate } from './engine/start-gate.js';
+import { diagnose } from './stats/diagnose.js';
+import { assertFileLimit } from './stats/file-limit.js';
 import { mergeShards } from './stats/merge.js';
-import type { SecondSummary } from './stats/recorder.js';
-import { evaluateThresholds, parseThresholds } from './stats/thresholds.js';
-import type { LoadOptions, LoadResult, ProgressEvent } from './types.js';
+import { progressEvent } from './stats/progress-event.js';
+import { judgeThresholds, parseThresholds } from './stats/thresholds.js';
+import type { LoadOptions, LoadResult } from './types.js';
 import { runWorkers } from './workers/pool.js';
+import { segmentPlan } from './workers/shard.js';
 
-/** The public event for one closed second. */
-export function progressEvent(summary: Omit<SecondSummary, 'histogram'>, totals: ProgressEvent['totals']): ProgressEvent {
-  return {
-    second: summary.second,
-    sent: summary.sent,
-    completed: summary.completed,
-    errors: summary.errors,
-    p50: summary.p50,
-    p99: summary.p99,
-    connections: summary.connections,
-    ...(summary.targetRate !== undefined ? { targetRate: summary.targetRate } : {}),
-    totals,
-  };
-}
-
-function runInProcess(plan: Plan, hooks: PlanHooks) {
+function runInProcess(plan: Plan, hooks: PlanHooks, start: StartGate) {
   const { onProgress } = hooks;
   return runEngine(plan, {
     requests: hooks.requests,
     signal: hooks.signal,
+    ready: start.wait,
     onSecond:
       typeof onProgress === 'function'
         ? (summary, totals) => {
@@ -44,13 +35,15 @@ function runInProcess(plan: Plan, hooks: PlanHooks) {
  * SalvoRangeError naming the option; network trouble never rejects: it is counted in `errors`.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const { plan, hooks } = await loadPlan(options);
-  const thresholds = plan.thresholds === undefined ? undefined : parseThresholds(plan.thresholds);
-  const shards = plan.workers > 1 ? await runWorkers(plan, hooks) : [await runInProcess(plan, hooks)];
-  const result = mergeShards(plan, shards, false);
-  if (thresholds !== undefined) {
-    result.thresholds = evaluateThresholds(thresholds, result);
-    result.ok = result.thresholds.every((threshold) => threshold.passed);
-  }
+  const { plan: whole, hooks } = await loadPlan(options);
+  const thresholds = whole.thresholds === undefined ? undefined : parseThresholds(whole.thresholds);
+  const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
+  assertFileLimit(plan);
+  const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
+  const shards = plan.workers > 1 ? await runWorkers(plan, hooks, start.wait) : [await runInProcess(plan, hooks, start)];
+  const result = mergeShards(plan, shards, false, whole);
+  start.warn(result.warnings);
+  diagnose(result, plan);
+  judgeThresholds(result, thresholds);
   return result;
 }

@@ -1,7 +1,10 @@
 import type { ConnectionOptions } from 'node:tls';
+import type { Warning } from './stats/warnings.js';
+
+export type { Warning };
 
 /** Which client sends the requests. */
-export type TransportName = 'net' | 'undici' | 'http';
+export type TransportName = 'net' | 'undici' | 'http' | 'h2';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -112,6 +115,12 @@ export interface LoadOptions {
   /** Requests in flight per connection. Default 1. */
   pipelining?: number;
   /**
+   * HTTP/2 (`transport: 'h2'`): concurrent streams per session, that is requests in flight on each
+   * of the `connections`. Default 1. Capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS; when it
+   * is, `result.warnings` has `H2_STREAMS_CAPPED` with the limit.
+   */
+  streams?: number;
+  /**
    * Worker threads: 1 runs in this thread; `'auto'` uses one per core, leaving one free. Default 1.
    * Capped so that each worker has at least one connection (and one request of `amount`, 1 req/s of
    * `rate`); `result.workers` is the number used.
@@ -145,6 +154,13 @@ export interface LoadOptions {
   thresholds?: Thresholds;
   /** Options for `tls.connect`. Certificates are verified unless `rejectUnauthorized: false`. */
   tls?: ConnectionOptions;
+  /**
+   * Resume TLS sessions on new connections, as browsers and wrk do: each worker thread keeps the
+   * last session the server issued and offers it on every new connection (the `session` option of
+   * `tls.connect`), so a returning visitor's abbreviated handshake is what `keepAlive: false`
+   * measures. `false` forces a full handshake on every connection (first-visit cost). Default true.
+   */
+  tlsSessionReuse?: boolean;
   /** Aborting it ends the run promptly with the partial result and `aborted: true`. */
   signal?: AbortSignal;
   /**
@@ -152,6 +168,64 @@ export interface LoadOptions {
    * A string is a module path or `file:` URL whose default or `onProgress` export is the callback.
    */
   onProgress?: ((event: ProgressEvent) => void) | string;
+  /**
+   * Run only the `index`-th (from 0) of `count` shares of this plan: connections, `amount`, `rate`
+   * and stages split exactly as over worker threads, with the rate schedule offset so that the
+   * shares' sends interleave. One process or machine per segment, every segment given the same
+   * options; `mergeResults` puts their results back together. `count` is at most `connections`
+   * (and `amount`, `rate`).
+   */
+  segment?: Segment;
+  /**
+   * Wall-clock instant (epoch ms, or a Date) at which the measured run starts: the connections are
+   * opened and the warm-up is run before it. Give every segment the same one so that their seconds
+   * line up. A time already past starts at once and adds a `LATE_START` warning.
+   */
+  startAt?: number | Date;
+}
+
+/** One share of a run split over processes or machines (`segment` option, `result.merge.segment`). */
+export interface Segment {
+  /** Which share, from 0. */
+  index: number;
+  /** How many shares the run is split into. */
+  count: number;
+}
+
+/**
+ * The whole run's plan as far as it decides whether results belong together: every segment of one
+ * run carries the same one.
+ */
+/** The whole run's plan as plain JSON: an option the run did not have is absent, never `undefined`. */
+export interface MergePlan {
+  transport: TransportName;
+  connections: number;
+  durationMs?: number;
+  amount?: number;
+  rate?: number;
+  stages?: Array<{ durationMs: number; rate?: number; connections?: number }>;
+  pipelining: number;
+  keepAlive: boolean;
+  warmupMs: number;
+  /** `METHOD /path` of each request of the sequence. */
+  requests: string[];
+}
+
+/** What `mergeResults` needs besides the numbers of a result; plain JSON. */
+export interface MergeInfo {
+  /** Which share of a segmented run this result is; absent for a whole run. */
+  segment?: Segment;
+  /** The whole run's plan (before it was split into segments). */
+  plan: MergePlan;
+  /** The thresholds the run was given, evaluated again on a merged result. */
+  thresholds?: Thresholds;
+  /**
+   * The corrected latency histogram (µs, compressed base64, as `histogram`) of each `timeline`
+   * entry, in the same order; `''` for a second with no responses.
+   */
+  timeline: string[];
+  /** The send-lag histogram (µs, compressed base64) behind `generator.sendLag`, in rate mode. */
+  sendLag?: string;
 }
 
 /** Latency distribution in milliseconds (floats with microsecond precision). */
@@ -166,6 +240,38 @@ export interface LatencyStats {
   p95: number;
   p99: number;
   p999: number;
+}
+
+/** One phase of the requests or connections, in milliseconds (see `LoadResult.phases`). */
+export interface PhaseStats {
+  /** How many times it was measured: connections opened (`connect`, `tls`) or responses (`ttfb`, `receive`). */
+  count: number;
+  min: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** Where the time goes, after k6's http_req_connecting / tls_handshaking / waiting / receiving. */
+export interface Phases {
+  /** TCP connect of each new connection (after any DNS lookup); reused connections are not in it. */
+  connect: PhaseStats;
+  /** TLS handshake of each new `https:` connection; count 0 for `http:`. */
+  tls: PhaseStats;
+  /** Request written to the first byte of its response (the server's think time plus one round trip). */
+  ttfb: PhaseStats;
+  /** First byte of a response to its last. */
+  receive: PhaseStats;
+}
+
+/** The four phase histograms (µs), hdr-histogram-js compressed base64. */
+export interface PhaseHistograms {
+  connect: string;
+  tls: string;
+  ttfb: string;
+  receive: string;
 }
 
 /** One second of the run. */
@@ -186,6 +292,30 @@ export interface TimelineEntry {
   connections: number;
   /** Target rate during this second (open-loop runs), requests/s. */
   targetRate?: number;
+  /** The load generator's process CPU in this second, 100 = one core (the busiest reading over workers). */
+  cpuPercent: number;
+  /** The load generator's event-loop utilization in this second, 0..1 (the busiest thread). */
+  eventLoopUtilization: number;
+}
+
+/**
+ * The load generator's own load (`result.generator`): when it is near its limit, the numbers may
+ * show salvo's limit rather than the server's, and `warnings` holds `GENERATOR_SATURATED`.
+ */
+export interface GeneratorStats {
+  /** Process CPU over the measured run, 100 = one core (the whole process: every worker thread and the pacer). */
+  cpuPercent: number;
+  /** Event-loop utilization (`performance.eventLoopUtilization`), 0..1; the busiest thread with workers. */
+  eventLoopUtilization: number;
+  /** 99th percentile of the event-loop delay (`monitorEventLoopDelay`), ms; the busiest thread with workers. */
+  eventLoopDelayP99Ms: number;
+  /**
+   * Rate mode only: how late salvo wrote requests, ms: from the intended time, or from when a
+   * connection became free for a slot that had to wait for one (that wait is the connections' doing).
+   */
+  sendLag?: { p50: number; p99: number; max: number };
+  /** The generator was the bottleneck: its loop was busy for most of the run, or send lag p99 passed 5 ms. */
+  saturated: boolean;
 }
 
 /** Outcome of the `expect` checks. */
@@ -231,15 +361,31 @@ export interface LoadResult {
   latency: LatencyStats;
   /** Latency measured from the actual write. Equal to `latency` in closed-loop runs. */
   latencyUncorrected: LatencyStats;
+  /**
+   * Connection setup and request phases: `connect` and `tls` once per connection opened (warm-up
+   * and ahead-of-start included), `ttfb` and `receive` for every measured response.
+   */
+  phases: Phases;
+  /** The phase histograms (µs), encoded like `histogram`, for exact merging elsewhere. */
+  phaseHistograms: PhaseHistograms;
   statusCodes: Record<string, number>;
   errors: { total: number; byCode: Record<string, number> };
   bytes: { sent: number; received: number };
   /** Length of the measured part of the run. */
   durationMs: number;
+  /** Wall-clock start of the measured run, epoch ms (with sub-ms precision). */
+  startedAt: number;
   timeline: TimelineEntry[];
   /** True when the run was ended by `signal` or an `abortOnFail` threshold. */
   aborted: boolean;
   checks?: CheckStats;
+  /**
+   * Findings that the numbers alone do not show, each `{ code, message }`, one per code; empty when
+   * all is well. The message says what it means and what to do.
+   */
+  warnings: Warning[];
+  /** The load generator's own CPU, event loop and send lag, with a saturation verdict. */
+  generator: GeneratorStats;
   thresholds?: ThresholdResult[];
   /** False when a threshold failed. */
   ok: boolean;
@@ -247,4 +393,6 @@ export interface LoadResult {
   histogram: string;
   /** The uncorrected latency histogram, encoded the same way. */
   histogramUncorrected: string;
+  /** What an exact `mergeResults` needs: segment, whole plan, thresholds, per-second histograms. */
+  merge: MergeInfo;
 }

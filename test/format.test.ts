@@ -1,5 +1,7 @@
 import t from 'tap';
 import { formatResult, formatThresholdActual } from '../src/stats/format.js';
+import { wholeRunMergeInfo } from './fixtures/merge-info.js';
+import { noPhases } from './fixtures/phases.js';
 import type { LatencyStats, LoadResult } from '../src/types.js';
 
 const latency: LatencyStats = {
@@ -22,6 +24,10 @@ function makeResult(overrides: Partial<LoadResult> = {}): LoadResult {
     durationMs: 10_000,
     timeline: [],
     aborted: false,
+    warnings: [],
+    generator: {
+      cpuPercent: 4.25, eventLoopUtilization: 0.2, eventLoopDelayP99Ms: 1.5, sendLag: { p50: 0.05, p99: 0.25, max: 1.125 }, saturated: false,
+    },
     checks: {
       passed: 19_970,
       failed: 10,
@@ -36,6 +42,8 @@ function makeResult(overrides: Partial<LoadResult> = {}): LoadResult {
     ok: false,
     histogram: '',
     histogramUncorrected: '',
+    ...noPhases(),
+    ...wholeRunMergeInfo(),
     ...overrides,
   };
 }
@@ -55,6 +63,7 @@ t.test('a rate-mode run, line by line', async (t) => {
       'Requests      10,000 sent, 9,990 completed, 3 missed',
       'Status codes  200: 9,980  500: 10',
       'Errors        10 (ECONNRESET 7, TIMEOUT 3)',
+      'Generator     CPU 4.3% of a core, event loop 20% busy, delay p99 1.500 ms, send lag p50 0.050 / p99 0.250 / max 1.125 ms',
       'Checks        19,970 passed, 10 failed (99.95% passed)',
       '  status               9,980 passed, 10 failed',
       '  header:content-type  9,990 passed, 0 failed',
@@ -146,4 +155,42 @@ t.test('formatThresholdActual', async (t) => {
   t.equal(formatThresholdActual('checks.rate', Number.NaN), 'n/a');
   t.equal(formatThresholdActual('requests.completed', 1_234_567), '1,234,567');
   t.equal(formatThresholdActual('requests.perSecond', 1234.5678), '1,234.57');
+});
+
+t.test('every warning is printed with its code', async (t) => {
+  const text = formatResult(makeResult({ warnings: [{ code: 'GENERATOR_SATURATED', message: 'salvo was the limit' }] }));
+  t.match(text, /^Warning GENERATOR_SATURATED: salvo was the limit$/m);
+  t.notMatch(formatResult(makeResult()), /Warning/);
+});
+
+t.test('phases: a compact table of the phases measured, tls left out on http:', async (t) => {
+  const { phases } = noPhases();
+  const measured = (count: number, p50: number) => ({ count, min: p50 / 2, mean: p50 * 1.1, p50, p90: p50 * 2, p99: p50 * 3, max: p50 * 4 });
+  const text = formatResult(
+    makeResult({ phases: { ...phases, connect: measured(10, 0.25), ttfb: measured(9_990, 20.5), receive: measured(9_990, 30) } }),
+  );
+  t.match(
+    text,
+    [
+      'Phases (ms)  count    min    p50    p90    p99     max   mean',
+      'connect         10  0.125  0.250  0.500  0.750   1.000  0.275',
+      'ttfb         9,990  10.25  20.50  41.00  61.50   82.00  22.55',
+      'receive      9,990  15.00  30.00  60.00  90.00  120.00  33.00',
+      '',
+      'Requests/s',
+    ].join('\n'),
+  );
+  t.notMatch(text, /^tls/m);
+  t.notMatch(formatResult(makeResult()), /Phases/, 'no table when nothing was measured');
+});
+
+t.test('a saturated generator is flagged on its line, and its warning follows', async (t) => {
+  const text = formatResult(
+    makeResult({
+      generator: { cpuPercent: 101.25, eventLoopUtilization: 0.995, eventLoopDelayP99Ms: 12.5, saturated: true },
+      warnings: [{ code: 'GENERATOR_SATURATED', message: 'the load generator was saturated' }],
+    }),
+  );
+  t.match(text, /^Generator     CPU 101% of a core, event loop 100% busy, delay p99 12\.50 ms, SATURATED$/m);
+  t.match(text, /^Warning GENERATOR_SATURATED: the load generator was saturated$/m);
 });

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
+import { PhaseRecorder } from '../src/stats/phases.js';
 import { CONNECTION_CLOSED, createNetTransport } from '../src/transports/net.js';
 import { Lane, type ResolvedRequest, type Transport, type TransportConfig } from '../src/transports/transport.js';
 import { connectionsClosed, localhostCert, localhostKey, rawServer, RecordingSink, requestsReceived } from './fixtures/raw-http-server.js';
@@ -13,8 +14,10 @@ function netTransport(t: Test, url: string, sink: RecordingSink, overrides: Part
     pipelining: 1,
     keepAlive: true,
     tls: undefined,
+    tlsSessionReuse: true,
     timeoutMs: 10_000,
     captureResponses: false,
+    phases: new PhaseRecorder(),
     ...overrides,
   };
   const transport = createNetTransport(config, sink) as Transport<Buffer>;

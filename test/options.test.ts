@@ -34,7 +34,7 @@ const cases: Array<[string, unknown, typeof SalvoOptionError | typeof SalvoRange
   ['unparsable duration', { url, duration: '10 parsecs' }, SalvoOptionError, /duration must be .*"10 parsecs"/],
   ['duration without unit', { url, duration: '10' }, SalvoOptionError, /duration .*"10"/],
   ['negative duration', { url, duration: -5 }, SalvoRangeError, /duration .*got -5/],
-  ['unknown transport', { url, transport: 'curl' }, SalvoOptionError, /transport must be one of 'net', 'undici', 'http'; got "curl"/],
+  ['unknown transport', { url, transport: 'curl' }, SalvoOptionError, /transport must be one of 'net', 'undici', 'http', 'h2'; got "curl"/],
   ['misspelt option', { url, conections: 5 }, SalvoOptionError, /unknown option "conections"; did you mean connections\?/],
   ['unknown option', { url, frobnicate: true }, SalvoOptionError, /^unknown option "frobnicate"$/],
   ['bad method', { url, method: 'GE T' }, SalvoOptionError, /method must be an HTTP method.*"GE T"/],

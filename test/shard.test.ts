@@ -1,6 +1,7 @@
 import t from 'tap';
 import { RateSchedule } from '../src/engine/schedule.js';
-import { planLoad, type Plan } from '../src/options.js';
+import { planLoad } from '../src/options.js';
+import type { Plan } from '../src/plan.js';
 import { apportion, shardPlan, splitEvenly, usableWorkers } from '../src/workers/shard.js';
 import type { LoadOptions } from '../src/types.js';
 

@@ -7,6 +7,8 @@ import {
   evaluateThresholds,
   parseThresholds,
 } from '../src/stats/thresholds.js';
+import { wholeRunMergeInfo } from './fixtures/merge-info.js';
+import { noPhases } from './fixtures/phases.js';
 import type { LatencyStats, LoadResult, Thresholds } from '../src/types.js';
 
 const latency: LatencyStats = {
@@ -28,6 +30,8 @@ function makeResult(overrides: Partial<LoadResult> = {}): LoadResult {
     durationMs: 10_000,
     timeline: [],
     aborted: false,
+    warnings: [],
+    generator: { cpuPercent: 12.5, eventLoopUtilization: 0.25, eventLoopDelayP99Ms: 1.5, saturated: false },
     checks: {
       passed: 1960,
       failed: 20,
@@ -37,6 +41,8 @@ function makeResult(overrides: Partial<LoadResult> = {}): LoadResult {
     ok: true,
     histogram: '',
     histogramUncorrected: '',
+    ...noPhases(),
+    ...wholeRunMergeInfo(),
     ...overrides,
   };
 }

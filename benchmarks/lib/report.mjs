@@ -97,8 +97,23 @@ export function renderText(results) {
     .join('\n\n');
 }
 
-/** The README of benchmarks/, regenerated from a full run. */
-export function renderReadme(results) {
+/** Sections of the README written by the single-purpose scripts' authors, kept when it is regenerated. */
+const KEPT_SECTIONS = ['## New connection per request', '## Pacing cost'];
+
+/** The kept sections of `readme` (each from its heading to the next `## ` heading), joined. */
+export function keptSections(readme) {
+  return KEPT_SECTIONS.map((heading) => {
+    const start = readme.indexOf(`\n${heading}\n`);
+    if (start === -1) return '';
+    const end = readme.indexOf('\n## ', start + heading.length + 2);
+    return readme.slice(start + 1, end === -1 ? undefined : end + 1).trimEnd();
+  })
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+/** The README of benchmarks/, regenerated from a full run, with `kept` (hand-written sections) before the run. */
+export function renderReadme(results, kept = '') {
   const { machine, settings } = results;
   const sections = results.scenarios.map((entry) => {
     const note = satOutNote(entry.satOut);
@@ -131,7 +146,9 @@ Optional system tools: \`nginx\` (the target; without it salvo's test server is 
 Single-purpose scripts next to it, each documented in its header: \`overhead.mjs\` (salvo against a
 bare node:http / undici loop), \`rate.mjs\` (open-loop accuracy and coordinated omission, measured
 at the server), \`workers.mjs\` (worker threads), \`memory.mjs\` (peak RSS of 10,000 connections on
-one thread).
+one thread), \`newconn.mjs\` (a new connection per request, http and https, before/after builds),
+\`h2.mjs\` (the \`h2\` transport against h2load on nginx with http2; last run in
+[h2.md](h2.md)).
 
 ## Method
 
@@ -164,7 +181,7 @@ one thread).
   (as to wrk); wrk pipelines through a Lua script that writes 10 requests per batch (and sometimes
   prints a p99 of 0 there, which is dropped); loadtest's http mode uses its keep-alive agent except
   in the keep-alive-off scenario.
-
+${kept ? `\n${kept}\n` : ''}
 ## Latest ${settings.quick ? 'quick' : 'full'} run
 
 - Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.os}
@@ -178,5 +195,5 @@ Unavailable here:
 ${unavailable}
 
 ${sections.join('\n\n')}
-`;
+${kept.map((section) => `\n${section}\n`).join('')}`;
 }

@@ -17,7 +17,8 @@ export const BODY_BYTES = { '2b': 2, '1k': 1024, '64k': 65536 };
 const TEST_SERVER_SCRIPT = fileURLToPath(new URL('../servers/salvo-test-server.mjs', import.meta.url));
 const START_TIMEOUT_MS = 15_000;
 
-async function freePort() {
+/** A port that was free on 127.0.0.1 a moment ago. */
+export async function freePort() {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -27,7 +28,8 @@ async function freePort() {
   return port;
 }
 
-async function waitForPort(port, deadline) {
+/** Resolves once something accepts connections on 127.0.0.1:`port`; throws after `deadline` (ms since epoch). */
+export async function waitForPort(port, deadline) {
   while (Date.now() < deadline) {
     const connected = await new Promise((resolve) => {
       const socket = createConnection({ host: '127.0.0.1', port });
@@ -43,7 +45,7 @@ async function waitForPort(port, deadline) {
   throw new Error(`nothing listens on 127.0.0.1:${port} after ${START_TIMEOUT_MS} ms`);
 }
 
-function nginxConfig(dir, port) {
+function nginxConfig(dir, port, tlsPort) {
   // One worker so that the target has exactly one core; keep-alive connections are never closed by
   // the server during a run. Small bodies come from \`return\` (no file access at all); 64 KiB is
   // over nginx's 4 KiB limit on a config parameter, so it is a static file from the open-file cache.
@@ -78,16 +80,43 @@ http {
     location = /2b { return 200 "${'x'.repeat(BODY_BYTES['2b'])}"; }
     location = /1k { return 200 "${'x'.repeat(BODY_BYTES['1k'])}"; }
     location = /64k { try_files /64k =404; }
-  }
+  }${tlsPort === undefined ? '' : httpsServer(dir, tlsPort)}
 }
 `;
 }
 
+// The same locations over TLS. nginx's defaults otherwise: TLS 1.2 and 1.3, session tickets on
+// (what clients resume with), no server-side session cache.
+function httpsServer(dir, port) {
+  return `
+  server {
+    listen 127.0.0.1:${port} ssl backlog=4096;
+    ssl_certificate ${dir}/cert.pem;
+    ssl_certificate_key ${dir}/key.pem;
+    root ${dir}/www;
+    location = /2b { return 200 "${'x'.repeat(BODY_BYTES['2b'])}"; }
+    location = /1k { return 200 "${'x'.repeat(BODY_BYTES['1k'])}"; }
+    location = /64k { try_files /64k =404; }
+  }`;
+}
+
+/** A self-signed P-256 certificate for 127.0.0.1/localhost, written into `dir` as cert.pem/key.pem. */
+async function writeSelfSignedCert(dir) {
+  const argv = ['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')];
+  const child = spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
+  const [code] = await once(child, 'exit');
+  if (code !== 0) throw new Error(`openssl could not make a certificate (exit ${code})`);
+  await chmod(join(dir, 'key.pem'), 0o644);
+}
+
 /**
- * Starts nginx with one worker on a free 127.0.0.1 port.
- * Resolves with `{ name, baseUrl, stop() }`.
+ * Starts nginx with one worker on a free 127.0.0.1 port; with `{ https: true }` also on a second
+ * port over TLS with a fresh self-signed certificate (`httpsUrl`).
+ * Resolves with `{ name, baseUrl, httpsUrl?, stop() }`.
  */
-export async function startNginx(nginxPath, pinning) {
+export async function startNginx(nginxPath, pinning, { https = false } = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'salvo-bench-nginx-'));
   // Workers drop to an unprivileged user when nginx runs as root: they must be able to read here.
   await chmod(dir, 0o755);
@@ -97,8 +126,10 @@ export async function startNginx(nginxPath, pinning) {
   await writeFile(join(www, '64k'), 'x'.repeat(BODY_BYTES['64k']), { mode: 0o644 });
   await chmod(www, 0o755);
   const port = await freePort();
+  const tlsPort = https ? await freePort() : undefined;
+  if (https) await writeSelfSignedCert(dir);
   const confPath = join(dir, 'nginx.conf');
-  await writeFile(confPath, nginxConfig(dir, port));
+  await writeFile(confPath, nginxConfig(dir, port, tlsPort));
   const argv = wrapCommand([nginxPath, '-c', confPath, '-p', dir], {
     taskset: pinning.taskset,
     cpu: pinning.target,
@@ -120,6 +151,7 @@ export async function startNginx(nginxPath, pinning) {
   return {
     name: 'nginx 1 worker',
     baseUrl: `http://127.0.0.1:${port}`,
+    ...(tlsPort === undefined ? {} : { httpsUrl: `https://127.0.0.1:${tlsPort}` }),
     paths: BODY_PATHS,
     async stop() {
       await stopChild(child);

@@ -1,6 +1,6 @@
 // Shared by the Node runners: read the run spec, warm up, measure, print one JSON line.
 //
-// The spec (argv[2], JSON): url, connections, durationS, warmupS, pipelining, keepAlive, rate.
+// The spec (argv[2], JSON): url, connections, durationS, warmupS, pipelining (streams for h2), keepAlive, rate.
 // Every tool gets the same warm-up: a discarded run with the same settings in the same process.
 
 /** The spec this runner was started with. */

@@ -1,13 +1,17 @@
 import { performance } from 'node:perf_hooks';
-import type { Plan, PlannedRequest } from '../options.js';
+import type { Plan, PlannedRequest } from '../plan.js';
 import { resolveRequestSpec } from '../options.js';
 import { Recorder, type SecondSummary, type ShardStats } from '../stats/recorder.js';
 import { loadTransport } from '../transports/index.js';
-import { Lane, type ResponseDetails, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
+import { FIRST_BYTE_IN_LAST_READ, Lane, type ResponseDetails, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
 import type { RequestContext, RequestSpec } from '../types.js';
 import { compileExpect, type ResponseChecker } from '../stats/checks.js';
 import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
+import { PhaseRecorder } from '../stats/phases.js';
+import { GeneratorMonitor } from '../stats/generator.js';
+import { Pacer } from './pacer.js';
 import { RateSchedule } from './schedule.js';
+import { addWarning, type Warning } from '../stats/warnings.js';
 
 /** What one thread's engine needs besides its plan; everything here stays in that thread. */
 export interface EngineHooks {
@@ -23,8 +27,6 @@ export interface EngineHooks {
 /** First retry after a network error, then doubling up to the cap, so a refused port cannot spin the CPU. */
 const BACKOFF_FIRST_MS = 5;
 const BACKOFF_MAX_MS = 1000;
-/** Below this distance to the next slot, the pacer yields with setImmediate instead of a timer. */
-const SPIN_BELOW_MS = 2;
 
 const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
 
@@ -52,6 +54,8 @@ export class Engine implements TransportSink {
   /** Lanes idle because connections were ramped down. */
   readonly #parked = new Set<Lane>();
   #recorder!: Recorder;
+  /** Connections are timed from before the clock starts (they open ahead of it), so not in the Recorder. */
+  readonly #phases = new PhaseRecorder();
   /** The clock has started (`#begin` ran): the recorder exists. */
   #begun = false;
   #startAt = 0;
@@ -62,13 +66,17 @@ export class Engine implements TransportSink {
   /** Measured requests sent, for `amount`. */
   #measuredSent = 0;
   #slot = 0;
-  #pumpTimer: NodeJS.Timeout | undefined;
-  #pumpImmediate: NodeJS.Immediate | undefined;
-  #pumpAt = Infinity;
+  /** Open loop: wakes the loop when slots fall due (see pacer.ts). */
+  #pacer: Pacer | undefined;
+  #monitor!: GeneratorMonitor;
+  /** Restarts the monitor once the warm-up is over. */
+  #warmupTimer: NodeJS.Timeout | undefined;
   #tickTimer: NodeJS.Timeout | undefined;
   #endTimer: NodeJS.Timeout | undefined;
   readonly #backoffTimers = new Set<NodeJS.Timeout>();
   #stopped = false;
+  /** Transport findings, kept here because they can come before the recorder exists. */
+  readonly #warnings: Warning[] = [];
   #resolve!: (stats: ShardStats) => void;
   readonly #onAbort = () => this.stop(true);
 
@@ -88,8 +96,10 @@ export class Engine implements TransportSink {
         pipelining: plan.pipelining,
         keepAlive: plan.keepAlive,
         tls: plan.tls,
+        tlsSessionReuse: plan.tlsSessionReuse,
         timeoutMs: plan.timeoutMs,
         captureResponses: (this.#checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture),
+        phases: this.#phases,
       },
       this,
     );
@@ -123,7 +133,8 @@ export class Engine implements TransportSink {
       return done;
     }
     signal?.addEventListener('abort', this.#onAbort, { once: true });
-    await this.#transport.connect(this.#activeConnections);
+    if (this.#schedule) this.#pacer = new Pacer(this.#onPumpWake);
+    await Promise.all([this.#transport.connect(this.#activeConnections), this.#pacer?.ready()]);
     await this.#hooks.ready?.();
     if (this.#stopped) return done;
     if (signal?.aborted) {
@@ -132,20 +143,23 @@ export class Engine implements TransportSink {
     }
     const now = performance.now();
     this.#begin(now);
+    // A server may allow fewer requests per connection than asked (HTTP/2 streams): the lanes
+    // above its limit stay idle instead of queueing behind the others.
+    const { pipelining } = this.#plan;
+    const usable = Math.min(pipelining, this.#transport.lanesPerConnection?.() ?? Infinity);
     const tickMs = Math.min(100, Math.max(5, Math.floor(this.#plan.timeoutMs / 10)));
     this.#tickTimer = setInterval(() => this.#tick(), tickMs);
     if (this.#endAt !== Infinity) this.#endTimer = setTimeout(this.#onEndTimer, this.#endAt - now);
     if (this.#schedule) {
       // Popped from the end: the first lane of every connection comes before any second (pipelined) one.
-      const { pipelining } = this.#plan;
-      for (let depth = pipelining - 1; depth >= 0; depth--) {
+      for (let depth = usable - 1; depth >= 0; depth--) {
         for (let lane = this.#lanes.length - pipelining + depth; lane >= 0; lane -= pipelining) {
           this.#freeLanes.push(this.#lanes[lane]!);
         }
       }
       this.#pump();
     } else {
-      for (const lane of this.#lanes) this.#next(lane, now);
+      for (const lane of this.#lanes) if (lane.id % pipelining < usable) this.#next(lane, now);
     }
     return done;
   }
@@ -156,10 +170,13 @@ export class Engine implements TransportSink {
     this.#measureAt = now + this.#plan.warmupMs;
     if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
     if (this.#plan.durationMs !== undefined) this.#endAt = this.#measureAt + this.#plan.durationMs;
+    const monitor = (this.#monitor = new GeneratorMonitor(this.#schedule !== undefined));
+    if (this.#plan.warmupMs > 0) this.#warmupTimer = setTimeout(() => monitor.restart(), this.#plan.warmupMs);
     this.#recorder = new Recorder(
       this.#measureAt,
       {
         connections: () => this.#transport.openConnections(),
+        generator: () => monitor.closeSecond(),
         targetRate: (second) => {
           if (!this.#schedule) return undefined;
           const from = this.#measureAt - this.#startAt + second * 1000;
@@ -191,7 +208,7 @@ export class Engine implements TransportSink {
   #next(lane: Lane, now: number): void {
     if (this.#stopped) return;
     if (this.#schedule) {
-      this.#freeLane(lane);
+      this.#freeLane(lane, now);
       return;
     }
     if (lane.connection >= this.#activeConnections) {
@@ -215,8 +232,9 @@ export class Engine implements TransportSink {
     this.#backoffTimers.add(timer);
   }
 
-  #freeLane(lane: Lane): void {
+  #freeLane(lane: Lane, now: number): void {
     if (this.#stopped) return;
+    lane.freedAt = now;
     this.#freeLanes.push(lane);
     if (this.#amountReached()) {
       if (this.#inFlight === 0) this.stop(false);
@@ -225,18 +243,15 @@ export class Engine implements TransportSink {
     this.#pump();
   }
 
-  /** The one armed wake-up of the pacer fired: disarm it, then pump. */
-  #onPumpWake = (): void => {
-    this.#pumpTimer = undefined;
-    this.#pumpImmediate = undefined;
-    this.#pumpAt = Infinity;
-    this.#pump();
-  };
+  #onPumpWake = (): void => this.#pump();
+
+  /** When slot `slot` is due, performance.now() ms. */
+  #dueAt = (slot: number): number => this.#startAt + this.#schedule!.timeOf(slot);
 
   /**
    * Open loop: send every slot that is due on a free lane, then wait for the next slot or lane. Called
-   * from the wake-up and from every freed lane; the wake-up stays armed across calls, so there is
-   * only ever one timer or immediate in flight, however many responses arrive.
+   * from the pacer's wake-up and from every freed lane; the pacer is told the next slot each time
+   * (a plain store), and paused while nothing could be sent.
    */
   #pump(): void {
     if (this.#stopped) return;
@@ -247,28 +262,23 @@ export class Engine implements TransportSink {
       this.stop(false);
       return;
     }
+    const pacer = this.#pacer!;
     while (!this.#amountReached()) {
       const due = this.#startAt + schedule.timeOf(this.#slot);
-      if (due >= this.#endAt) return;
+      if (due >= this.#endAt) break;
       if (due > now) {
-        this.#armPump(due, now);
+        pacer.waitFor(this.#slot, this.#dueAt);
         return;
       }
       const lane = this.#freeLanes.pop();
-      if (lane === undefined) return; // every lane busy: the next response pumps again
+      if (lane === undefined) break; // every lane busy: the next response pumps again
       this.#slot++;
       this.#send(lane, due, now);
+      // The generator's own lateness: a slot that waited for a free connection was late because of
+      // the connections (its latency counts from `due` all the same), not because of salvo.
+      if (lane.measured) this.#monitor.recordSendLag(now - Math.max(due, lane.freedAt));
     }
-  }
-
-  #armPump(due: number, now: number): void {
-    if (due >= this.#pumpAt) return;
-    clearTimeout(this.#pumpTimer);
-    if (this.#pumpImmediate) clearImmediate(this.#pumpImmediate);
-    this.#pumpAt = due;
-    // Timers fire up to a millisecond late; close to the slot, yield to I/O and look again instead.
-    if (due - now > SPIN_BELOW_MS) this.#pumpTimer = setTimeout(this.#onPumpWake, Math.floor(due - now - 1));
-    else this.#pumpImmediate = setImmediate(this.#onPumpWake);
+    pacer.pause();
   }
 
   #send(lane: Lane, intendedAt: number, now: number): void {
@@ -280,6 +290,8 @@ export class Engine implements TransportSink {
     lane.busy = true;
     lane.intendedAt = intendedAt;
     lane.sentAt = now;
+    lane.writtenAt = now;
+    lane.firstByteAt = 0;
     lane.measured = intendedAt >= this.#measureAt;
     if (lane.measured) this.#measuredSent++;
     this.#inFlight++;
@@ -316,6 +328,10 @@ export class Engine implements TransportSink {
     }
     if (lane.measured) {
       this.#recorder.recordResponse(status, bytesReceived, now - lane.intendedAt, now - lane.sentAt, now);
+      if (lane.firstByteAt !== 0) {
+        const firstByteAt = lane.firstByteAt === FIRST_BYTE_IN_LAST_READ ? now : lane.firstByteAt;
+        this.#phases.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
+      }
       this.#checker?.check(status, details);
     }
     if (this.#requests[lane.requestIndex]!.capture) this.#runOnResponse(lane, status, details);
@@ -332,6 +348,10 @@ export class Engine implements TransportSink {
     } catch {
       if (lane.measured) this.#recorder.recordError('ON_RESPONSE_FAILED', performance.now());
     }
+  }
+
+  onWarning(code: string, message: string): void {
+    addWarning(this.#warnings, code, message);
   }
 
   onError(lane: Lane, code: string): void {
@@ -402,8 +422,8 @@ export class Engine implements TransportSink {
     const now = performance.now();
     // Aborted while the connections were still opening: nothing was measured.
     if (!this.#begun) this.#begin(now);
-    clearTimeout(this.#pumpTimer);
-    if (this.#pumpImmediate) clearImmediate(this.#pumpImmediate);
+    this.#pacer?.close();
+    clearTimeout(this.#warmupTimer);
     clearInterval(this.#tickTimer);
     clearTimeout(this.#endTimer);
     for (const timer of this.#backoffTimers) clearTimeout(timer);
@@ -417,7 +437,10 @@ export class Engine implements TransportSink {
     }
     // Exact when the run reached its end: endAt - measureAt would carry float noise (1299.999...).
     const durationMs = endAt === this.#endAt ? this.#plan.durationMs! : endAt - this.#measureAt;
+    for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);
     const stats = this.#recorder.finish(endAt, durationMs, aborted, this.#checker?.stats());
+    stats.phases = this.#phases.encode();
+    stats.generator = this.#monitor.finish(stats.warnings);
     void this.#transport.close().then(() => this.#resolve(stats));
   }
 }

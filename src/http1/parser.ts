@@ -1,6 +1,16 @@
 import type { ResponseDetails } from '../transports/transport.js';
 import { COLON, CONNECTION, CONTENT_LENGTH, CR, equalsLower, isWhitespace, LF, SP, TRANSFER_ENCODING } from './bytes.js';
+import {
+  CONNECTION_CLOSE,
+  CONNECTION_KEEP_ALIVE,
+  connectionTokens,
+  isTokenByte,
+  lastTokenIsChunked,
+  parseChunkSize,
+  parseContentLength,
+} from './field-values.js';
 import { HeadTemplate, type HeadFacts } from './head-template.js';
+import { PartialLine } from './partial-line.js';
 
 /**
  * Stable codes for malformed responses, named after llhttp's so that counts read the same whichever
@@ -37,9 +47,6 @@ export interface ResponseParserOptions {
   template?: HeadTemplate;
 }
 
-const COMMA = 44;
-const SEMICOLON = 59;
-
 const STATUS_LINE = 0;
 const HEADER_LINE = 1;
 const CHUNK_SIZE = 2;
@@ -58,26 +65,7 @@ const STOP = 1;
 const ERROR = 2;
 type Step = typeof CONTINUE | typeof STOP | typeof ERROR;
 
-const TOKEN = new Uint8Array(256);
-for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
-  TOKEN[c.charCodeAt(0)] = 1;
-}
-
-const NOT_HEX = 255;
-const HEX = new Uint8Array(256).fill(NOT_HEX);
-for (let i = 0; i < 16; i++) {
-  HEX['0123456789abcdef'.charCodeAt(i)] = i;
-  HEX['0123456789ABCDEF'.charCodeAt(i)] = i;
-}
-
 const HTTP_SLASH = Buffer.from('HTTP/', 'latin1');
-const CHUNKED = Buffer.from('chunked', 'latin1');
-const CLOSE = Buffer.from('close', 'latin1');
-const KEEP_ALIVE = Buffer.from('keep-alive', 'latin1');
-
-/** Content-Length values past this many digits (petabytes) are refused rather than lose precision. */
-const MAX_LENGTH_DIGITS = 15;
-const MAX_CHUNK_SIZE_DIGITS = 13;
 
 /**
  * An incremental HTTP/1.1 response parser that works on the socket's read buffer in place: framing
@@ -101,8 +89,7 @@ export class ResponseParser {
   /** Bytes of the current header section, trailer section or chunk line, against the limit. */
   #sectionBytes = 0;
   /** An unfinished line carried from one read to the next. */
-  #partial: Buffer | undefined;
-  #partialLength = 0;
+  readonly #partial = new PartialLine();
 
   #status = 0;
   #http10 = false;
@@ -137,7 +124,7 @@ export class ResponseParser {
   /** Forgets everything, for a new connection. */
   reset(): void {
     this.#error = undefined;
-    this.#partialLength = 0;
+    this.#partial.length = 0;
     this.headRequest = false;
     this.#startMessage(false);
   }
@@ -159,7 +146,7 @@ export class ResponseParser {
       const state = this.#state;
       let step: Step;
       // At the start of a head: the first, or a final one after informational (1xx) heads.
-      if (state === STATUS_LINE && this.#partialLength === 0) {
+      if (state === STATUS_LINE && this.#partial.length === 0) {
         const template = this.#template;
         if (template !== undefined && template.length > 0 && end - pos >= template.length && template.matches(data, this.#viewOf(data), pos)) {
           pos += template.length;
@@ -182,11 +169,11 @@ export class ResponseParser {
         let line = data;
         let lineStart = pos;
         let lineEnd = lf;
-        if (this.#partialLength > 0) {
-          line = this.#appendPartial(data, pos, lf + 1);
+        if (this.#partial.length > 0) {
+          line = this.#partial.append(data, pos, lf + 1);
           lineStart = 0;
-          lineEnd = this.#partialLength - 1;
-          this.#partialLength = 0;
+          lineEnd = this.#partial.length - 1;
+          this.#partial.length = 0;
         }
         pos = lf + 1;
         if (lineEnd > lineStart && line[lineEnd - 1] === CR) lineEnd--;
@@ -323,7 +310,7 @@ export class ResponseParser {
     if (isWhitespace(line[start])) return this.#foldedLine(line, start, end);
     let colon = start;
     while (colon < end && line[colon] !== COLON) {
-      if (TOKEN[line[colon]!] === 0) return this.#fail('HPE_INVALID_HEADER_TOKEN');
+      if (!isTokenByte(line[colon]!)) return this.#fail('HPE_INVALID_HEADER_TOKEN');
       colon++;
     }
     if (colon === end || colon === start) return this.#fail('HPE_INVALID_HEADER_TOKEN');
@@ -336,15 +323,20 @@ export class ResponseParser {
     this.#lastHeaderFraming = true;
     const nameLength = colon - start;
     if (nameLength === CONTENT_LENGTH.length && equalsLower(line, start, colon, CONTENT_LENGTH)) {
-      if (!this.#contentLengthValue(line, valueStart, valueEnd)) {
+      const length = parseContentLength(line, valueStart, valueEnd);
+      // Two different lengths leave the framing ambiguous (a smuggling vector); equal repeats are harmless.
+      if (length < 0 || (this.#contentLength !== -1 && this.#contentLength !== length)) {
         return this.#fail('HPE_INVALID_CONTENT_LENGTH');
       }
+      this.#contentLength = length;
     } else if (nameLength === TRANSFER_ENCODING.length && equalsLower(line, start, colon, TRANSFER_ENCODING)) {
       this.#transferEncoding = true;
       // Only a final `chunked` frames the body; `chunked, gzip` or `gzip` alone runs to the close.
-      this.#chunked = this.#lastTokenIsChunked(line, valueStart, valueEnd);
+      this.#chunked = lastTokenIsChunked(line, valueStart, valueEnd);
     } else if (nameLength === CONNECTION.length && equalsLower(line, start, colon, CONNECTION)) {
-      this.#connectionTokens(line, valueStart, valueEnd);
+      const tokens = connectionTokens(line, valueStart, valueEnd);
+      if (tokens & CONNECTION_CLOSE) this.#connectionClose = true;
+      if (tokens & CONNECTION_KEEP_ALIVE) this.#connectionKeepAlive = true;
     } else {
       this.#lastHeaderFraming = false;
     }
@@ -367,41 +359,6 @@ export class ResponseParser {
       this.#headers[this.#lastHeaderName] += ` ${line.toString('latin1', start, end)}`;
     }
     return CONTINUE;
-  }
-
-  #contentLengthValue(line: Buffer, start: number, end: number): boolean {
-    if (start === end || end - start > MAX_LENGTH_DIGITS) return false;
-    let length = 0;
-    for (let i = start; i < end; i++) {
-      const digit = line[i]! - 0x30;
-      if (digit < 0 || digit > 9) return false;
-      length = length * 10 + digit;
-    }
-    // Two different lengths leave the framing ambiguous (a smuggling vector); equal repeats are harmless.
-    if (this.#contentLength !== -1 && this.#contentLength !== length) return false;
-    this.#contentLength = length;
-    return true;
-  }
-
-  #lastTokenIsChunked(line: Buffer, start: number, end: number): boolean {
-    let tokenStart = end;
-    while (tokenStart > start && line[tokenStart - 1] !== COMMA) tokenStart--;
-    while (tokenStart < end && isWhitespace(line[tokenStart])) tokenStart++;
-    return equalsLower(line, tokenStart, end, CHUNKED);
-  }
-
-  #connectionTokens(line: Buffer, start: number, end: number): void {
-    let tokenStart = start;
-    while (tokenStart < end) {
-      let tokenEnd = tokenStart;
-      while (tokenEnd < end && line[tokenEnd] !== COMMA) tokenEnd++;
-      const next = tokenEnd + 1;
-      while (tokenStart < tokenEnd && isWhitespace(line[tokenStart])) tokenStart++;
-      while (tokenEnd > tokenStart && isWhitespace(line[tokenEnd - 1])) tokenEnd--;
-      if (equalsLower(line, tokenStart, tokenEnd, CLOSE)) this.#connectionClose = true;
-      else if (equalsLower(line, tokenStart, tokenEnd, KEEP_ALIVE)) this.#connectionKeepAlive = true;
-      tokenStart = next;
-    }
   }
 
   /** RFC 9112 §6.3, in order: no-body statuses and HEAD, chunked, other codings, length, close. */
@@ -431,17 +388,8 @@ export class ResponseParser {
   }
 
   #chunkSize(line: Buffer, start: number, end: number): Step {
-    let size = 0;
-    let i = start;
-    for (; i < end; i++) {
-      const digit = HEX[line[i]!]!;
-      if (digit === NOT_HEX) break;
-      size = size * 16 + digit;
-    }
-    if (i === start || i - start > MAX_CHUNK_SIZE_DIGITS) return this.#fail('HPE_INVALID_CHUNK_SIZE');
-    while (i < end && isWhitespace(line[i])) i++;
-    // Chunk extensions after ';' are allowed and ignored.
-    if (i < end && line[i] !== SEMICOLON) return this.#fail('HPE_INVALID_CHUNK_SIZE');
+    const size = parseChunkSize(line, start, end);
+    if (size < 0) return this.#fail('HPE_INVALID_CHUNK_SIZE');
     this.#sectionBytes = 0;
     if (size === 0) {
       this.#state = TRAILER_LINE;
@@ -501,21 +449,8 @@ export class ResponseParser {
     this.#bytes += n;
     this.#sectionBytes += n;
     if (this.#sectionBytes > this.#maxHeaderBytes) return this.#failWith(this.#overflowCode());
-    this.#appendPartial(data, start, end);
+    this.#partial.append(data, start, end);
     return undefined;
-  }
-
-  #appendPartial(data: Buffer, start: number, end: number): Buffer {
-    const needed = this.#partialLength + end - start;
-    let partial = this.#partial;
-    if (partial === undefined || partial.length < needed) {
-      const grown = Buffer.allocUnsafe(Math.max(needed, 2 * (partial?.length ?? 128)));
-      if (partial !== undefined) partial.copy(grown, 0, 0, this.#partialLength);
-      this.#partial = partial = grown;
-    }
-    data.copy(partial, this.#partialLength, start, end);
-    this.#partialLength = needed;
-    return partial;
   }
 
   #overflowCode(): ParseErrorCode {
@@ -532,7 +467,7 @@ export class ResponseParser {
   #failWith(code: ParseErrorCode): ParseErrorCode {
     this.#error = code;
     this.#state = FAILED;
-    this.#partialLength = 0;
+    this.#partial.length = 0;
     return code;
   }
 }

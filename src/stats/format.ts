@@ -1,4 +1,4 @@
-import type { CheckStats, LatencyStats, LoadResult, ThresholdResult } from '../types.js';
+import type { CheckStats, GeneratorStats, LatencyStats, LoadResult, PhaseStats, ThresholdResult } from '../types.js';
 
 // A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -10,12 +10,15 @@ const THREE_DECIMALS = new Intl.NumberFormat('en-US', {
   minimumFractionDigits: 3,
   maximumFractionDigits: 3,
 });
+const ONE_DECIMAL = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const RATIO = new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 });
 
 const LATENCY_COLUMNS: ReadonlyArray<[keyof LatencyStats, string]> = [
   ['p50', 'p50'], ['p75', 'p75'], ['p90', 'p90'], ['p99', 'p99'], ['p999', 'p99.9'],
   ['mean', 'mean'], ['stddev', 'stddev'], ['max', 'max'],
 ];
+
+const PHASE_COLUMNS: ReadonlyArray<keyof PhaseStats> = ['min', 'p50', 'p90', 'p99', 'max', 'mean'];
 
 const BYTE_UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
 
@@ -28,7 +31,7 @@ const LABEL_WIDTH = 14;
  * status codes, errors, checks and thresholds. No colours, so it can go straight into a log file.
  */
 export function formatResult(result: LoadResult): string {
-  const lines: string[] = [headerLine(result), '', ...latencyTable(result), ''];
+  const lines: string[] = [headerLine(result), '', ...latencyTable(result), '', ...phasesTable(result)];
   const seconds = result.durationMs / 1000;
   const received = result.bytes.received;
   lines.push(
@@ -46,10 +49,12 @@ export function formatResult(result: LoadResult): string {
     row('Status codes', statusCodes(result.statusCodes)),
     row('Errors', errors(result.errors)),
   );
+  if (result.generator !== undefined) lines.push(row('Generator', generator(result.generator)));
   if (result.checks !== undefined) lines.push(...checks(result.checks));
   if (result.thresholds !== undefined && result.thresholds.length > 0) {
     lines.push(...thresholds(result.thresholds));
   }
+  for (const warning of result.warnings ?? []) lines.push(`Warning ${warning.code}: ${warning.message}`);
   return lines.join('\n');
 }
 
@@ -90,12 +95,42 @@ function latencyTable(result: LoadResult): string[] {
   } else {
     rows.push(['latency', ...cells(result.latency)]);
   }
+  return alignColumns(rows);
+}
+
+/** The phases measured (a phase never measured, such as tls on http:, is left out), then a blank line. */
+function phasesTable(result: LoadResult): string[] {
+  const phases = result.phases === undefined ? [] : Object.entries(result.phases).filter(([, stats]) => stats.count > 0);
+  if (phases.length === 0) return [];
+  const rows: string[][] = [['Phases (ms)', 'count', ...PHASE_COLUMNS]];
+  for (const [name, stats] of phases) rows.push([name, COUNT.format(stats.count), ...PHASE_COLUMNS.map((key) => formatMs(stats[key]))]);
+  return [...alignColumns(rows), ''];
+}
+
+/** The first column left-aligned, the others right-aligned, two spaces apart. */
+function alignColumns(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((r) => r[column]!.length)));
   return rows.map((r) =>
     r
       .map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!)))
       .join('  '),
   );
+}
+
+function generator(stats: GeneratorStats): string {
+  const parts = [
+    `CPU ${formatPercent(stats.cpuPercent)} of a core`,
+    `event loop ${formatPercent(stats.eventLoopUtilization * 100)} busy`,
+    `delay p99 ${formatMs(stats.eventLoopDelayP99Ms)} ms`,
+  ];
+  const lag = stats.sendLag;
+  if (lag !== undefined) parts.push(`send lag p50 ${formatMs(lag.p50)} / p99 ${formatMs(lag.p99)} / max ${formatMs(lag.max)} ms`);
+  if (stats.saturated) parts.push('SATURATED');
+  return parts.join(', ');
+}
+
+function formatPercent(percent: number): string {
+  return `${percent < 10 ? ONE_DECIMAL.format(percent) : COUNT.format(percent)}%`;
 }
 
 function statusCodes(codes: Record<string, number>): string {

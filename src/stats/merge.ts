@@ -1,8 +1,11 @@
 import type { Histogram } from 'hdr-histogram-js';
-import type { Plan } from '../options.js';
-import type { CheckStats, LatencyStats, LoadResult, TimelineEntry } from '../types.js';
+import type { Plan } from '../plan.js';
+import type { CheckStats, LatencyStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../types.js';
 import { createHistogram, decodeHistogram, encodeHistogram, type ShardStats } from './recorder.js';
 import { mergeCheckStats } from './checks.js';
+import { mergeWarnings } from './warnings.js';
+import { mergePhases } from './phases.js';
+import { mergeGenerator } from './generator.js';
 
 const US_PER_MS = 1000;
 
@@ -36,56 +39,140 @@ function addCounts(target: Record<string, number>, source: Record<string, number
   for (const [key, count] of Object.entries(source)) target[key] = (target[key] ?? 0) + count;
 }
 
-function mergeTimeline(shards: ShardStats[]): TimelineEntry[] {
-  const seconds = new Map<number, { entry: TimelineEntry; histogram: Histogram }>();
+/** One merged second: its numbers, and the encoded histogram of one shard until a second adds to it. */
+interface MergedSecond {
+  entry: TimelineEntry;
+  encoded: string;
+  histogram: Histogram | undefined;
+}
+
+/**
+ * The shards' seconds added up, second by second, and each second's merged histogram encoded again
+ * (for `result.merge.timeline`); a second only one shard has keeps that shard's encoding.
+ */
+function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histograms: string[] } {
+  const seconds = new Map<number, MergedSecond>();
   for (const shard of shards) {
     for (const s of shard.timeline) {
       let merged = seconds.get(s.second);
       if (merged === undefined) {
         merged = {
-          entry: { second: s.second, sent: 0, completed: 0, errors: 0, p50: 0, p99: 0, connections: 0 },
-          histogram: createHistogram(),
+          entry: { second: s.second, sent: 0, completed: 0, errors: 0, p50: 0, p99: 0, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 },
+          encoded: s.histogram,
+          histogram: undefined,
         };
         seconds.set(s.second, merged);
+      } else if (s.histogram !== '') {
+        if (merged.histogram === undefined) {
+          merged.histogram = createHistogram();
+          if (merged.encoded !== '') addInto(merged.histogram, merged.encoded);
+        }
+        addInto(merged.histogram, s.histogram);
       }
       const { entry } = merged;
       entry.sent += s.sent;
       entry.completed += s.completed;
       entry.errors += s.errors;
       entry.connections += s.connections;
+      // The busiest thread: every thread reads the same process CPU, and a second is only as free as its busiest loop.
+      entry.cpuPercent = Math.max(entry.cpuPercent, s.cpuPercent);
+      entry.eventLoopUtilization = Math.max(entry.eventLoopUtilization, s.eventLoopUtilization);
       if (s.targetRate !== undefined) entry.targetRate = (entry.targetRate ?? 0) + s.targetRate;
-      addInto(merged.histogram, s.histogram);
     }
   }
   const last = Math.max(-1, ...seconds.keys());
   const timeline: TimelineEntry[] = [];
+  const histograms: string[] = [];
   for (let second = 0; second <= last; second++) {
     const merged = seconds.get(second);
     if (merged === undefined) {
-      timeline.push({ second, sent: 0, completed: 0, errors: 0, p50: 0, p99: 0, connections: 0 });
+      timeline.push({ second, sent: 0, completed: 0, errors: 0, p50: 0, p99: 0, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 });
+      histograms.push('');
       continue;
     }
-    const stats = latencyStats(merged.histogram);
-    merged.entry.p50 = stats.p50;
-    merged.entry.p99 = stats.p99;
-    merged.histogram.destroy();
+    const histogram = merged.histogram ?? (merged.encoded === '' ? undefined : decodeHistogram(merged.encoded));
+    if (histogram !== undefined) {
+      const stats = latencyStats(histogram);
+      merged.entry.p50 = stats.p50;
+      merged.entry.p99 = stats.p99;
+      if (merged.histogram !== undefined) merged.encoded = encodeHistogram(histogram);
+      histogram.destroy();
+    }
     timeline.push(merged.entry);
+    histograms.push(merged.encoded);
   }
-  return timeline;
+  return { timeline, histograms };
 }
 
 /**
- * Merges the shards' counters and histograms into one result. Every number is computed from the
- * merged data (percentiles from the added histograms, never from averaging shard percentiles), so
- * one shard and many give the same kind of answer.
+ * What a result says about the run rather than measures: from the plan in `runLoad`
+ * (`planHeader`), from the results in `mergeResults`.
  */
-export function mergeShards(plan: Plan, shards: ShardStats[], aborted: boolean): LoadResult {
+export interface ResultHeader {
+  url: string;
+  transport: LoadResult['transport'];
+  connections: number;
+  workers: number;
+  rate: number | undefined;
+  merge: Omit<MergeInfo, 'timeline'>;
+}
+
+/** The whole plan, as `result.merge.plan`: what every segment of one run has in common. */
+export function mergePlan(whole: Plan): MergePlan {
+  return {
+    transport: whole.transport,
+    connections: whole.connections,
+    ...(whole.durationMs !== undefined ? { durationMs: whole.durationMs } : {}),
+    ...(whole.amount !== undefined ? { amount: whole.amount } : {}),
+    ...(whole.rate !== undefined ? { rate: whole.rate } : {}),
+    ...(whole.stages !== undefined ? { stages: whole.stages } : {}),
+    pipelining: whole.pipelining,
+    keepAlive: whole.keepAlive,
+    warmupMs: whole.warmupMs,
+    requests: whole.requests.map((request) => `${request.method} ${request.path}`),
+  };
+}
+
+/** The header of a run of `part` (a segment of `whole`, or `whole` itself). */
+export function planHeader(whole: Plan, part: Plan): ResultHeader {
+  const openLoop = part.rate !== undefined || part.stages?.[0]?.rate !== undefined;
+  return {
+    url: part.url,
+    transport: part.transport,
+    connections: part.connections,
+    workers: part.workers,
+    rate: openLoop ? (part.rate ?? 0) : undefined,
+    merge: {
+      ...(part.segment !== undefined ? { segment: part.segment } : {}),
+      plan: mergePlan(whole),
+      ...(whole.thresholds !== undefined ? { thresholds: whole.thresholds } : {}),
+    },
+  };
+}
+
+/**
+ * Merges the worker shards of a run of `plan` (a segment of `whole`, or `whole` itself) into its
+ * result; see `mergeStats`.
+ */
+export function mergeShards(plan: Plan, shards: ShardStats[], aborted: boolean, whole: Plan = plan): LoadResult {
+  return mergeStats(planHeader(whole, plan), shards, aborted);
+}
+
+/**
+ * The one merge: worker shards into a result (`mergeShards`), and results of segments or machines
+ * into one (`mergeResults`, which turns each result back into a shard). Every number is computed from
+ * the merged data (percentiles from the added histograms, never from averaging shard percentiles), so
+ * one shard and many give the same kind of answer. A new mergeable field is a `ShardStats` field
+ * added up here (and, for `mergeResults`, read back from a result in `resultAsShard`).
+ */
+export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: boolean): LoadResult {
   const corrected = createHistogram();
   const uncorrected = createHistogram();
   const statusCodes: Record<string, number> = {};
   const errorsByCode: Record<string, number> = {};
   let checks: CheckStats | undefined;
   let sent = 0, completed = 0, missed = 0, errors = 0, bytesSent = 0, bytesReceived = 0, durationMs = 0;
+  let startedAt = Infinity;
   for (const shard of shards) {
     sent += shard.sent;
     completed += shard.completed;
@@ -94,6 +181,7 @@ export function mergeShards(plan: Plan, shards: ShardStats[], aborted: boolean):
     bytesSent += shard.bytesSent;
     bytesReceived += shard.bytesReceived;
     durationMs = Math.max(durationMs, shard.durationMs);
+    startedAt = Math.min(startedAt, shard.startedAt);
     addCounts(statusCodes, shard.statusCodes);
     addCounts(errorsByCode, shard.errorsByCode);
     addInto(corrected, shard.histogram);
@@ -101,12 +189,15 @@ export function mergeShards(plan: Plan, shards: ShardStats[], aborted: boolean):
     if (shard.checks) checks = checks ? mergeCheckStats(checks, shard.checks) : shard.checks;
     aborted ||= shard.aborted;
   }
+  const { phases, histograms: phaseHistograms } = mergePhases(shards.map((shard) => shard.phases));
+  const { timeline, histograms } = mergeTimeline(shards);
+  const { generator, sendLagHistogram } = mergeGenerator(shards.map((shard) => shard.generator));
   const result: LoadResult = {
-    url: plan.url,
-    transport: plan.transport,
-    connections: plan.connections,
-    workers: plan.workers,
-    ...(plan.rate !== undefined || plan.stages?.[0]?.rate !== undefined ? { rate: plan.rate ?? 0 } : {}),
+    url: header.url,
+    transport: header.transport,
+    connections: header.connections,
+    workers: header.workers,
+    ...(header.rate !== undefined ? { rate: header.rate } : {}),
     requests: {
       sent,
       completed,
@@ -115,16 +206,22 @@ export function mergeShards(plan: Plan, shards: ShardStats[], aborted: boolean):
     },
     latency: latencyStats(corrected),
     latencyUncorrected: latencyStats(uncorrected),
+    phases,
+    phaseHistograms,
     statusCodes,
     errors: { total: errors, byCode: errorsByCode },
     bytes: { sent: bytesSent, received: bytesReceived },
     durationMs,
-    timeline: mergeTimeline(shards),
+    startedAt,
+    timeline,
     aborted,
     ...(checks ? { checks } : {}),
+    warnings: mergeWarnings(shards.map((shard) => shard.warnings)),
+    generator,
     ok: true,
     histogram: encodeHistogram(corrected),
     histogramUncorrected: encodeHistogram(uncorrected),
+    merge: { ...header.merge, timeline: histograms, ...(sendLagHistogram !== undefined ? { sendLag: sendLagHistogram } : {}) },
   };
   corrected.destroy();
   uncorrected.destroy();

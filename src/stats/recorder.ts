@@ -1,6 +1,8 @@
+import { performance } from 'node:perf_hooks';
 import * as hdr from 'hdr-histogram-js';
-import type { CheckStats } from '../types.js';
+import type { CheckStats, PhaseHistograms } from '../types.js';
 import type { PartialLoadResult } from './thresholds.js';
+import type { Warning } from './warnings.js';
 
 /** Latencies above this (one hour, in µs) are recorded as this. */
 const HIGHEST_US = 3_600_000_000;
@@ -33,6 +35,24 @@ export interface ShardSecond {
   targetRate: number | undefined;
   /** Corrected latencies of the responses completed in this second. */
   histogram: string;
+  /** Process CPU in this second, 100 = one core (see `GeneratorMonitor`). */
+  cpuPercent: number;
+  /** This thread's event-loop utilization in this second, 0..1. */
+  eventLoopUtilization: number;
+}
+
+/** One second's share of the generator's own work, for the timeline and `onProgress`. */
+export type GeneratorSecond = Pick<ShardSecond, 'cpuPercent' | 'eventLoopUtilization'>;
+
+/** What one thread measured of itself (`GeneratorMonitor`), as plain data that crosses threads and merges. */
+export interface ShardGenerator {
+  /** Process CPU over this thread's measured run, 100 = one core. */
+  cpuPercent: number;
+  eventLoopUtilization: number;
+  eventLoopDelayP99Ms: number;
+  /** Send lag (µs) of the measured open-loop slots, encoded like the latency histograms; absent in closed loop. */
+  sendLag: string | undefined;
+  saturated: boolean;
 }
 
 /** Everything one thread measured, as plain data that crosses threads and merges exactly. */
@@ -46,11 +66,19 @@ export interface ShardStats {
   bytesSent: number;
   bytesReceived: number;
   durationMs: number;
+  /** Wall-clock start of this thread's measured run, epoch ms. */
+  startedAt: number;
   aborted: boolean;
   histogram: string;
   histogramUncorrected: string;
   timeline: ShardSecond[];
   checks: CheckStats | undefined;
+  /** Findings of this thread (`result.warnings`), merged by code. */
+  warnings: Warning[];
+  /** Phase histograms (`result.phases`); absent from a shard that measured nothing. */
+  phases?: PhaseHistograms;
+  /** The generator's self-measurement; absent from a shard that never ran. */
+  generator: ShardGenerator | undefined;
 }
 
 /** The second that just closed, live, for `onProgress`. */
@@ -122,6 +150,8 @@ function maxOf(histogram: hdr.Histogram): number {
 export interface Gauges {
   connections(): number;
   targetRate(second: number): number | undefined;
+  /** The generator's CPU and event-loop share since the previous second. */
+  generator?(): GeneratorSecond;
 }
 
 /**
@@ -129,6 +159,8 @@ export interface Gauges {
  * additions and one array increment: nothing is allocated per request.
  */
 export class Recorder {
+  /** Findings raised while this thread ran; see `addWarning`. */
+  readonly warnings: Warning[] = [];
   sent = 0;
   completed = 0;
   errors = 0;
@@ -221,6 +253,7 @@ export class Recorder {
       connections: this.gauges.connections(),
       targetRate: this.gauges.targetRate(second),
       histogram: encodeHistogram(this.#secondLatency),
+      ...(this.gauges.generator?.() ?? { cpuPercent: 0, eventLoopUtilization: 0 }),
     };
     this.#timeline.push(entry);
     this.onSecond?.({
@@ -272,11 +305,15 @@ export class Recorder {
       bytesSent: this.bytesSent,
       bytesReceived: this.bytesReceived,
       durationMs,
+      startedAt: performance.timeOrigin + this.startAt,
       aborted,
       histogram: encodeHistogram(this.#latency),
       histogramUncorrected: encodeHistogram(this.#uncorrected),
       timeline: this.#timeline,
       checks,
+      warnings: this.warnings,
+      // The engine adds its GeneratorMonitor's reading.
+      generator: undefined,
     };
   }
 }

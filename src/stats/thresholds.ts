@@ -33,7 +33,7 @@ const LATENCY_STATS: ReadonlyArray<keyof LatencyStats> = [
   'min', 'mean', 'stddev', 'max', 'p50', 'p75', 'p90', 'p95', 'p99', 'p999',
 ];
 
-const KNOWN_METRICS =
+export const KNOWN_METRICS =
   `latency.<stat> and latencyUncorrected.<stat> (stat: ${LATENCY_STATS.join(', ')}), ` +
   'requests.sent, requests.completed, requests.perSecond, requests.missed, bytes.sent, ' +
   'bytes.received, errors.total, errors.rate, errors.byCode.<CODE>, statusCodes.<code>, ' +
@@ -114,6 +114,13 @@ export function evaluateThresholds(
   });
 }
 
+/** Sets `result.thresholds` and `result.ok` (runLoad and mergeResults alike); without thresholds `ok` stays. */
+export function judgeThresholds(result: LoadResult, compiled: readonly CompiledThreshold[] | undefined): void {
+  if (compiled === undefined) return;
+  result.thresholds = evaluateThresholds(compiled, result);
+  result.ok = result.thresholds.every((threshold) => threshold.passed);
+}
+
 /**
  * True once some `abortOnFail` threshold can no longer pass, whatever the rest of the run does.
  *
@@ -192,13 +199,13 @@ function parseExpression(
   return { expression: trimmed, operator: match[1] as ThresholdOperator, value: Number(match[2]) };
 }
 
-interface MetricReader {
+export interface MetricReader {
   monotone: boolean;
   read: (result: PartialLoadResult) => number | undefined;
 }
 
 /** The reader for a metric path, or undefined when the path names no metric. */
-function metricReader(metric: string): MetricReader | undefined {
+export function metricReader(metric: string): MetricReader | undefined {
   const [group, field, extra] = metric.split('.', 4);
   if (field === undefined || (extra !== undefined && group !== 'errors')) {
     return metric === 'durationMs' ? { monotone: false, read: (r) => r.durationMs } : undefined;

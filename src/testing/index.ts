@@ -1,2 +1,3 @@
 export { createTestServer } from './server.js';
 export type { TestRequest, TestServer, TestServerOptions, TestServerStats } from './server.js';
+export type { H2Mode, H2Stats } from './h2-server.js';

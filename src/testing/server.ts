@@ -1,5 +1,7 @@
 import net from 'node:net';
 import { once } from 'node:events';
+import { createH2TestServer, type H2Mode, type H2Stats } from './h2-server.js';
+import { CapacityQueue } from './capacity-queue.js';
 
 /** Options of `createTestServer`. */
 export interface TestServerOptions {
@@ -17,14 +19,31 @@ export interface TestServerOptions {
   close?: boolean;
   /** Fixed delay before each response, ms. */
   delayMs?: number;
+  /**
+   * Delay between writing a response's head and writing its body, ms (a server that streams): the
+   * first byte comes after `delayMs`, the last this much later.
+   */
+  bodyDelayMs?: number;
   /** Random delay uniformly between `min` and `max` ms, instead of `delayMs`. */
   randomDelayMs?: { min: number; max: number };
+  /**
+   * Serve at most this many requests per second over all connections, spaced evenly, and queue the
+   * rest: below it latency stays at the delay, past it latency climbs for as long as the overload
+   * lasts. A server with a known capacity, for capacity searches.
+   */
+  capacity?: number;
   /** Fraction (0..1) of responses answered with 500 instead of `status`. */
   errorRate?: number;
   /** Extra response headers. */
   headers?: Record<string, string>;
   /** Called for each request with its parsed head and body (slower: parses every header). */
   onRequest?: (request: TestRequest) => void;
+  /**
+   * Speak HTTP/2 instead (h2c, or h2 over TLS with `h2: { tls: { key, cert } }`), counting sessions
+   * and streams in `stats.h2`; see `H2Mode`. `chunked`, `close`, `errorRate` and `randomDelayMs`
+   * are HTTP/1.1 only.
+   */
+  h2?: boolean | H2Mode;
 }
 
 /** A request as the test server saw it. */
@@ -56,6 +75,8 @@ export interface TestServerStats {
    * the ground truth for a client's latency (timers and a busy machine can add to `delayMs`).
    */
   appliedDelayMs: number;
+  /** HTTP/2 mode only: sessions, streams and the most streams in flight on one session. */
+  h2?: H2Stats;
 }
 
 /** A running test server. */
@@ -82,6 +103,8 @@ interface QueuedResponse {
   response: Buffer | undefined;
   /** Close the connection after writing it. */
   close: boolean;
+  /** Called once it is written (`bodyDelayMs`: starts the body's delay). */
+  onWritten?: () => void;
 }
 
 const MAX_HEAD_BYTES = 64 * 1024;
@@ -142,6 +165,7 @@ function headerValue(head: string, name: string): string | undefined {
  * Request bodies are read by Content-Length (chunked request bodies are not supported).
  */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  if (options.h2) return createH2TestServer(options);
   const status = options.status ?? 200;
   // Every response this server can send, built once: status or 500, GET or HEAD, keep or close.
   const responses: Buffer[] = [];
@@ -158,6 +182,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
   let delayed = 0;
   const sockets = new Set<net.Socket>();
   let stallUntil = 0;
+  const capacityQueue = options.capacity === undefined ? undefined : new CapacityQueue(options.capacity);
 
   function delayFor(): number {
     if (options.randomDelayMs) {
@@ -179,10 +204,11 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
 
     const flush = () => {
       while (queue.length > 0 && queue[0]!.response !== undefined) {
-        const { response, close } = queue.shift()!;
+        const { response, close, onWritten } = queue.shift()!;
         if (socket.destroyed) return;
         stats.bytesSent += response!.length;
         socket.write(response!);
+        onWritten?.();
         if (close) {
           closing = true;
           socket.end();
@@ -191,13 +217,52 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       }
     };
 
+    /** Gives `slot` its bytes at `dueAt` (later if the server is stalled), then writes what is ready. */
+    const releaseAt = (slot: QueuedResponse, response: Buffer, dueAt: number, arrivedAt: number | undefined) => {
+      // Timers fire up to a millisecond late: wake a little early and finish on setImmediate, so
+      // the delay a load test sees is the one configured (tests compare p50 with it to 1 ms).
+      const release = () => {
+        if (socket.destroyed) return; // closed meanwhile: no timers left behind to hold the process
+        const now = performance.now();
+        const until = Math.max(dueAt, stallUntil);
+        if (now < until - 1.5) setTimeout(release, until - now - 1.5);
+        else if (now < until) setImmediate(release);
+        else {
+          if (arrivedAt !== undefined) stats.appliedDelayMs += (now - arrivedAt - stats.appliedDelayMs) / ++delayed;
+          slot.response = response;
+          flush();
+        }
+      };
+      release();
+    };
+
     const respond = (isHead: boolean, close: boolean) => {
       const failed = options.errorRate !== undefined && Math.random() < options.errorRate;
       const code = failed ? 500 : status;
       stats.statusCodes[code] = (stats.statusCodes[code] ?? 0) + 1;
       const response = responseFor(failed, isHead, close);
       const arrivedAt = performance.now();
+      if (capacityQueue) {
+        const slot: QueuedResponse = { response: undefined, close };
+        queue.push(slot);
+        capacityQueue.admit(Math.max(arrivedAt + delayFor(), stallUntil), socket, () => {
+          stats.appliedDelayMs += (performance.now() - arrivedAt - stats.appliedDelayMs) / ++delayed;
+          slot.response = response;
+          flush();
+        });
+        return;
+      }
       const dueAt = Math.max(arrivedAt + delayFor(), stallUntil);
+      const bodyAt = options.bodyDelayMs === undefined ? -1 : response.indexOf(HEADER_END) + HEADER_END.length;
+      if (bodyAt > 0 && bodyAt < response.length) {
+        // The body is a slot of its own, released bodyDelayMs after the head was written.
+        const body: QueuedResponse = { response: undefined, close };
+        const startBody = () => releaseAt(body, response.subarray(bodyAt), performance.now() + options.bodyDelayMs!, undefined);
+        const head: QueuedResponse = { response: undefined, close: false, onWritten: startBody };
+        queue.push(head, body);
+        releaseAt(head, response.subarray(0, bodyAt), dueAt, arrivedAt);
+        return;
+      }
       if (dueAt <= performance.now() && queue.length === 0) {
         stats.bytesSent += response.length;
         socket.write(response);
@@ -209,21 +274,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       }
       const slot: QueuedResponse = { response: undefined, close };
       queue.push(slot);
-      // Timers fire up to a millisecond late: wake a little early and finish on setImmediate, so
-      // the delay a load test sees is the one configured (tests compare p50 with it to 1 ms).
-      const release = () => {
-        if (socket.destroyed) return; // closed meanwhile: no timers left behind to hold the process
-        const now = performance.now();
-        const until = Math.max(dueAt, stallUntil);
-        if (now < until - 1.5) setTimeout(release, until - now - 1.5);
-        else if (now < until) setImmediate(release);
-        else {
-          stats.appliedDelayMs += (now - arrivedAt - stats.appliedDelayMs) / ++delayed;
-          slot.response = response;
-          flush();
-        }
-      };
-      release();
+      releaseAt(slot, response, dueAt, arrivedAt);
     };
 
     socket.on('data', (chunk: Buffer) => {
@@ -283,6 +334,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       delayed = 0;
     },
     async close() {
+      capacityQueue?.close();
       for (const socket of sockets) socket.destroy();
       server.close();
       await once(server, 'close');

@@ -1,9 +1,14 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { watchConnect } from './connect-timing.js';
 import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 import { flattenHeaders, Lane } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
 import { errorCode } from './error-code.js';
+import { cachedLookup } from './lookup-cache.js';
+import { sharedSecureContext } from './tls-setup.js';
 
 interface HttpRequest {
   options: http.RequestOptions;
@@ -23,9 +28,21 @@ class HttpLane {
   readonly onData: (chunk: Buffer) => void;
   readonly onEnd: () => void;
   readonly onError: (error: Error) => void;
+  /** A socket still connecting is a new connection: its connect and TLS times are recorded. */
+  readonly onSocket: (socket: Socket) => void;
+  /** 'finish': the request has been handed to the OS, after its connection opened. */
+  readonly onFinish: () => void;
 
   constructor(lane: Lane, transport: HttpTransport) {
+    this.onSocket = (socket) => {
+      if (socket.connecting) watchConnect(socket, transport.secure, transport.phases);
+    };
+    this.onFinish = () => {
+      lane.writtenAt = performance.now();
+    };
     this.onResponse = (response) => {
+      // node:http tells of a response once its head is parsed: the first byte, when the head came in one read.
+      lane.firstByteAt = performance.now();
       this.status = response.statusCode ?? 0;
       if (transport.capture) this.headers = response.headers;
       // Status line + raw header lines + blank line, as they were on the wire.
@@ -52,25 +69,37 @@ class HttpTransport implements Transport<HttpRequest> {
   readonly #agent: http.Agent;
   readonly #request: typeof http.request;
   readonly #agentOption: Pick<https.RequestOptions, 'agent'>;
-  /** Connections opened without an Agent (`keepAlive: false`) and still open. */
-  #agentless = 0;
   readonly #lanes = new Map<number, HttpLane>();
   readonly capture: boolean;
+  readonly secure: boolean;
+  readonly phases: TransportConfig['phases'];
 
   constructor(config: TransportConfig, sink: TransportSink) {
     this.#config = config;
     this.#sink = sink;
     this.capture = config.captureResponses;
+    this.phases = config.phases;
     const secure = config.url.protocol === 'https:';
+    this.secure = secure;
+    // Without keep-alive no request may wait in the Agent's queue, where a finished socket would be
+    // handed to it: the engine's lanes bound the concurrency instead. One Agent either way (an
+    // `agent: false` request builds an Agent of its own), so that its TLS session cache resumes
+    // sessions on new connections and every connection shares one secure context.
     const agentOptions = {
+      lookup: cachedLookup(),
       keepAlive: config.keepAlive,
-      maxSockets: config.connections,
+      maxSockets: config.keepAlive ? config.connections : Infinity,
       maxFreeSockets: config.connections,
     };
-    this.#agent = secure ? new https.Agent({ ...config.tls, ...agentOptions }) : new http.Agent(agentOptions);
-    // Without keep-alive, `agent: false` gives every request its own connection: an Agent would
-    // still hand a finished socket to a queued request. The engine's lanes bound the concurrency.
-    this.#agentOption = config.keepAlive ? { agent: this.#agent } : { ...config.tls, agent: false };
+    this.#agent = secure
+      ? new https.Agent({
+          ...config.tls,
+          ...agentOptions,
+          secureContext: sharedSecureContext(config.tls ?? {}),
+          ...(config.tlsSessionReuse ? {} : { maxCachedSessions: 0 }),
+        })
+      : new http.Agent(agentOptions);
+    this.#agentOption = { agent: this.#agent };
     this.#request = secure ? https.request : http.request;
   }
 
@@ -103,13 +132,9 @@ class HttpTransport implements Transport<HttpRequest> {
     state.chunks = this.capture ? [] : state.chunks;
     const request = this.#request(prepared.options, state.onResponse);
     state.request = request;
-    if (!this.#config.keepAlive) {
-      request.once('socket', (socket) => {
-        this.#agentless++;
-        socket.once('close', () => this.#agentless--);
-      });
-    }
     request.on('error', state.onError);
+    request.on('socket', state.onSocket);
+    request.on('finish', state.onFinish);
     request.end(prepared.body);
     return prepared.wireBytes;
   }
@@ -151,7 +176,7 @@ class HttpTransport implements Transport<HttpRequest> {
   }
 
   openConnections(): number {
-    let open = this.#agentless;
+    let open = 0;
     for (const list of Object.values(this.#agent.sockets)) open += list?.length ?? 0;
     for (const list of Object.values(this.#agent.freeSockets)) open += list?.length ?? 0;
     return open;

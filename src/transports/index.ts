@@ -1,5 +1,6 @@
 import type { TransportName } from '../types.js';
 import type { TransportFactory } from './transport.js';
+import { createH2Transport } from './h2.js';
 import { createHttpTransport } from './http.js';
 import { createNetTransport } from './net.js';
 import { loadUndiciTransport } from './undici.js';
@@ -16,5 +17,7 @@ export async function loadTransport(name: TransportName): Promise<TransportFacto
       return loadUndiciTransport();
     case 'http':
       return createHttpTransport;
+    case 'h2':
+      return createH2Transport;
   }
 }

@@ -1,10 +1,14 @@
 import net, { type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import { HeadTemplate } from '../http1/head-template.js';
 import { ResponseParser, type ResponseHandler, type ResponseParserOptions } from '../http1/parser.js';
 import { encodeRequest, isHeadRequest } from '../http1/request.js';
+import { watchConnect } from './connect-timing.js';
 import { errorCode } from './error-code.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
+import { cachedLookup } from './lookup-cache.js';
+import { SessionStore, sharedSecureContext } from './tls-setup.js';
 import type {
   Lane,
   ResolvedRequest,
@@ -14,6 +18,8 @@ import type {
   TransportFactory,
   TransportSink,
 } from './transport.js';
+import { FIRST_BYTE_IN_LAST_READ } from './transport.js';
+import type { PhaseRecorder } from '../stats/phases.js';
 
 /**
  * The code for requests still in flight when the server closes the connection cleanly (FIN, no
@@ -41,12 +47,42 @@ function uncork(socket: Socket): void {
   socket.uncork();
 }
 
+/**
+ * `TLSSocket#setSession`, which tls.connect itself uses (and @types/node does not declare). Given
+ * as the `session` option, tls.connect decodes the session twice (in the TLSSocket and again
+ * before connecting), each time parsing the server's certificate inside it: about 200 us of CPU
+ * with OpenSSL 3. Set on the socket before the TCP connect completes, so before the handshake
+ * starts, it is decoded once. Where it is missing the session goes in as the option.
+ */
+const SET_SESSION = (tls.TLSSocket.prototype as Partial<{ setSession(this: Socket, session: Buffer): void }>).setSession;
+
 /** Where and how to connect, worked out once from the config. */
 interface Endpoint {
   host: string;
   port: number;
+  /** The tls.connect options every connection shares (one secure context), or undefined for http. */
   tls: tls.ConnectionOptions | undefined;
   keepAlive: boolean;
+  phases: PhaseRecorder;
+  /** Host names are resolved once per transport. */
+  lookup: net.LookupFunction;
+}
+
+/**
+ * The user's tls.connect options with what every connection shares worked out once: the secure
+ * context and the SNI name (none for an IP address, which SNI does not allow).
+ */
+function sharedTlsOptions(options: tls.ConnectionOptions, host: string, port: number, lookup: net.LookupFunction): tls.ConnectionOptions {
+  return {
+    lookup,
+    ...options,
+    host,
+    port,
+    servername: options.servername ?? (net.isIP(host) === 0 ? host : undefined),
+    secureContext: sharedSecureContext(options),
+    // The connection's session is set on its socket (see `open`), from the user's to start with.
+    session: undefined,
+  };
 }
 
 /**
@@ -63,7 +99,6 @@ class Connection implements ResponseHandler {
   readonly #endpoint: Endpoint;
   readonly #sink: TransportSink;
   readonly #parser: ResponseParser;
-  readonly #readBuffer: Buffer;
   /** Pipelining: requests sent in one tick leave in one write. */
   readonly #batchWrites: boolean;
   /** Ring of lanes in flight, with whether each one's request was a HEAD. */
@@ -75,44 +110,94 @@ class Connection implements ResponseHandler {
   #reading: Socket | undefined;
   /** Writes past the Writable stream, once a plain-TCP socket is connected and not pipelining. */
   #writer: HandleWriter | undefined;
+  /** The socket became ready (performance.now() ms): requests sent before went out then. */
+  #readyAt = 0;
+  /**
+   * First byte of a response that spans reads, stamped as the read that began it ends (0: none).
+   * A response that arrives whole in one read needs no clock read of its own: see FIRST_BYTE_IN_LAST_READ.
+   */
+  #firstByteAt = 0;
 
-  constructor(owner: NetTransport, endpoint: Endpoint, sink: TransportSink, readBuffer: Buffer, capacity: number, parsing: ResponseParserOptions) {
+  /**
+   * What every socket of this slot gets, built once: the listeners find their socket in `this`
+   * (Node calls event listeners and the `onread` callback on the socket), so opening a connection
+   * creates no closures and no options objects.
+   */
+  readonly #onread: net.OnReadOpts;
+  readonly #tcpOptions: net.TcpNetConnectOpts & { onread: net.OnReadOpts };
+  /** Node honours `onread` for TLS sockets it creates; @types/node only declares it for net. */
+  readonly #tlsOptions: (tls.ConnectionOptions & { onread: net.OnReadOpts }) | undefined;
+  readonly #sessions: SessionStore | undefined;
+  readonly #onConnectEvent: (this: Socket) => void;
+  readonly #onErrorEvent: (this: Socket, error: Error) => void;
+  readonly #onEndEvent: (this: Socket) => void;
+  readonly #onCloseEvent: (this: Socket) => void;
+
+  constructor(
+    owner: NetTransport,
+    endpoint: Endpoint,
+    sink: TransportSink,
+    readBuffer: Buffer,
+    capacity: number,
+    parsing: ResponseParserOptions,
+    sessions: SessionStore | undefined,
+  ) {
     this.#owner = owner;
     this.#endpoint = endpoint;
     this.#sink = sink;
-    this.#readBuffer = readBuffer;
     this.#parser = new ResponseParser(this, parsing);
     this.#batchWrites = capacity > 1;
     this.#lanes = new Array<Lane | undefined>(capacity).fill(undefined);
     this.#heads = new Array<boolean>(capacity).fill(false);
-  }
-
-  open(): Socket {
-    const { host, port, tls: tlsOptions } = this.#endpoint;
-    this.#parser.reset();
-    this.released = false;
-    const onread: net.OnReadOpts = {
-      buffer: this.#readBuffer,
-      callback: (nread: number, buffer: Uint8Array): boolean => {
-        this.#onRead(socket, nread, buffer as Buffer);
+    this.#sessions = sessions;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listeners' `this` is the socket
+    const connection = this;
+    this.#onread = {
+      buffer: readBuffer,
+      callback(this: Socket, nread: number, buffer: Uint8Array): boolean {
+        connection.#onRead(this, nread, buffer as Buffer);
         return true;
       },
     };
+    this.#onConnectEvent = function (this: Socket) {
+      connection.#onConnect(this);
+    };
+    this.#onErrorEvent = function (this: Socket, error: Error) {
+      connection.#onError(this, error);
+    };
+    this.#onEndEvent = function (this: Socket) {
+      connection.#onEnd(this);
+    };
+    this.#onCloseEvent = function (this: Socket) {
+      connection.#onClose(this);
+    };
+    const { host, port, lookup } = endpoint;
+    this.#tcpOptions = { host, port, lookup, onread: this.#onread, noDelay: true };
+    this.#tlsOptions = endpoint.tls === undefined ? undefined : { ...endpoint.tls, onread: this.#onread };
+  }
+
+  open(): Socket {
+    this.#parser.reset();
+    this.#firstByteAt = 0;
+    this.released = false;
     let socket: Socket;
+    const tlsOptions = this.#tlsOptions;
     if (tlsOptions === undefined) {
-      socket = net.connect({ host, port, onread, noDelay: true });
-      socket.on('connect', () => this.#onConnect(socket));
+      socket = net.connect(this.#tcpOptions);
+      socket.on('connect', this.#onConnectEvent);
     } else {
-      const servername = tlsOptions.servername ?? (net.isIP(host) === 0 ? host : undefined);
-      // Node honours `onread` for TLS sockets it creates; @types/node only declares it for net.
-      const options: tls.ConnectionOptions & { onread: net.OnReadOpts } = { ...tlsOptions, host, port, servername, onread };
-      socket = tls.connect(options);
+      const session = this.#sessions?.session;
+      if (SET_SESSION === undefined) tlsOptions.session = session;
+      socket = tls.connect(tlsOptions);
+      if (SET_SESSION !== undefined && session !== undefined) SET_SESSION.call(socket, session);
       socket.setNoDelay(true);
-      socket.on('secureConnect', () => this.#onConnect(socket));
+      socket.on('secureConnect', this.#onConnectEvent);
+      if (this.#sessions !== undefined) socket.on('session', this.#sessions.remember);
     }
-    socket.on('error', (error) => this.#onError(socket, error));
-    socket.on('end', () => this.#onEnd(socket));
-    socket.on('close', () => this.#onClose(socket));
+    socket.on('error', this.#onErrorEvent);
+    socket.on('end', this.#onEndEvent);
+    socket.on('close', this.#onCloseEvent);
+    watchConnect(socket, tlsOptions !== undefined, this.#endpoint.phases);
     this.socket = socket;
     return socket;
   }
@@ -170,6 +255,10 @@ class Connection implements ResponseHandler {
       this.#detach();
       return false;
     }
+    lane.firstByteAt = this.#firstByteAt === 0 ? FIRST_BYTE_IN_LAST_READ : this.#firstByteAt;
+    this.#firstByteAt = 0;
+    // Requests sent before the socket was ready went out when it was.
+    if (lane.writtenAt < this.#readyAt) lane.writtenAt = this.#readyAt;
     const reading = this.#reading;
     if (willClose || !this.#endpoint.keepAlive || (this.released && this.#count === 0)) {
       const lost = this.#drain();
@@ -187,8 +276,12 @@ class Connection implements ResponseHandler {
   #onConnect(socket: Socket): void {
     if (socket !== this.socket) return;
     this.connected = true;
+    this.#readyAt = performance.now();
     this.#owner.connectedCount++;
-    if (this.#endpoint.tls === undefined && !this.#batchWrites) this.#writer = createHandleWriter(socket);
+    // A connection that carries one request (no keep-alive) wrote it before it connected.
+    if (this.#endpoint.tls === undefined && !this.#batchWrites && this.#endpoint.keepAlive) {
+      this.#writer = createHandleWriter(socket);
+    }
   }
 
   #onRead(socket: Socket, nread: number, buffer: Buffer): void {
@@ -202,6 +295,8 @@ class Connection implements ResponseHandler {
     if (this.#batchWrites) socket.cork();
     const error = this.#parser.execute(buffer, 0, nread);
     if (this.#batchWrites) socket.uncork();
+    // A response that began in this read and goes on in the next: its first byte came now.
+    if (this.#firstByteAt === 0 && socket === this.socket && this.#parser.inMessage) this.#firstByteAt = performance.now();
     if (error !== undefined && socket === this.socket) this.abort(error, error);
   }
 
@@ -295,6 +390,7 @@ class NetTransport implements Transport<Buffer> {
   readonly #endpoint: Endpoint;
   readonly #connections: Array<Connection | undefined>;
   readonly #sharedReadBuffer: Buffer | undefined;
+  readonly #sessions: SessionStore | undefined;
   /** Every connection usually gets the same head: one template, hot in cache, for all of them. */
   readonly #parsing: ResponseParserOptions;
 
@@ -303,13 +399,19 @@ class NetTransport implements Transport<Buffer> {
     this.#sink = sink;
     const { url } = config;
     const secure = url.protocol === 'https:';
+    // URL keeps IPv6 literals in brackets; sockets want them bare.
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
+    const lookup = cachedLookup();
     this.#endpoint = {
-      // URL keeps IPv6 literals in brackets; sockets want them bare.
-      host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-      port: url.port === '' ? (secure ? 443 : 80) : Number(url.port),
-      tls: secure ? (config.tls ?? {}) : undefined,
+      host,
+      port,
+      tls: secure ? sharedTlsOptions(config.tls ?? {}, host, port, lookup) : undefined,
       keepAlive: config.keepAlive,
+      phases: config.phases,
+      lookup,
     };
+    this.#sessions = secure && config.tlsSessionReuse ? new SessionStore(config.tls?.session) : undefined;
     // Without keep-alive each request needs its own socket, so every lane gets a slot of its own.
     const slots = config.keepAlive ? config.connections : config.connections * config.pipelining;
     this.#connections = new Array<Connection | undefined>(slots).fill(undefined);
@@ -380,7 +482,7 @@ class NetTransport implements Transport<Buffer> {
     if (connection === undefined) {
       const readBuffer = this.#sharedReadBuffer ?? Buffer.allocUnsafe(TLS_READ_BUFFER_BYTES);
       const capacity = this.#config.keepAlive ? this.#config.pipelining : 1;
-      connection = new Connection(this, this.#endpoint, this.#sink, readBuffer, capacity, this.#parsing);
+      connection = new Connection(this, this.#endpoint, this.#sink, readBuffer, capacity, this.#parsing, this.#sessions);
       this.#connections[slot] = connection;
     }
     return connection;

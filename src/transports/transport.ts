@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
+import type { PhaseRecorder } from '../stats/phases.js';
 
 /**
  * A request after options are resolved: what every transport gets, before its own encoding.
@@ -34,8 +35,20 @@ export class Lane {
   measured = true;
   /** Index of the request within the sequence being sent. */
   requestIndex = 0;
+  /**
+   * Request fully written (performance.now() ms): the engine sets `sentAt`, a transport moves it
+   * later when the request waited for its connection to open.
+   */
+  writtenAt = 0;
+  /**
+   * First byte of the response, set by the transport: a time, `FIRST_BYTE_IN_LAST_READ`, or 0 when
+   * it cannot tell (then no `ttfb` or `receive` is recorded).
+   */
+  firstByteAt = 0;
   /** Consecutive errors, for the engine's reconnect backoff. */
   failures = 0;
+  /** Open loop: when the lane last became free for a slot (performance.now() ms; 0 before the start). */
+  freedAt = 0;
 
   constructor(
     /** Index among this thread's lanes. */
@@ -44,6 +57,12 @@ export class Lane {
     readonly connection: number,
   ) {}
 }
+
+/**
+ * `Lane.firstByteAt` of a response that arrived whole in the read that completed it: its first byte
+ * came when it was delivered, and the transport saves a clock read per response by saying so.
+ */
+export const FIRST_BYTE_IN_LAST_READ = -1;
 
 /** What a transport calls back. Each request sent ends in exactly one `onResponse` or `onError`. */
 export interface TransportSink {
@@ -54,6 +73,11 @@ export interface TransportSink {
   onResponse(lane: Lane, status: number, bytesReceived: number, details?: ResponseDetails): void;
   /** The lane's request failed: a network error code, `TIMEOUT`, or `HPE_*` for a malformed response. */
   onError(lane: Lane, code: string): void;
+  /**
+   * A finding about the run that the counts alone do not show (`result.warnings`), such as a server
+   * that allows fewer HTTP/2 streams than asked for. The first message for a code wins.
+   */
+  onWarning?(code: string, message: string): void;
 }
 
 /** Settings every transport gets, resolved from the options once. */
@@ -65,10 +89,14 @@ export interface TransportConfig {
   pipelining: number;
   keepAlive: boolean;
   tls: ConnectionOptions | undefined;
+  /** Resume TLS sessions on new connections (`tlsSessionReuse`); false forces full handshakes. */
+  tlsSessionReuse: boolean;
   /** Per-request timeout, ms; the engine enforces it with `cancel`, the transport may use it as a bound. */
   timeoutMs: number;
   /** Deliver headers and body to `onResponse` (checks and hooks need them). */
   captureResponses: boolean;
+  /** Where the transport records each new connection's connect and TLS times (`watchConnect`). */
+  phases: PhaseRecorder;
 }
 
 /**
@@ -97,6 +125,12 @@ export interface Transport<P = unknown> {
   release(connection: number): void;
   /** Connections open now. */
   openConnections(): number;
+  /**
+   * Lanes per connection the server allows, once `connect` has learnt it (HTTP/2's
+   * SETTINGS_MAX_CONCURRENT_STREAMS); the engine leaves a connection's lanes above it idle.
+   * Undefined when every lane may be used.
+   */
+  lanesPerConnection?(): number | undefined;
   /** Destroys every connection. Requests still in flight are not reported. */
   close(): Promise<void>;
 }

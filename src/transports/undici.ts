@@ -1,8 +1,14 @@
-import type { Dispatcher, Pool } from 'undici';
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import type { buildConnector as BuildConnector, Dispatcher, Pool } from 'undici';
+import type { PhaseRecorder } from '../stats/phases.js';
+import { watchConnect } from './connect-timing.js';
 import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 import { flattenHeaders, Lane } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
 import { errorCode } from './error-code.js';
+import { cachedLookup } from './lookup-cache.js';
+import { sharedSecureContext } from './tls-setup.js';
 
 interface UndiciRequest {
   options: Dispatcher.DispatchOptions;
@@ -28,6 +34,13 @@ class LaneHandler implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     this.status = 0;
+    // undici starts a request when it writes it to a ready socket, not when it is dispatched.
+    if (this.lane !== null) this.lane.writtenAt = performance.now();
+  }
+
+  /** llhttp's message begin: the first byte of the response. */
+  onResponseStarted(): void {
+    if (this.lane !== null && this.lane.firstByteAt === 0) this.lane.firstByteAt = performance.now();
   }
 
   onResponseStart(
@@ -87,7 +100,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
   readonly sink: TransportSink;
   readonly capture: boolean;
 
-  constructor(PoolClass: typeof Pool, config: TransportConfig, sink: TransportSink) {
+  constructor(PoolClass: typeof Pool, buildConnector: typeof BuildConnector, config: TransportConfig, sink: TransportSink) {
     this.#config = config;
     this.sink = sink;
     this.capture = config.captureResponses;
@@ -97,7 +110,19 @@ class UndiciTransport implements Transport<UndiciRequest> {
       // The engine enforces the per-request timeout; undici's own timers would race it.
       headersTimeout: 0,
       bodyTimeout: 0,
-      ...(config.tls ? { connect: { ...config.tls } } : {}),
+      // undici's connector resumes TLS sessions itself (its cache of 100 per origin, given to
+      // buildConnector: the Pool's own maxCachedSessions is ignored with a connector function); it
+      // gets one secure context for all its connections, and no cache when full handshakes are asked for.
+      connect: timedConnector(
+        buildConnector({
+          ...config.tls,
+          lookup: cachedLookup(),
+          ...(config.url.protocol === 'https:' ? { secureContext: sharedSecureContext(config.tls ?? {}) } : {}),
+          ...(config.tlsSessionReuse ? {} : { maxCachedSessions: 0 }),
+        } as BuildConnector.BuildOptions),
+        config.url.protocol === 'https:',
+        config.phases,
+      ),
     });
   }
 
@@ -152,8 +177,21 @@ class UndiciTransport implements Transport<UndiciRequest> {
   }
 }
 
+/**
+ * undici's own connector, with each new socket's connect and TLS times recorded. Not undici's
+ * diagnostics channels: they are process-wide (Node's bundled fetch and every other Pool publish
+ * there too), cannot tell TCP connect from TLS, and once subscribed make undici build a message per
+ * request. The connector returns the socket it opens, although its type says void.
+ */
+function timedConnector(connector: BuildConnector.connector, secure: boolean, phases: PhaseRecorder): BuildConnector.connector {
+  return (options, callback) => {
+    const socket = (connector as (...args: Parameters<BuildConnector.connector>) => Socket | undefined)(options, callback);
+    if (socket !== undefined) watchConnect(socket, secure, phases);
+  };
+}
+
 /** Imports undici (only when this transport is chosen) and returns the factory. */
 export async function loadUndiciTransport(): Promise<TransportFactory> {
-  const { Pool } = await import('undici');
-  return (config, sink) => new UndiciTransport(Pool, config, sink);
+  const { Pool, buildConnector } = await import('undici');
+  return (config, sink) => new UndiciTransport(Pool, buildConnector, config, sink);
 }

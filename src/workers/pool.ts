@@ -3,20 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SalvoOptionError } from '../errors.js';
-import type { Plan, PlanHooks } from '../options.js';
-import type { SecondSummary, ShardStats } from '../stats/recorder.js';
+import type { Plan, PlanHooks } from '../plan.js';
+import type { ShardStats } from '../stats/recorder.js';
 import { ProgressMerger } from './progress.js';
 import { shardPlan } from './shard.js';
-import { emptyShardStats, type ShardTask } from './worker.js';
-
-/** Messages from the main thread to a shard. */
-export type ToWorker = { type: 'go' } | { type: 'stop' };
-
-/** Messages from a shard to the main thread. */
-export type ToMain =
-  | { type: 'ready' }
-  | { type: 'second'; summary: SecondSummary; totals: { sent: number; completed: number; errors: number } }
-  | { type: 'done' };
+import type { ShardTask, ToMain, ToWorker } from './messages.js';
+import { emptyShardStats } from './worker.js';
 
 /** The `errors.byCode` key under which each crashed worker thread is counted once. */
 export const WORKER_CRASHED = 'WORKER_CRASHED';
@@ -54,15 +46,16 @@ function assertCopyable(plan: Plan): void {
  * Runs the plan on `plan.workers` piscina worker threads, one shard each (see `shardPlan`), and
  * resolves with every shard's stats for `mergeShards`.
  *
- * - Start barrier: each shard opens its connections and posts 'ready'; once all have, each gets
- *   'go' and starts its clock, so the shards' seconds cover the same stretch of time.
+ * - Start barrier: each shard opens its connections and posts 'ready'; once all have, and
+ *   `beforeGo` (the `startAt` wait) has resolved, each gets 'go' and starts its clock, so the
+ *   shards' seconds cover the same stretch of time.
  * - Progress: shards stream their closed seconds (with the encoded histogram) and this thread calls
  *   `onProgress` once per second of the whole run.
  * - Abort: `signal` sends 'stop' to every shard; each resolves with what it measured, `aborted`.
  * - Crash: a shard whose thread throws is counted once under `errors.byCode.WORKER_CRASHED` (the
  *   error goes to `process.emitWarning`), the others are stopped and keep their data.
  */
-export async function runWorkers(plan: Plan, hooks: PlanHooks): Promise<ShardStats[]> {
+export async function runWorkers(plan: Plan, hooks: PlanHooks, beforeGo: () => Promise<void>): Promise<ShardStats[]> {
   const { signal, onProgress } = hooks;
   assertCopyable(plan);
   if (signal?.aborted) return [emptyShardStats()];
@@ -111,8 +104,11 @@ export async function runWorkers(plan: Plan, hooks: PlanHooks): Promise<ShardSta
         port1.on('message', (message: ToMain) => {
           if (message.type === 'ready') {
             if (++readyCount === shards.length && !stopping) {
-              started = true;
-              send({ type: 'go' });
+              void beforeGo().then(() => {
+                if (stopping) return;
+                started = true;
+                send({ type: 'go' });
+              });
             }
           } else if (message.type === 'second') {
             progress?.add(index, message.summary, message.totals);

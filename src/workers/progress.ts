@@ -1,5 +1,5 @@
 import type { Histogram } from 'hdr-histogram-js';
-import { progressEvent } from '../run.js';
+import { progressEvent } from '../stats/progress-event.js';
 import { createHistogram, decodeHistogram, type SecondSummary } from '../stats/recorder.js';
 import type { ProgressEvent } from '../types.js';
 
@@ -12,6 +12,8 @@ interface PendingSecond {
   errors: number;
   connections: number;
   targetRate: number | undefined;
+  cpuPercent: number;
+  eventLoopUtilization: number;
   histogram: Histogram;
   totals: Map<number, Totals>;
 }
@@ -48,6 +50,8 @@ export class ProgressMerger {
         errors: 0,
         connections: 0,
         targetRate: undefined,
+        cpuPercent: 0,
+        eventLoopUtilization: 0,
         histogram: createHistogram(),
         totals: new Map(),
       };
@@ -59,6 +63,9 @@ export class ProgressMerger {
     pending.errors += summary.errors;
     pending.connections += summary.connections;
     if (summary.targetRate !== undefined) pending.targetRate = (pending.targetRate ?? 0) + summary.targetRate;
+    // The busiest thread, as in the timeline (mergeShards).
+    pending.cpuPercent = Math.max(pending.cpuPercent, summary.cpuPercent);
+    pending.eventLoopUtilization = Math.max(pending.eventLoopUtilization, summary.eventLoopUtilization);
     const decoded = decodeHistogram(summary.histogram);
     pending.histogram.add(decoded);
     decoded.destroy();
@@ -113,6 +120,8 @@ export class ProgressMerger {
       p99: pending.histogram.getValueAtPercentile(99) / 1000,
       connections: pending.connections,
       targetRate: pending.targetRate,
+      cpuPercent: pending.cpuPercent,
+      eventLoopUtilization: pending.eventLoopUtilization,
     };
     pending.histogram.destroy();
     try {

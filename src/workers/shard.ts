@@ -1,4 +1,4 @@
-import type { Plan, PlannedStage } from '../options.js';
+import type { Plan, PlannedStage } from '../plan.js';
 
 /**
  * How many worker threads a run can use: every worker needs at least one connection, and, when the
@@ -49,16 +49,18 @@ export function apportion(total: number, weights: readonly number[]): number[] {
 }
 
 /**
- * Splits a plan into one plan per worker thread so that the shards together do exactly what the
- * whole plan asks: connections split evenly (5 over 2 is 3 + 2), `amount` and `rate` split exactly
- * in proportion to each shard's connections, ramp stages scaled the same way. Open-loop shards get a
- * `ratePhase` of index / shards, so that shard i sends the slots i, i + n, i + 2n, ... of the whole
- * schedule and the threads' sends interleave instead of landing on the same instant.
+ * Splits a plan into `count` shares that together do exactly what the plan asks: connections split
+ * evenly (5 over 2 is 3 + 2), `amount` and `rate` split exactly in proportion to each share's
+ * connections, ramp stages scaled the same way. This one split serves both worker threads and
+ * segments (`segment: { index, count }`, one process or machine each), so the two compose.
  *
- * The number of shards is `usableWorkers(plan.workers, plan)`, so it never exceeds the connections.
+ * Open-loop shares get a phase so that their sends interleave instead of landing on the same
+ * instant: share j of w of a plan whose own phase is p gets (p + j) / w. Unsplit, p is 0 and share j
+ * sends the slots j, j + w, j + 2w, ... of the whole schedule; worker j of segment i of n (phase
+ * i / n) gets (i + j n) / (n w), the slots i + j n + k n w: every worker of every segment takes its
+ * own turn in the one schedule.
  */
-export function shardPlan(plan: Plan): Plan[] {
-  const count = usableWorkers(plan.workers, plan);
+export function splitPlan(plan: Plan, count: number): Plan[] {
   const connections = splitEvenly(plan.connections, count);
   const amounts = plan.amount === undefined ? undefined : apportion(plan.amount, connections);
   const rates = plan.rate === undefined ? undefined : apportion(plan.rate, connections);
@@ -66,8 +68,9 @@ export function shardPlan(plan: Plan): Plan[] {
     stage.connections === undefined ? undefined : splitEvenly(stage.connections, count),
   );
   const openLoop = plan.rate !== undefined || (plan.stages?.some((stage) => stage.rate !== undefined) ?? false);
-  return connections.map((shardConnections, index): Plan => {
-    const share = shardConnections / plan.connections;
+  const phased = openLoop && (count > 1 || plan.ratePhase !== undefined);
+  return connections.map((shareConnections, index): Plan => {
+    const share = shareConnections / plan.connections;
     const stages = plan.stages?.map((stage, stageIndex): PlannedStage => {
       const scaled: PlannedStage = { durationMs: stage.durationMs };
       if (stage.rate !== undefined) scaled.rate = stage.rate * share;
@@ -78,11 +81,28 @@ export function shardPlan(plan: Plan): Plan[] {
     return {
       ...plan,
       workers: 1,
-      connections: shardConnections,
+      connections: shareConnections,
       amount: amounts?.[index],
       rate: rates?.[index],
       stages,
-      ...(openLoop && count > 1 ? { ratePhase: index / count } : {}),
+      ...(phased ? { ratePhase: ((plan.ratePhase ?? 0) + index) / count } : {}),
     };
   });
+}
+
+/**
+ * One plan per worker thread (see `splitPlan`). The number of shards is
+ * `usableWorkers(plan.workers, plan)`, so it never exceeds the connections.
+ */
+export function shardPlan(plan: Plan): Plan[] {
+  return splitPlan(plan, usableWorkers(plan.workers, plan));
+}
+
+/**
+ * The `index`-th of `count` shares of the plan, as a plan of its own that keeps the whole plan's
+ * `workers` (as many as the share can use): a segment's worker threads split its share further.
+ */
+export function segmentPlan(plan: Plan, segment: { index: number; count: number }): Plan {
+  const share = splitPlan(plan, segment.count)[segment.index]!;
+  return { ...share, workers: usableWorkers(plan.workers, share) };
 }

@@ -1,19 +1,10 @@
-import type { MessagePort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { runEngine } from '../engine/engine.js';
-import type { Plan } from '../options.js';
+import type { Plan } from '../plan.js';
 import { Recorder, type ShardStats } from '../stats/recorder.js';
 import type { RequestSpec } from '../types.js';
 import { importExport } from './modules.js';
-import type { ToMain, ToWorker } from './pool.js';
-
-/** What the pool hands each worker thread: its shard of the plan and its end of a channel. */
-export interface ShardTask {
-  plan: Plan;
-  port: MessagePort;
-  /** Send each closed second to the main thread (only when someone listens). */
-  progress: boolean;
-}
+import type { ShardTask, ToMain, ToWorker } from './messages.js';
 
 async function importRequestHooks(plan: Plan): Promise<RequestSpec[] | undefined> {
   if (plan.requestsModule === undefined) return undefined;

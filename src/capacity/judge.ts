@@ -1,0 +1,118 @@
+import { formatThresholdActual } from '../stats/format.js';
+import { evaluateThresholds, type CompiledThreshold } from '../stats/thresholds.js';
+import type { LoadResult } from '../types.js';
+import type { CapacityPhase, CapacityStep, StepLimit } from './types.js';
+
+/** A step passes only if it completed at least this share of its target rate. */
+const ACHIEVED_SHARE = 0.9;
+/** A step passes only if it missed at most this share of its slots: it must have sent its rate. */
+const MISSED_TO_PASS = 0.02;
+/** Requests in flight at or above this share of the lanes: every connection was (nearly) always busy. */
+const BUSY_SHARE = 0.8;
+/**
+ * Slots missed beyond this share with lanes to spare are the server's doing; below it they can be
+ * the generator's own stall just before the end.
+ */
+const MISSED_SHARE = 0.05;
+/** Metrics that measure how much the generator sent, not how the server answered. */
+const GENERATOR_METRICS = /^(?:requests\.|bytes\.|durationMs$)/;
+
+/** What `judgeStep` needs to know about the search. */
+export interface JudgeContext {
+  compiledSlo: readonly CompiledThreshold[];
+  /** connections × pipelining. */
+  lanes: number;
+  /** The steps before this one, for the server's unloaded latency. */
+  earlier: readonly CapacityStep[];
+}
+
+/**
+ * The verdict on one step: passed when it met the objective, completed at least 90% of its target
+ * rate and sent at least 98% of its slots; otherwise what held it back. A failed step is evidence about the server only when the server
+ * itself missed the objective: its own response times (measured from the write) broke it, or it
+ * errored. When the server answered within the objective and the requests lost their time before
+ * the write instead, waiting for a connection or for a late pacer, the generator was the limit.
+ */
+export function judgeStep(
+  context: JudgeContext,
+  phase: CapacityPhase,
+  rate: number,
+  result: LoadResult,
+  aborted: boolean,
+): CapacityStep {
+  const seconds = result.durationMs / 1000;
+  const { sent, completed, perSecond, missed } = result.requests;
+  const failures: string[] = [];
+  if (aborted) {
+    failures.push('aborted before the step ended');
+  } else {
+    for (const threshold of result.thresholds ?? []) {
+      if (threshold.passed) continue;
+      failures.push(`${threshold.metric} ${threshold.expression} (actual ${formatThresholdActual(threshold.metric, threshold.actual)})`);
+    }
+    if (perSecond < ACHIEVED_SHARE * rate) {
+      failures.push(`completed ${perSecond.toFixed(1)}/s, under ${ACHIEVED_SHARE * 100}% of the target`);
+    }
+    if (missed > MISSED_TO_PASS * (sent + missed)) {
+      failures.push(`${missed} of ${sent + missed} slots never sent`);
+    }
+  }
+  const step: CapacityStep = {
+    phase,
+    rate,
+    passed: failures.length === 0,
+    failures,
+    achievedRate: perSecond,
+    sentRate: seconds > 0 ? sent / seconds : 0,
+    missed,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    p99Uncorrected: result.latencyUncorrected.p99,
+    errorRate: result.errors.total + completed === 0 ? 0 : result.errors.total / (result.errors.total + completed),
+    result,
+  };
+  if (!step.passed && !aborted) step.limitedBy = blame(context, result);
+  return step;
+}
+
+function blame(context: JudgeContext, result: LoadResult): StepLimit {
+  if (generatorSaturated(result)) return 'generator';
+  if (!serverKeptObjective(context, result)) return 'server';
+  const { sent, perSecond, missed } = result.requests;
+  // Little's law: the requests in flight that the server's own latency implies at this rate.
+  const inFlight = (perSecond * result.latencyUncorrected.mean) / 1000;
+  if (inFlight >= BUSY_SHARE * context.lanes) return 'connections';
+  // The answered requests left lanes free, yet many slots found none: requests the server never
+  // answered held them (a server that stops answering leaves no slow responses to measure).
+  if (missed > MISSED_SHARE * (sent + missed)) return 'server';
+  return 'generator';
+}
+
+/**
+ * Whether the server answered within the objective: the objective evaluated on the latency from
+ * the actual write (the server's own time), leaving out what only the generator decides (requests
+ * sent, bytes). With no latency in the objective, the server also must not have slowed down: its
+ * median stays within twice its unloaded median (the lowest of any step) plus 1 ms, since a server
+ * that queues holds every connection the generator gives it.
+ */
+function serverKeptObjective(context: JudgeContext, result: LoadResult): boolean {
+  const serverSide = context.compiledSlo.filter((threshold) => !GENERATOR_METRICS.test(threshold.metric));
+  const asServerSaw: LoadResult = { ...result, latency: result.latencyUncorrected };
+  if (!evaluateThresholds(serverSide, asServerSaw).every((threshold) => threshold.passed)) return false;
+  if (serverSide.some((threshold) => threshold.metric.startsWith('latency'))) return true;
+  let unloadedP50 = result.latencyUncorrected.p50;
+  for (const step of context.earlier) {
+    if (step.result.requests.completed > 0) unloadedP50 = Math.min(unloadedP50, step.result.latencyUncorrected.p50);
+  }
+  return result.latencyUncorrected.p50 <= 2 * unloadedP50 + 1;
+}
+
+/**
+ * The generator's own verdict on itself (`result.generator.saturated` and its GENERATOR_SATURATED
+ * warning, from the pacing work that measures its CPU and event loop). Read without relying on the
+ * field's type, which lands separately.
+ */
+function generatorSaturated(result: LoadResult): boolean {
+  const generator = (result as { generator?: { saturated?: unknown } }).generator;
+  return generator?.saturated === true || result.warnings.some((warning) => warning.code === 'GENERATOR_SATURATED');
+}

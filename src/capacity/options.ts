@@ -1,0 +1,112 @@
+import { SalvoOptionError, SalvoRangeError } from '../errors.js';
+import { KNOWN_OPTIONS, loadPlan, parseDuration, positiveInteger, rejectUnknownKeys } from '../options.js';
+import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
+import type { LoadOptions, Thresholds } from '../types.js';
+import type { CapacityOptions, CapacityStepEvent } from './types.js';
+
+const DEFAULT_STEP_MS = 5000;
+const DEFAULT_START = 100;
+const DEFAULT_MAX = 1_000_000;
+const DEFAULT_PRECISION = 0.05;
+const DEFAULT_PAUSE_MS = 1000;
+const DEFAULT_WARMUP_MS = 1000;
+
+/** The search's own options; the rest are each step's `LoadOptions`. */
+const SEARCH_KEYS = ['slo', 'stepDuration', 'start', 'max', 'precision', 'pause', 'confirmDuration', 'onStep'] as const;
+
+/** Options the search sets for every step, with what to use instead. */
+const SET_BY_SEARCH: Record<string, string> = {
+  rate: 'the search sets each step\'s rate; give start and max',
+  duration: 'give stepDuration (and confirmDuration) instead',
+  amount: 'steps run for stepDuration; amount cannot be combined with a rate search',
+  stages: 'the search chooses each step\'s rate; give start and max',
+  thresholds: 'give the objective as slo (same syntax)',
+};
+
+/** The options of `findCapacity`, validated once, with defaults resolved. */
+export interface CapacityPlan {
+  url: string;
+  /** Every step's options but `rate` and `duration`. */
+  stepOptions: LoadOptions;
+  slo: Thresholds;
+  compiledSlo: CompiledThreshold[];
+  stepMs: number;
+  start: number;
+  max: number;
+  precision: number;
+  pauseMs: number;
+  /** 0: no confirmation run. */
+  confirmMs: number;
+  /** Requests the generator can have in flight: connections × pipelining. */
+  lanes: number;
+  connections: number;
+  onStep: ((event: CapacityStepEvent) => void) | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Validates the options of `findCapacity` before any step runs: the search's own (errors name
+ * them) and, through `runLoad`'s own validation, every step's.
+ */
+export async function planCapacity(options: CapacityOptions): Promise<CapacityPlan> {
+  if (typeof options !== 'object' || options === null) {
+    throw new SalvoOptionError(`findCapacity options must be an object with a url and an slo; got ${String(options)}`);
+  }
+  for (const [key, instead] of Object.entries(SET_BY_SEARCH)) {
+    if ((options as unknown as Record<string, unknown>)[key] !== undefined) {
+      throw new SalvoOptionError(`${key} cannot be given to findCapacity: ${instead}`);
+    }
+  }
+  rejectUnknownKeys(options, [...KNOWN_OPTIONS, ...SEARCH_KEYS]);
+  const { slo, stepDuration, start, max, precision, pause, confirmDuration, onStep, ...load } = options;
+
+  if (slo === undefined) {
+    throw new SalvoOptionError(`slo is required: the objective each step must meet, such as { 'latency.p99': '< 50', 'errors.rate': '< 0.001' }`);
+  }
+  const compiledSlo = parseSlo(slo);
+  const stepMs = stepDuration === undefined ? DEFAULT_STEP_MS : parseDuration('stepDuration', stepDuration);
+  const startRate = start === undefined ? DEFAULT_START : positiveInteger('start', start);
+  const maxRate = max === undefined ? Math.max(DEFAULT_MAX, startRate) : positiveInteger('max', max);
+  if (maxRate < startRate) throw new SalvoRangeError(`max must be at least start (${startRate}); got ${maxRate}`);
+  if (precision !== undefined && (typeof precision !== 'number' || !(precision > 0 && precision < 1))) {
+    const ErrorClass = typeof precision === 'number' ? SalvoRangeError : SalvoOptionError;
+    throw new ErrorClass(`precision must be a fraction between 0 and 1 (0.05 is 5%); got ${JSON.stringify(precision)}`);
+  }
+  const pauseMs = pause === undefined ? DEFAULT_PAUSE_MS : parseDuration('pause', pause, { allowZero: true });
+  const confirmMs =
+    confirmDuration === undefined ? 3 * stepMs : parseDuration('confirmDuration', confirmDuration, { allowZero: true });
+  if (onStep !== undefined && typeof onStep !== 'function') {
+    throw new SalvoOptionError(`onStep must be a function; got ${JSON.stringify(onStep)}`);
+  }
+
+  const stepOptions: LoadOptions = { ...load, warmup: load.warmup ?? DEFAULT_WARMUP_MS, thresholds: slo };
+  const { plan } = await loadPlan({ ...stepOptions, rate: startRate, duration: stepMs });
+  return {
+    url: plan.url,
+    stepOptions,
+    slo,
+    compiledSlo,
+    stepMs,
+    start: startRate,
+    max: maxRate,
+    precision: precision ?? DEFAULT_PRECISION,
+    pauseMs,
+    confirmMs,
+    lanes: plan.connections * plan.pipelining,
+    connections: plan.connections,
+    onStep,
+    signal: load.signal,
+  };
+}
+
+/** `parseThresholds`, its errors naming `slo` as the user wrote it. */
+function parseSlo(slo: Thresholds): CompiledThreshold[] {
+  try {
+    const compiled = parseThresholds(slo);
+    if (compiled.length === 0) throw new SalvoOptionError(`slo must name at least one objective, such as { 'latency.p99': '< 50' }; got {}`);
+    return compiled;
+  } catch (error) {
+    if (!(error instanceof SalvoOptionError)) throw error;
+    throw new SalvoOptionError(error.message.replace(/^thresholds/, 'slo'));
+  }
+}

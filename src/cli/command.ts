@@ -1,0 +1,99 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { LoadResult } from '../index.js';
+
+/** Exit statuses of the `salvo` command. */
+export const EXIT = {
+  /** The run finished and every threshold passed. */
+  ok: 0,
+  /** A threshold failed (or a subcommand's own verdict was negative). */
+  failed: 1,
+  /** Bad flags, options or input files: nothing was run. */
+  usage: 2,
+} as const;
+
+/** Where a command writes: stdout carries only the result, stderr everything else. */
+export interface CommandIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+}
+
+/**
+ * One subcommand of `salvo`: `salvo <name> ...args`. A new one is a file exporting one of these,
+ * listed in commands.ts.
+ */
+export interface Command {
+  name: string;
+  /** One line for `salvo --help`. */
+  summary: string;
+  /** The full `salvo <name> --help` text. */
+  usage: string;
+  /** Runs with the arguments after the name; resolves with the exit status. */
+  run(args: string[], io: CommandIO): Promise<number>;
+}
+
+/** Bad command-line input: printed with the usage hint, exit status 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** Flag definitions as `node:util` parseArgs takes them. */
+export type FlagOptions = NonNullable<ParseArgsConfig['options']>;
+
+/** What parseFlags returns for `options`: typed values and the positionals. */
+export type ParsedFlags<T extends FlagOptions> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; allowNegative: true; strict: true }>
+>;
+
+/**
+ * `node:util` parseArgs, strict, with its errors (an unknown flag, a missing value) turned into a
+ * UsageError that keeps parseArgs' message, which names the flag.
+ */
+export function parseFlags<T extends FlagOptions>(args: string[], options: T): ParsedFlags<T> {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, allowNegative: true, strict: true });
+  } catch (error) {
+    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
+      // An unknown flag's first sentence names it ("Unknown option '--conections'"); the rest is a
+      // hint about positionals that starts with a dash, beside the point here.
+      const unknown = error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+      throw new UsageError(unknown ? error.message.split(/\. (?=[A-Z])/)[0]! : error.message);
+    }
+    throw error;
+  }
+}
+
+/** Reads a result that `salvo --json` or `JSON.stringify(await runLoad(...))` wrote. */
+export async function readResultFile(path: string): Promise<LoadResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+  let result: unknown;
+  try {
+    result = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path} is not JSON: ${(error as Error).message}`);
+  }
+  const looksLikeResult =
+    typeof result === 'object' && result !== null && ['requests', 'latency', 'timeline', 'histogram'].every((key) => key in result);
+  if (!looksLikeResult) {
+    throw new UsageError(`${path} is not a salvo result (expected the JSON of a LoadResult, as salvo --json writes it)`);
+  }
+  return result as LoadResult;
+}
+
+/** Writes `text` to `path`, or to stdout when there is no path. */
+export async function writeOutput(path: string | undefined, text: string, io: CommandIO): Promise<void> {
+  if (path === undefined) {
+    io.stdout.write(text);
+    return;
+  }
+  try {
+    await writeFile(path, text);
+  } catch (error) {
+    throw new UsageError(`cannot write ${path}: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,78 @@
+import { findCapacity, formatCapacity, formatCapacityStep } from '../../index.js';
+import { EXIT, parseFlags, UsageError, writeOutput, type Command, type ParsedFlags } from '../command.js';
+import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, thresholdFlags, type Flag } from '../load-flags.js';
+
+/** The run flags that make sense for every step; the search sets rate, duration and thresholds itself. */
+const STEP_FLAGS = Object.fromEntries(
+  Object.entries(LOAD_FLAGS).filter(([name]) => !['duration', 'amount', 'rate', 'rate-stage', 'connection-stage', 'threshold'].includes(name)),
+) as Omit<typeof LOAD_FLAGS, 'duration' | 'amount' | 'rate' | 'rate-stage' | 'connection-stage' | 'threshold'>;
+
+const SEARCH_FLAGS = {
+  slo: { type: 'string', multiple: true, value: 'EXPR', help: "'latency.p99<50', 'errors.rate<0.001': what every step must meet; repeat (required)" },
+  start: { type: 'string', value: 'RATE', help: 'the first rate tried, requests/s (default 100)' },
+  max: { type: 'string', value: 'RATE', help: 'the highest rate tried (default 1000000)' },
+  precision: { type: 'string', value: 'FRACTION', help: 'bisect until passing and failing rates are this close (default 0.05)' },
+  'step-duration': { type: 'string', value: 'TIME', help: 'measured length of each step (default 5s)' },
+  pause: { type: 'string', value: 'TIME', help: 'idle time between steps (default 1s)' },
+  'confirm-duration': { type: 'string', value: 'TIME', help: 'length of the confirming run, 0 for none (default 3 x step)' },
+  json: { type: 'boolean', help: 'print the search result as JSON' },
+  help: { short: 'h', type: 'boolean', help: 'this help' },
+} as const satisfies Record<string, Flag>;
+
+const USAGE = `usage: salvo capacity URL --slo 'latency.p99<50' [flags]
+
+The highest rate the server sustains within its SLO: open-loop steps grow the rate geometrically
+until one fails, bisect between the last passing and the first failing rate, then confirm the answer
+with a longer run. A step that the load generator or too few connections limited is not taken as the
+server's limit: the search says what to raise instead. Exit 1 when no capacity could be claimed.
+
+search flags:
+${flagsHelp(SEARCH_FLAGS)}
+
+step flags:
+${flagsHelp(STEP_FLAGS)}
+`;
+
+const seconds = (text: string | undefined) => (text !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(text) ? `${text.trim()}s` : text);
+const number = (text: string | undefined) => (text === undefined ? undefined : Number(text));
+
+/** `salvo capacity URL --slo ...`: findCapacity with a line per step on stderr. */
+export const capacityCommand: Command = {
+  name: 'capacity',
+  summary: 'find the highest rate a server sustains within its SLO',
+  usage: USAGE,
+  async run(args, io) {
+    const parsed = parseFlags(args, { ...STEP_FLAGS, ...SEARCH_FLAGS });
+    const { values } = parsed;
+    if (values.help === true) {
+      io.stdout.write(USAGE);
+      return EXIT.ok;
+    }
+    if (values.slo === undefined) throw new UsageError("--slo is required, such as --slo 'latency.p99<50'");
+    const controller = new AbortController();
+    const interrupt = () => controller.abort();
+    process.on('SIGINT', interrupt);
+    let result;
+    try {
+      const options = {
+        ...loadOptionsFromFlags(parsed as unknown as ParsedFlags<typeof LOAD_FLAGS>),
+        slo: thresholdFlags('slo', values.slo)!,
+        ...(values.start === undefined ? {} : { start: number(values.start) }),
+        ...(values.max === undefined ? {} : { max: number(values.max) }),
+        ...(values.precision === undefined ? {} : { precision: number(values.precision) }),
+        ...(values['step-duration'] === undefined ? {} : { stepDuration: seconds(values['step-duration']) }),
+        ...(values.pause === undefined ? {} : { pause: seconds(values.pause) }),
+        ...(values['confirm-duration'] === undefined ? {} : { confirmDuration: seconds(values['confirm-duration']) }),
+        signal: controller.signal,
+        onStep: (event: Parameters<NonNullable<Parameters<typeof findCapacity>[0]['onStep']>>[0]) => {
+          if (event.type === 'end') io.stderr.write(`${formatCapacityStep(event.step, event.index)}\n`);
+        },
+      };
+      result = await findCapacity(options as Parameters<typeof findCapacity>[0]);
+    } finally {
+      process.off('SIGINT', interrupt);
+    }
+    await writeOutput(undefined, values.json === true ? `${JSON.stringify(result, null, 2)}\n` : `${formatCapacity(result)}\n`, io);
+    return result.capacity === undefined ? EXIT.failed : EXIT.ok;
+  },
+};

@@ -1,0 +1,52 @@
+import { createRequire } from 'node:module';
+import { formatResult, renderReport, runLoad } from '../../index.js';
+import { EXIT, writeOutput, type Command } from '../command.js';
+import { ProgressLine } from '../progress-line.js';
+import { parseRunFlags, RUN_USAGE } from '../run-flags.js';
+
+function version(): string {
+  // The package's own package.json, by self-reference: the same from src/ under tsx and from dist/.
+  return (createRequire(import.meta.url)('salvo/package.json') as { version: string }).version;
+}
+
+/**
+ * `salvo URL [flags]` (also `salvo run URL`): one load test, progress on stderr, the summary or the
+ * JSON result on stdout. Ctrl-C ends the run early with the partial result; a second one exits at once.
+ */
+export const runCommand: Command = {
+  name: 'run',
+  summary: 'load-test a URL (the default: salvo URL [flags])',
+  usage: RUN_USAGE,
+  async run(args, io) {
+    const invocation = parseRunFlags(args);
+    if (invocation.help) {
+      io.stdout.write(RUN_USAGE);
+      return EXIT.ok;
+    }
+    if (invocation.version) {
+      io.stdout.write(`${version()}\n`);
+      return EXIT.ok;
+    }
+    const progress = invocation.quiet ? undefined : new ProgressLine(io.stderr, invocation);
+    const controller = new AbortController();
+    const interrupt = () => {
+      if (controller.signal.aborted) process.exit(130);
+      io.stderr.write('\nsalvo: stopping (Ctrl-C again to quit at once)\n');
+      controller.abort();
+    };
+    process.on('SIGINT', interrupt);
+    let result;
+    try {
+      result = await runLoad({ ...invocation.options, signal: controller.signal, onProgress: progress?.update });
+    } finally {
+      process.off('SIGINT', interrupt);
+      progress?.end();
+    }
+    if (invocation.html !== undefined) {
+      await writeOutput(invocation.html, renderReport(result), io);
+      io.stderr.write(`salvo: report written to ${invocation.html}\n`);
+    }
+    io.stdout.write(invocation.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatResult(result)}\n`);
+    return result.ok ? EXIT.ok : EXIT.failed;
+  },
+};

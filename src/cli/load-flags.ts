@@ -1,0 +1,158 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { LoadOptions, Stage } from '../index.js';
+import { UsageError, type ParsedFlags } from './command.js';
+
+/** A flag as parseArgs takes it, with what its help line shows. */
+export interface Flag {
+  short?: string;
+  type: 'string' | 'boolean';
+  multiple?: boolean;
+  /** Placeholder for the value in the help text. */
+  value?: string;
+  help: string;
+}
+
+/**
+ * The flags that make runLoad options, in help order: `salvo URL` takes them, and so can any command
+ * that runs load (capacity). Short names follow autocannon, wrk and k6 where they agree:
+ * -c connections, -d duration, -R rate (wrk2), -w workers, -p pipelining, -H header.
+ */
+export const LOAD_FLAGS = {
+  connections: { short: 'c', type: 'string', value: 'N', help: 'concurrent connections over all workers (default 10)' },
+  duration: { short: 'd', type: 'string', value: 'TIME', help: '500ms, 10s, 2m, 1h; a bare number is seconds (default 10s unless -a)' },
+  amount: { short: 'a', type: 'string', value: 'N', help: 'send exactly N requests, then stop' },
+  rate: { short: 'R', type: 'string', value: 'N', help: 'target requests/s: open loop, coordinated-omission corrected' },
+  workers: { short: 'w', type: 'string', value: 'N|auto', help: 'worker threads (default 1; auto: one per core but one)' },
+  pipelining: { short: 'p', type: 'string', value: 'N', help: 'requests in flight per connection (default 1)' },
+  transport: { type: 'string', value: 'NAME', help: "net (default, raw sockets), undici or http" },
+  'keep-alive': { type: 'boolean', help: 'a new connection for every request' },
+  timeout: { short: 't', type: 'string', value: 'TIME', help: 'per-request timeout (default 10s)' },
+  warmup: { type: 'string', value: 'TIME', help: 'a first period kept out of every statistic' },
+  'rate-stage': { type: 'string', multiple: true, value: 'TIME:RATE', help: 'ramp the rate to RATE over TIME; repeat for more' },
+  'connection-stage': { type: 'string', multiple: true, value: 'TIME:N', help: 'ramp connections to N over TIME; repeat for more' },
+  method: { short: 'm', type: 'string', value: 'NAME', help: 'HTTP method (default GET)' },
+  header: { short: 'H', type: 'string', multiple: true, value: "'name: value'", help: 'a request header; repeat for more' },
+  body: { short: 'b', type: 'string', value: 'TEXT', help: 'request body' },
+  'body-file': { short: 'i', type: 'string', value: 'FILE', help: 'request body read from FILE' },
+  requests: { type: 'string', value: 'FILE', help: 'a module exporting a sequence of request specs' },
+  insecure: { short: 'k', type: 'boolean', help: 'accept any TLS certificate (tls.rejectUnauthorized: false)' },
+  ca: { type: 'string', value: 'FILE', help: 'trust this CA certificate (PEM) for https' },
+  'expect-status': { type: 'string', multiple: true, value: 'CODE', help: 'check each status: 200, 2xx; repeat to allow several' },
+  'expect-body': { type: 'string', value: 'TEXT', help: 'check that each response body includes TEXT' },
+  threshold: { type: 'string', multiple: true, value: 'EXPR', help: "'latency.p99<50', 'errors.rate<0.01'; repeat; a failure exits 1" },
+} as const satisfies Record<string, Flag>;
+
+function flagHelp(name: string, flag: Flag): string {
+  const names = `${flag.short === undefined ? '    ' : `-${flag.short}, `}--${name === 'keep-alive' ? 'no-keep-alive' : name}`;
+  return `  ${`${names}${flag.value === undefined ? '' : ` ${flag.value}`}`.padEnd(32)}${flag.help}`;
+}
+
+/** The help lines of `flags`, one per flag. */
+export function flagsHelp(flags: Record<string, Flag>): string {
+  return Object.entries(flags).map(([name, flag]) => flagHelp(name, flag)).join('\n');
+}
+
+/** A number when the flag holds one; otherwise the text, for runLoad to reject by name. */
+function numeric(text: string | undefined): number | string | undefined {
+  if (text === undefined) return undefined;
+  return /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(text) ? Number(text) : text;
+}
+
+/** Durations as runLoad takes them, except that a bare number means seconds, as in autocannon and wrk. */
+function duration(text: string): string {
+  return /^\s*\d+(\.\d+)?\s*$/.test(text) ? `${text.trim()}s` : text;
+}
+
+function readFlagFile(flag: string, path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new UsageError(`--${flag}: cannot read ${path}: ${(error as Error).message}`);
+  }
+}
+
+function headers(values: string[] | undefined): Record<string, string> | undefined {
+  if (values === undefined) return undefined;
+  const result: Record<string, string> = {};
+  for (const value of values) {
+    const colon = value.indexOf(':');
+    if (colon <= 0) throw new UsageError(`--header ${JSON.stringify(value)} must look like 'name: value'`);
+    result[value.slice(0, colon).trim()] = value.slice(colon + 1).trim();
+  }
+  return result;
+}
+
+/** `--threshold 'latency.p99<50'` (repeated) as runLoad's thresholds; `flag` names it in errors. */
+export function thresholdFlags(flag: string, values: string[] | undefined): LoadOptions['thresholds'] {
+  if (values === undefined) return undefined;
+  const result: Record<string, string[]> = {};
+  for (const value of values) {
+    const match = /^\s*([^<>=!\s]+)\s*((?:<=|>=|==|!=|<|>).*)$/.exec(value);
+    if (match === null) {
+      throw new UsageError(`--${flag} ${JSON.stringify(value)} must look like 'latency.p99<50' (metric, comparison, number)`);
+    }
+    (result[match[1]!] ??= []).push(match[2]!.trim());
+  }
+  return result;
+}
+
+function stages(flag: string, values: string[] | undefined, key: 'rate' | 'connections'): Stage[] {
+  return (values ?? []).map((value) => {
+    const colon = value.lastIndexOf(':');
+    if (colon <= 0) throw new UsageError(`--${flag} ${JSON.stringify(value)} must look like TIME:${key === 'rate' ? 'RATE' : 'N'}, such as 30s:1000`);
+    return { duration: duration(value.slice(0, colon)), [key]: numeric(value.slice(colon + 1)) } as Stage;
+  });
+}
+
+function expectStatus(values: string[] | undefined): number | string | Array<number | string> | undefined {
+  const statuses = values?.map((value) => numeric(value)!);
+  return statuses === undefined || statuses.length > 1 ? statuses : statuses[0];
+}
+
+/**
+ * The runLoad options that LOAD_FLAGS and the URL (the one positional) give. Only the command
+ * line's own syntax is checked here (a flag's shape, a file to read); every value is left to
+ * runLoad's validation, so that its errors, which name the option, are what the user sees. Options
+ * not given are left out (runLoad's defaults).
+ */
+export function loadOptionsFromFlags({ values: flags, positionals }: ParsedFlags<typeof LOAD_FLAGS>): LoadOptions {
+  if (positionals.length === 0) {
+    throw new UsageError('no URL given: salvo needs the URL to load, such as salvo http://127.0.0.1:3000/ -c 50 -d 30s');
+  }
+  if (positionals.length > 1) throw new UsageError(`one URL at a time; got ${positionals.map((p) => JSON.stringify(p)).join(', ')}`);
+
+  const rampedStages = [...stages('rate-stage', flags['rate-stage'], 'rate'), ...stages('connection-stage', flags['connection-stage'], 'connections')];
+  if (flags.body !== undefined && flags['body-file'] !== undefined) throw new UsageError('give --body or --body-file, not both');
+  const expectBody = flags['expect-body'];
+  const status = expectStatus(flags['expect-status']);
+  const options: Record<string, unknown> = {
+    url: positionals[0],
+    connections: numeric(flags.connections),
+    duration: flags.duration === undefined ? undefined : duration(flags.duration),
+    amount: numeric(flags.amount),
+    rate: numeric(flags.rate),
+    workers: flags.workers === 'auto' ? 'auto' : numeric(flags.workers),
+    pipelining: numeric(flags.pipelining),
+    transport: flags.transport,
+    keepAlive: flags['keep-alive'],
+    timeout: flags.timeout === undefined ? undefined : duration(flags.timeout),
+    warmup: flags.warmup === undefined ? undefined : duration(flags.warmup),
+    stages: rampedStages.length === 0 ? undefined : rampedStages,
+    method: flags.method,
+    headers: headers(flags.header),
+    body: flags['body-file'] === undefined ? flags.body : readFlagFile('body-file', flags['body-file']),
+    requests: flags.requests === undefined ? undefined : resolve(flags.requests),
+    tls:
+      flags.insecure === true || flags.ca !== undefined
+        ? { ...(flags.insecure === true ? { rejectUnauthorized: false } : {}), ...(flags.ca === undefined ? {} : { ca: readFlagFile('ca', flags.ca) }) }
+        : undefined,
+    expect:
+      status === undefined && expectBody === undefined
+        ? undefined
+        : { ...(status === undefined ? {} : { status }), ...(expectBody === undefined ? {} : { body: expectBody }) },
+    thresholds: thresholdFlags('threshold', flags.threshold),
+  };
+  for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
+  return options as unknown as LoadOptions;
+}

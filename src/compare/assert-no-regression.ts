@@ -1,0 +1,64 @@
+import { AssertionError } from 'node:assert';
+import { SalvoOptionError } from '../errors.js';
+import type { Comparison, Confidence } from './compare-results.js';
+
+/** The largest p-value that still counts at each level of stars. */
+const ALPHA: Record<Exclude<Confidence, ''>, number> = { '*': 0.05, '**': 0.01, '***': 0.001 };
+
+/** Options of `assertNoRegression`. */
+export interface NoRegressionOptions {
+  /** How sure a change must be to count: `'*'`, `'**'` (default) or `'***'`. */
+  confidence?: Exclude<Confidence, ''>;
+}
+
+/** `'5%'`, `'0.5 %'` or a fraction (0.05) to a fraction. */
+function parseMargin(metric: string, margin: unknown): number {
+  const text = typeof margin === 'string' ? margin.trim() : undefined;
+  const match = text === undefined ? undefined : /^(\d+(?:\.\d+)?)\s*%$/.exec(text);
+  const fraction = typeof margin === 'number' ? margin : match ? Number(match[1]) / 100 : Number.NaN;
+  if (!Number.isFinite(fraction) || fraction < 0) {
+    throw new SalvoOptionError(`margins[${JSON.stringify(metric)}] must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(margin)}`);
+  }
+  return fraction;
+}
+
+/**
+ * Throws node:assert's `AssertionError` when a metric got worse by more than its allowed margin and
+ * the change is significant at the chosen level (default `**`): what a jest, mocha or node:test perf
+ * test calls after `runComparison`. A change within the margin, or one the runs cannot tell from
+ * noise, passes.
+ * @param margins allowed worsening per metric: `{ 'latency.p99': '5%', 'requests.perSecond': '3%' }`.
+ */
+export function assertNoRegression(
+  comparison: Comparison,
+  margins: Record<string, string | number>,
+  options: NoRegressionOptions = {},
+): void {
+  const level = options.confidence ?? '**';
+  const alpha = ALPHA[level];
+  if (alpha === undefined) throw new SalvoOptionError(`confidence must be '*', '**' or '***'; got ${JSON.stringify(level)}`);
+  const entries = Object.entries(margins ?? {});
+  if (entries.length === 0) throw new SalvoOptionError("margins must name at least one metric, such as { 'latency.p99': '5%' }");
+  const regressions: string[] = [];
+  for (const [metric, margin] of entries) {
+    const allowed = parseMargin(metric, margin);
+    const row = comparison.rows.find((candidate) => candidate.metric === metric);
+    if (row === undefined) {
+      throw new SalvoOptionError(
+        `margins names ${JSON.stringify(metric)}, which the comparison did not compare (it has ${comparison.rows.map((r) => r.metric).join(', ')}); add it to metrics`,
+      );
+    }
+    if (row.pValue < alpha && row.improvement < -allowed) {
+      regressions.push(
+        `  ${metric}: ${(row.improvement * 100).toFixed(2)}% (${row.baseline} -> ${row.candidate}), ` +
+          `p = ${row.pValue.toPrecision(3)} ${row.confidence}, allowed -${(allowed * 100).toFixed(2)}%`,
+      );
+    }
+  }
+  if (regressions.length === 0) return;
+  throw new AssertionError({
+    message: `${regressions.length} metric${regressions.length === 1 ? '' : 's'} regressed (significant at ${level}, worse than allowed):\n${regressions.join('\n')}`,
+    operator: 'assertNoRegression',
+    stackStartFn: assertNoRegression,
+  });
+}

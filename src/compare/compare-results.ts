@@ -1,0 +1,189 @@
+import ttest2 from '@stdlib/stats-ttest2';
+import { SalvoOptionError, SalvoRangeError } from '../errors.js';
+import { KNOWN_METRICS, metricReader, type MetricReader } from '../stats/thresholds.js';
+import type { LoadResult } from '../types.js';
+
+/** compare.R's stars: `'*'` p < 0.05, `'**'` p < 0.01, `'***'` p < 0.001; `''` when none holds. */
+export type Confidence = '' | '*' | '**' | '***';
+
+/** The confidence levels at which the interval of the difference is given, as in compare.R. */
+export type ConfidenceLevel = '95' | '99' | '99.9';
+
+/** One metric compared over repeated runs of a baseline and a candidate. */
+export interface ComparisonRow {
+  /** Metric path, as in `thresholds`: `latency.p99`, `requests.perSecond`, ... */
+  metric: string;
+  /** True when a larger value is better (`requests.perSecond`); false for latencies and errors. */
+  higherIsBetter: boolean;
+  /** Mean of the baseline runs' values. */
+  baseline: number;
+  /** Mean of the candidate runs' values. */
+  candidate: number;
+  /**
+   * Signed fraction of the baseline mean, positive when the candidate is better whatever the
+   * metric's direction: 10 ms -> 11 ms of latency is -0.1, 1000 -> 1100 req/s is +0.1.
+   */
+  improvement: number;
+  /** Two-sided p-value of Welch's t-test (1 when both sides are the same constant). */
+  pValue: number;
+  confidence: Confidence;
+  /**
+   * Confidence intervals of the difference of means, candidate - baseline, in the metric's unit,
+   * at 95, 99 and 99.9%. `null` when a side has fewer than 2 values for this metric.
+   */
+  intervals: Record<ConfidenceLevel, [number, number]> | null;
+  /** Runs that had a value for this metric (a rate over no responses has none). */
+  samples: { baseline: number; candidate: number };
+}
+
+/** What `compareResults` returns. */
+export interface Comparison {
+  /** Runs compared on each side. */
+  runs: { baseline: number; candidate: number };
+  rows: ComparisonRow[];
+}
+
+/** Options of `compareResults`. */
+export interface CompareOptions {
+  /**
+   * Metric paths to compare, in the `thresholds` syntax. Default: `requests.perSecond`, `latency.p50`,
+   * `latency.p90`, `latency.p99`, `errors.rate`.
+   */
+  metrics?: string[];
+  /** `'welch'` (default) does not assume equal variances; `'student'` pools them. */
+  test?: 'welch' | 'student';
+}
+
+/** The metrics compared when none are named. */
+export const DEFAULT_METRICS: readonly string[] = [
+  'requests.perSecond', 'latency.p50', 'latency.p90', 'latency.p99', 'errors.rate',
+];
+
+const LEVELS: ReadonlyArray<[ConfidenceLevel, number]> = [['95', 0.05], ['99', 0.01], ['99.9', 0.001]];
+
+/** Metrics where more is better; every other metric (latency, errors, missed, failed) is better lower. */
+const HIGHER_IS_BETTER = /^(requests\.(perSecond|sent|completed)|bytes\.|checks\.(passed|rate)|statusCodes\.(2\d\d|2xx))/;
+
+/**
+ * Compares repeated runs of a baseline with repeated runs of a candidate, one row per metric:
+ * means, improvement, Welch's t-test p-value with compare.R's stars, and the interval of the
+ * difference at 95/99/99.9%. Each run is one sample. Requests or seconds of one run are not
+ * independent (they share the run's connections, server state, JIT and host noise), so testing them
+ * as samples would overstate the confidence; repeated runs are what varies independently.
+ * @throws SalvoRangeError when a side has fewer than 2 runs; SalvoOptionError for an unknown metric.
+ */
+export function compareResults(
+  baseline: readonly LoadResult[],
+  candidate: readonly LoadResult[],
+  options: CompareOptions = {},
+): Comparison {
+  checkRuns('baseline', baseline);
+  checkRuns('candidate', candidate);
+  const { test, metrics } = resolveCompareOptions(options);
+  const rows = metrics.map(([metric, reader]) =>
+    compareMetric(metric, values(reader, baseline), values(reader, candidate), test),
+  );
+  return { runs: { baseline: baseline.length, candidate: candidate.length }, rows };
+}
+
+/**
+ * Validates `CompareOptions` (before any run, in `runComparison`).
+ * @throws SalvoOptionError naming the option.
+ */
+export function resolveCompareOptions(options: CompareOptions): {
+  test: 'welch' | 'student';
+  metrics: Array<[string, MetricReader]>;
+} {
+  const test = options.test ?? 'welch';
+  if (test !== 'welch' && test !== 'student') {
+    throw new SalvoOptionError(`test must be 'welch' or 'student'; got ${JSON.stringify(test)}`);
+  }
+  const metrics = options.metrics ?? DEFAULT_METRICS;
+  if (!Array.isArray(metrics) || metrics.length === 0) {
+    throw new SalvoOptionError("metrics must be a non-empty array of metric paths, such as ['latency.p99']");
+  }
+  return {
+    test,
+    metrics: metrics.map((metric) => {
+      const reader = typeof metric === 'string' ? metricReader(metric) : undefined;
+      if (reader === undefined) {
+        throw new SalvoOptionError(`metrics: ${JSON.stringify(metric)} names no metric; known: ${KNOWN_METRICS}`);
+      }
+      return [metric, reader];
+    }),
+  };
+}
+
+function checkRuns(name: string, results: readonly LoadResult[]): void {
+  if (!Array.isArray(results) || results.length < 2) {
+    const got = Array.isArray(results) ? `${results.length} run${results.length === 1 ? '' : 's'}` : typeof results;
+    throw new SalvoRangeError(
+      `${name} must be an array of at least 2 results (repeated runs; one run has no variance to test); got ${got}`,
+    );
+  }
+}
+
+function values(reader: MetricReader, results: readonly LoadResult[]): number[] {
+  const found: number[] = [];
+  for (const result of results) {
+    const value = reader.read(result);
+    if (value !== undefined && Number.isFinite(value)) found.push(value);
+  }
+  return found;
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length;
+}
+
+/** The stars for a p-value. */
+export function confidenceOf(pValue: number): Confidence {
+  if (pValue < 0.001) return '***';
+  if (pValue < 0.01) return '**';
+  if (pValue < 0.05) return '*';
+  return '';
+}
+
+function compareMetric(metric: string, base: number[], cand: number[], test: 'welch' | 'student'): ComparisonRow {
+  const higherIsBetter = HIGHER_IS_BETTER.test(metric);
+  const baseMean = mean(base);
+  const candMean = mean(cand);
+  const change = baseMean === 0 ? (candMean === 0 ? 0 : Number.NaN) : (candMean - baseMean) / Math.abs(baseMean);
+  const improvement = higherIsBetter ? change : -change;
+  const row: ComparisonRow = {
+    metric,
+    higherIsBetter,
+    baseline: baseMean,
+    candidate: candMean,
+    improvement: Number.isNaN(improvement) ? 0 : improvement,
+    pValue: 1,
+    confidence: '',
+    intervals: null,
+    samples: { baseline: base.length, candidate: cand.length },
+  };
+  if (base.length < 2 || cand.length < 2) return row;
+  if (isConstant(base) && isConstant(cand)) {
+    // No spread on either side (error rates of 0, say): the t statistic is 0/0. Equal constants
+    // differ by nothing; different constants differ with certainty.
+    const difference = candMean - baseMean;
+    row.pValue = difference === 0 ? 1 : 0;
+    row.confidence = confidenceOf(row.pValue);
+    row.intervals = { '95': [difference, difference], '99': [difference, difference], '99.9': [difference, difference] };
+    return row;
+  }
+  const variance = test === 'welch' ? 'unequal' : 'equal';
+  const intervals = {} as Record<ConfidenceLevel, [number, number]>;
+  for (const [level, alpha] of LEVELS) {
+    // ttest2 tests x - y; candidate first gives the interval of candidate - baseline.
+    const { pValue, ci } = ttest2(cand, base, { alpha, variance });
+    row.pValue = pValue;
+    intervals[level] = [ci[0]!, ci[1]!];
+  }
+  row.confidence = confidenceOf(row.pValue);
+  row.intervals = intervals;
+  return row;
+}
+
+function isConstant(values: readonly number[]): boolean {
+  return values.every((value) => value === values[0]);
+}

@@ -1,0 +1,54 @@
+import type { Comparison, ComparisonRow, ConfidenceLevel } from './compare-results.js';
+
+const PERCENT = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const VALUE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
+const LEVELS: ReadonlyArray<[ConfidenceLevel, string]> = [['95', '(*)'], ['99', '(**)'], ['99.9', '(***)']];
+
+function percent(fraction: number): string {
+  return `${fraction >= 0 ? '' : '-'}${PERCENT.format(Math.abs(fraction) * 100)} %`;
+}
+
+/**
+ * The accuracy at a level, as compare.R prints it: the half-width of the interval of the difference
+ * relative to the baseline mean. An improvement smaller than this at `*` is within the noise.
+ */
+function accuracy(row: ComparisonRow, level: ConfidenceLevel): string {
+  const interval = row.intervals?.[level];
+  if (interval === undefined || row.baseline === 0) return 'n/a';
+  return `±${PERCENT.format((Math.abs(interval[1] - interval[0]) / 2 / Math.abs(row.baseline)) * 100)} %`;
+}
+
+/**
+ * A table in the spirit of Node's benchmark/compare.R: metric, baseline and candidate means,
+ * improvement (positive is better), confidence stars and the accuracy at each level, followed by
+ * how to read it and, when several metrics were compared, the false-positive note.
+ */
+export function formatComparison(comparison: Comparison): string {
+  const header = ['metric', 'baseline', 'candidate', 'improvement', 'confidence', ...LEVELS.map(([, label]) => `accuracy ${label}`)];
+  const body = comparison.rows.map((row) => [
+    row.metric,
+    VALUE.format(row.baseline),
+    VALUE.format(row.candidate),
+    percent(row.improvement),
+    row.confidence,
+    ...LEVELS.map(([level]) => accuracy(row, level)),
+  ]);
+  const widths = header.map((_, column) => Math.max(...[header, ...body].map((cells) => cells[column]!.length)));
+  const line = (cells: string[]) =>
+    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+  const lines = [line(header), ...body.map(line), ''];
+  lines.push(
+    `${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate runs; Welch's t-test on per-run values.`,
+    'Improvement is positive when the candidate is better. Stars: * p < 0.05, ** p < 0.01, *** p < 0.001.',
+  );
+  const compared = comparison.rows.length;
+  if (compared > 1) {
+    lines.push(
+      `Be aware that when doing many comparisons the risk of a false-positive result increases. ` +
+        `With ${compared} metrics: about ${VALUE.format(compared * 0.05)} false positives at *, ` +
+        `${VALUE.format(compared * 0.01)} at ** and ${VALUE.format(compared * 0.001)} at *** are expected by chance alone ` +
+        '(several metrics of one run also move together).',
+    );
+  }
+  return lines.join('\n');
+}

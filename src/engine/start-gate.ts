@@ -1,0 +1,69 @@
+import { performance } from 'node:perf_hooks';
+import { addWarning, type Warning } from '../stats/warnings.js';
+
+/** Below this distance to the start, the wait yields with setImmediate instead of a timer (timers fire late). */
+const SPIN_BELOW_MS = 2;
+
+/** Wall-clock now, epoch ms with sub-ms precision (Date.now() has whole ms). */
+export const wallClockMs = (): number => performance.timeOrigin + performance.now();
+
+/**
+ * `startAt`: holds the run between opening its connections and starting its clock, so that the
+ * measured run (after the warm-up) begins at a wall-clock instant shared by every segment. In-process
+ * it is the engine's `ready` hook; with workers, the pool waits on it between every thread's 'ready'
+ * and its 'go'. An abort ends the wait at once.
+ */
+export class StartGate {
+  readonly #goAtMs: number | undefined;
+  readonly #startAtMs: number | undefined;
+  readonly #signal: AbortSignal | undefined;
+  /** How far past `startAt` the measured run could start at the earliest, when it was already past. */
+  #lateMs = 0;
+
+  constructor(startAtMs: number | undefined, warmupMs: number, signal: AbortSignal | undefined) {
+    this.#startAtMs = startAtMs;
+    this.#goAtMs = startAtMs === undefined ? undefined : startAtMs - warmupMs;
+    this.#signal = signal;
+  }
+
+  /** Resolves at `startAt` minus the warm-up, at once when that has passed or the run is aborted. */
+  wait = (): Promise<void> => {
+    const goAt = this.#goAtMs;
+    if (goAt === undefined) return Promise.resolve();
+    const left = goAt - wallClockMs();
+    if (left < 0) {
+      this.#lateMs = -left;
+      return Promise.resolve();
+    }
+    const signal = this.#signal;
+    return new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const finish = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', finish);
+        resolve();
+      };
+      const check = () => {
+        if (signal?.aborted) return finish();
+        const rest = goAt - wallClockMs();
+        if (rest <= 0) finish();
+        else if (rest > SPIN_BELOW_MS) timer = setTimeout(check, Math.floor(rest - SPIN_BELOW_MS));
+        else setImmediate(check);
+      };
+      signal?.addEventListener('abort', finish, { once: true });
+      check();
+    });
+  };
+
+  /** Adds `LATE_START` to `warnings` when `startAt` had already passed. */
+  warn(warnings: Warning[]): void {
+    if (this.#lateMs <= 0) return;
+    addWarning(
+      warnings,
+      'LATE_START',
+      `startAt (${new Date(this.#startAtMs!).toISOString()}) had passed by ${this.#lateMs.toFixed(0)} ms when this run was ready ` +
+        `(connections open${this.#goAtMs !== this.#startAtMs ? ', warm-up due' : ''}), so it started at once: its seconds do not line up with ` +
+        `other segments' that started on time. Set startAt further ahead, enough for every segment to start and connect.`,
+    );
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The report page's own script: reads the chart specs (see charts.ts) from the JSON block and draws
+ * each with uPlot, sized to its container and redrawn on resize. Kept free of template-literal syntax
+ * so it can live in this string; the browser test runs it and fails on any console error.
+ */
+export const CLIENT_SCRIPT = String.raw`
+(function () {
+  'use strict';
+  var specs = JSON.parse(document.getElementById('salvo-data').textContent).charts;
+  var HEIGHT = 240;
+  var SECOND_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
+
+  function round(value) {
+    if (value == null || isNaN(value)) return '';
+    if (Number.isInteger(value)) return value.toLocaleString('en-US');
+    var abs = Math.abs(value);
+    return abs >= 1000 ? Math.round(value).toLocaleString('en-US') : abs >= 10 ? value.toFixed(1) : value.toFixed(3).replace(/\.?0+$/, '');
+  }
+
+  // x = 1 / (1 - p): 1 is the minimum, 2 the median, 10 p90, 100 p99 ...
+  function percentileOf(x) {
+    var p = 100 - 100 / x;
+    var digits = x >= 100 ? Math.min(6, Math.ceil(Math.log10(x)) - 2) : 0;
+    return p.toFixed(Math.max(0, digits)) + '%';
+  }
+
+  function percentileSplits(u, axisIndex, min, max) {
+    var splits = [1, 2];
+    for (var x = 10; x <= max * 1.0001; x *= 10) splits.push(x);
+    return splits.filter(function (s) { return s >= min * 0.9999; });
+  }
+
+  function options(spec, width) {
+    var percentile = spec.xKind === 'percentile';
+    var series = [{
+      label: percentile ? 'percentile' : 'elapsed',
+      value: function (u, v) { return v == null ? '' : percentile ? percentileOf(v) : v + ' s'; },
+    }];
+    spec.series.forEach(function (s) {
+      series.push({
+        label: s.label,
+        stroke: s.color,
+        width: 2,
+        dash: s.dash,
+        scale: s.scale,
+        spanGaps: true,
+        points: { show: spec.x.length < 3 },
+        value: function (u, v) { return v == null ? '' : round(v) + s.unit; },
+      });
+    });
+    var axes = [
+      percentile
+        // A log axis labels only powers of ten unless its filter keeps every split.
+        ? { label: 'percentile', splits: percentileSplits, filter: function (u, splits) { return splits; }, values: function (u, splits) { return splits.map(percentileOf); } }
+        : { label: 'elapsed', incrs: SECOND_STEPS, values: function (u, splits) { return splits.map(function (v) { return v + ' s'; }); } },
+      { label: spec.yLabel, scale: 'y', size: 60, values: function (u, splits) { return splits.map(round); } },
+    ];
+    var scales = {
+      x: percentile ? { time: false, distr: 3, log: 10 } : { time: false },
+      y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.1 : 1]; } },
+    };
+    if (spec.y2Label) {
+      axes.push({ label: spec.y2Label, scale: 'y2', side: 1, size: 60, grid: { show: false }, values: function (u, splits) { return splits.map(round); } });
+      scales.y2 = { range: function (u, min, max) { return [0, max > 0 ? max * 1.1 : 1]; } };
+    }
+    return { width: width, height: HEIGHT, series: series, axes: axes, scales: scales, cursor: { drag: { x: true, y: false } } };
+  }
+
+  var drawn = [];
+  specs.forEach(function (spec) {
+    var container = document.getElementById(spec.id);
+    var data = [spec.x].concat(spec.series.map(function (s) { return s.values; }));
+    drawn.push({ container: container, plot: new uPlot(options(spec, container.clientWidth), data, container) });
+  });
+
+  var pending = 0;
+  window.addEventListener('resize', function () {
+    cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(function () {
+      drawn.forEach(function (d) { d.plot.setSize({ width: d.container.clientWidth, height: HEIGHT }); });
+    });
+  });
+  document.body.setAttribute('data-charts', String(drawn.length));
+})();
+`;

@@ -1,0 +1,20 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { Plan } from '../plan.js';
+import type { SecondSummary } from '../stats/recorder.js';
+
+/** Messages from the main thread to a shard. */
+export type ToWorker = { type: 'go' } | { type: 'stop' };
+
+/** Messages from a shard to the main thread. */
+export type ToMain =
+  | { type: 'ready' }
+  | { type: 'second'; summary: SecondSummary; totals: { sent: number; completed: number; errors: number } }
+  | { type: 'done' };
+
+/** What the pool hands each worker thread: its shard of the plan and its end of a channel. */
+export interface ShardTask {
+  plan: Plan;
+  port: MessagePort;
+  /** Send each closed second to the main thread (only when someone listens). */
+  progress: boolean;
+}

@@ -1,0 +1,74 @@
+// What `salvo` says about bad input, in process: exit status 2, the flag or option named, nothing on
+// stdout, nothing sent. (cli.test.ts checks the same through a child process.)
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { runCli } from '../src/cli/commands.js';
+import { Capture } from './fixtures/cli.js';
+import { testServer } from './fixtures/test-server.js';
+
+async function salvo(args: string[]) {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const code = await runCli(args, { stdout, stderr });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+t.test('each bad input is named, exit 2, and nothing is sent', async (t) => {
+  const server = await testServer(t);
+  const cases: Array<[string[], string]> = [
+    [['--conections', '5'], "Unknown option '--conections'"],
+    [['-c'], "Option '-c, --connections <value>' argument missing"],
+    [['-c', '0'], 'connections must be a positive integer; got 0'],
+    [['-c', 'many'], 'connections must be a positive integer; got "many"'],
+    [['-d', 'soon'], `duration must be milliseconds or a string like '500ms', '10s', '1m'; got "soon"`],
+    [['--rate=-5'], 'rate must be a positive integer; got -5'],
+    [['-R', '-5'], "Option '-R' argument is ambiguous."],
+    [['--transport', 'carrier-pigeon'], `transport must be one of 'net', 'undici', 'http', 'h2'; got "carrier-pigeon"`],
+    [['-p', '2', '--no-keep-alive'], 'pipelining 2 needs keepAlive: a connection that closes after each response carries one request'],
+    [['--threshold', 'latency.p99~5'], `--threshold "latency.p99~5" must look like 'latency.p99<50' (metric, comparison, number)`],
+    [['-H', 'no-colon'], `--header "no-colon" must look like 'name: value'`],
+    [['--rate-stage', '10s'], '--rate-stage "10s" must look like TIME:RATE, such as 30s:1000'],
+    [['--expect-status', 'great'], 'expect.status'],
+    [['--ca', '/nonexistent/ca.pem'], '--ca: cannot read /nonexistent/ca.pem'],
+  ];
+  for (const [flags, message] of cases) {
+    const { code, stdout, stderr } = await salvo([server.url, ...flags]);
+    t.equal(code, 2, `${flags.join(' ')}: exit 2`);
+    t.equal(stdout, '', `${flags.join(' ')}: nothing on stdout`);
+    t.ok(stderr.startsWith(`salvo: ${message}`), `${flags.join(' ')}: ${stderr.split('\n')[0]}`);
+    t.match(stderr, /\n\(salvo --help lists the flags\)\n$/);
+  }
+  const metric = await salvo([server.url, '--threshold', 'latncy.p99<5']);
+  t.equal(metric.code, 2);
+  t.match(metric.stderr, /^salvo: thresholds\['latncy.p99'\] names an unknown metric; known: latency.<stat>/);
+  t.equal(server.stats.requests, 0, 'no request was sent');
+});
+
+t.test('a subcommand points at its own help', async (t) => {
+  const { code, stderr } = await salvo(['report', 'a.json', 'b.json']);
+  t.equal(code, 2);
+  t.equal(stderr, 'salvo: salvo report takes one result file; got 2\n(salvo report --help lists the flags)\n');
+  const help = await salvo(['report', '--help']);
+  t.equal(help.code, 0);
+  t.match(help.stdout, /^usage: salvo report RESULT\.json \[-o REPORT\.html\]/);
+});
+
+t.test('salvo report: a missing file, a JSON that is no result, an unknown flag', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'salvo-cli-'));
+  const missing = await salvo(['report', join(dir, 'missing.json')]);
+  t.equal(missing.code, 2);
+  t.match(missing.stderr, /^salvo: cannot read .*missing\.json: ENOENT/);
+  await writeFile(join(dir, 'other.json'), '{"hello": 1}');
+  const notResult = await salvo(['report', join(dir, 'other.json')]);
+  t.equal(notResult.code, 2);
+  t.match(notResult.stderr, /^salvo: .*other\.json is not a salvo result/);
+  await writeFile(join(dir, 'broken.json'), '{"hello":');
+  const broken = await salvo(['report', join(dir, 'broken.json')]);
+  t.equal(broken.code, 2);
+  t.match(broken.stderr, /^salvo: .*broken\.json is not JSON/);
+  const badFlag = await salvo(['report', join(dir, 'other.json'), '--out', 'x.html']);
+  t.equal(badFlag.code, 2);
+  t.equal(badFlag.stderr, "salvo: Unknown option '--out'\n(salvo report --help lists the flags)\n");
+});

@@ -1,0 +1,67 @@
+// `salvo URL [flags]` -> runLoad options: what each flag becomes, exactly.
+import t from 'tap';
+import { UsageError } from '../src/cli/command.js';
+import { parseRunFlags } from '../src/cli/run-flags.js';
+
+const url = 'http://127.0.0.1:3000/api';
+
+t.test('every flag becomes its runLoad option', async (t) => {
+  const invocation = parseRunFlags([
+    url, '-c', '50', '-d', '30', '-R', '2000', '-w', 'auto', '-p', '2', '--transport', 'undici', '--no-keep-alive',
+    '-t', '2s', '--warmup', '500ms', '-m', 'post', '-H', 'x-a: 1', '-H', 'Authorization: Bearer a:b', '-b', '{"a":1}',
+    '--expect-status', '200', '--expect-status', '204', '--expect-body', 'ok', '-k',
+    '--threshold', 'latency.p99<50', '--threshold', 'latency.p99 > 1', '--threshold', 'errors.rate <= 0.01',
+    '--json', '--html', 'r.html', '-q',
+  ]);
+  t.same(invocation.options, {
+    url,
+    connections: 50,
+    duration: '30s',
+    rate: 2000,
+    workers: 'auto',
+    pipelining: 2,
+    transport: 'undici',
+    keepAlive: false,
+    timeout: '2s',
+    warmup: '500ms',
+    method: 'post',
+    headers: { 'x-a': '1', Authorization: 'Bearer a:b' },
+    body: '{"a":1}',
+    tls: { rejectUnauthorized: false },
+    expect: { status: [200, 204], body: 'ok' },
+    thresholds: { 'latency.p99': ['<50', '> 1'], 'errors.rate': ['<= 0.01'] },
+  });
+  t.match(invocation, { json: true, html: 'r.html', quiet: true, plannedMs: 30_000 });
+});
+
+t.test('defaults: 10 s unless an amount or stages set the length', async (t) => {
+  t.same(parseRunFlags([url]).options, { url, duration: 10_000 });
+  t.equal(parseRunFlags([url]).plannedMs, 10_000);
+  const amount = parseRunFlags([url, '-a', '1000']);
+  t.same(amount.options, { url, amount: 1000 });
+  t.equal(amount.plannedAmount, 1000);
+  const staged = parseRunFlags([url, '--rate-stage', '10s:100', '--rate-stage', '1m:500']);
+  t.same(staged.options, { url, stages: [{ duration: '10s', rate: 100 }, { duration: '1m', rate: 500 }] });
+  t.equal(staged.plannedMs, 70_000);
+  t.same(parseRunFlags([url, '--connection-stage', '5:20']).options.stages, [{ duration: '5s', connections: 20 }]);
+});
+
+t.test('values that are not numbers are passed on for runLoad to reject by name', async (t) => {
+  t.same(parseRunFlags([url, '-c', 'ten', '-R', '1e3']).options, { url, connections: 'ten', rate: 1000, duration: 10_000 });
+  t.same(parseRunFlags([url, '-d', 'soon']).options.duration, 'soon');
+  t.equal(parseRunFlags([url, '-d', 'soon']).plannedMs, undefined, 'no planned length from a bad duration');
+});
+
+t.test('command-line syntax errors are UsageErrors naming the flag', async (t) => {
+  t.throws(() => parseRunFlags([]), new UsageError('no URL given: salvo needs the URL to load, such as salvo http://127.0.0.1:3000/ -c 50 -d 30s'));
+  t.throws(() => parseRunFlags([url, url]), { name: 'UsageError', message: /one URL at a time/ });
+  t.throws(() => parseRunFlags([url, '--conections', '5']), { name: 'UsageError', message: "Unknown option '--conections'" });
+  t.throws(() => parseRunFlags([url, '-c']), { name: 'UsageError', message: /Option '-c, --connections <value>' argument missing/ });
+  t.throws(() => parseRunFlags([url, '-b', 'x', '-i', 'file']), { name: 'UsageError', message: 'give --body or --body-file, not both' });
+  t.throws(() => parseRunFlags([url, '-i', '/nonexistent/body']), { name: 'UsageError', message: /^--body-file: cannot read \/nonexistent\/body/ });
+});
+
+t.test('--help and --version need no URL', async (t) => {
+  t.match(parseRunFlags(['--help']), { help: true });
+  t.match(parseRunFlags(['-v']), { version: true });
+});

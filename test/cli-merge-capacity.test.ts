@@ -1,0 +1,60 @@
+// `salvo merge` and `salvo capacity`, in process, against the test server.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import t from 'tap';
+import { runCli } from '../src/cli/commands.js';
+import { runLoad } from '../src/run.js';
+import type { LoadResult } from '../src/types.js';
+import { Capture } from './fixtures/cli.js';
+import { testServer } from './fixtures/test-server.js';
+
+async function salvo(args: string[]) {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const code = await runCli(args, { stdout, stderr });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+t.test('salvo merge: segment results from files add up exactly; a failed threshold exits 1', async (t) => {
+  const server = await testServer(t);
+  const dir = await mkdtemp(join(tmpdir(), 'salvo-merge-'));
+  const files: string[] = [];
+  for (let index = 0; index < 3; index++) {
+    const result = await runLoad({ url: server.url, connections: 3, amount: 300, segment: { index, count: 3 }, thresholds: { 'requests.completed': '== 300' } });
+    files.push(join(dir, `segment-${index}.json`));
+    await writeFile(files[index]!, JSON.stringify(result));
+  }
+  const { code, stdout } = await salvo(['merge', ...files, '--json']);
+  t.equal(code, 0);
+  const merged = JSON.parse(stdout) as LoadResult;
+  t.equal(merged.requests.completed, 300, 'exactly the amount over the three segments');
+  t.equal(server.stats.requests, 300, 'and exactly what the server saw');
+  t.equal(merged.thresholds?.[0]?.actual, 300, 'the threshold judged on the merged count');
+
+  const partial = await salvo(['merge', files[0]!, files[1]!]);
+  t.equal(partial.code, 2, 'a missing segment is reported, not summed');
+  t.match(partial.stderr, /segment/);
+  const forced = await salvo(['merge', files[0]!, files[1]!, '--force']);
+  t.equal(forced.code, 1, 'forced: merged, and the threshold on 300 fails on 200');
+  t.match(forced.stdout, /MERGE_MISMATCH/);
+  t.equal((await salvo(['merge'])).code, 2);
+});
+
+t.test('salvo capacity: finds a server of known capacity, a line per step on stderr', async (t) => {
+  const server = await testServer(t, { capacity: 400, delayMs: 1 });
+  const { code, stdout, stderr } = await salvo([
+    'capacity', server.url, '--slo', 'latency.p99<50', '--start', '100', '--max', '1600', '--precision', '0.1',
+    '--step-duration', '1', '--pause', '0.2', '--warmup', '0.3s', '--confirm-duration', '0', '-c', '50', '--json',
+  ]);
+  const result = JSON.parse(stdout) as { capacity?: number; limitedBy: string; steps: unknown[] };
+  t.equal(stderr.trim().split('\n').length, result.steps.length, 'one progress line per step');
+  t.equal(code, result.capacity === undefined ? 1 : 0);
+  t.ok(result.capacity !== undefined && result.capacity > 400 * 0.8 && result.capacity <= 400 * 1.05, `capacity ${result.capacity} of a 400/s server (${result.limitedBy})`);
+  const bad = await salvo(['capacity', server.url]);
+  t.equal(bad.code, 2);
+  t.match(bad.stderr, /--slo is required/);
+  const rate = await salvo(['capacity', server.url, '--slo', 'latency.p99<50', '-R', '100']);
+  t.equal(rate.code, 2, 'a fixed rate is not a search flag');
+  t.match(rate.stderr, /Unknown option '-R'/);
+});

@@ -1,0 +1,38 @@
+// The progress line: rewritten in place on a terminal, one line per second elsewhere.
+import t from 'tap';
+import { ProgressLine } from '../src/cli/progress-line.js';
+import type { ProgressEvent } from '../src/index.js';
+import { Capture } from './fixtures/cli.js';
+
+function event(second: number, sent: number): ProgressEvent {
+  return { second, sent: 1234, completed: 1200, errors: 1, p50: 1.234, p99: 56.78, connections: 10, cpuPercent: 12, eventLoopUtilization: 0.12, totals: { sent, completed: sent - 2, errors: 3 } };
+}
+
+t.test('not a terminal: one line per second, each complete', async (t) => {
+  const out = new Capture(false);
+  const progress = new ProgressLine(out, { plannedMs: 4000 });
+  progress.update(event(0, 1234));
+  progress.update(event(1, 2468));
+  progress.end();
+  t.equal(
+    out.text,
+    '1s/4s [#####...............]  1,200 req/s  p50 1.23 ms  p99 56.8 ms  errors 3  10 conns\n' +
+      '2s/4s [##########..........]  1,200 req/s  p50 1.23 ms  p99 56.8 ms  errors 3  10 conns\n',
+  );
+});
+
+t.test('a terminal: one line rewritten in place, cut to the width, ended by a newline', async (t) => {
+  const out = new Capture(true, 40);
+  const progress = new ProgressLine(out, { plannedAmount: 10_000 });
+  progress.update(event(0, 2500));
+  progress.update(event(1, 5000));
+  progress.end();
+  // 39 columns: one short of the width, so the line never wraps and \r returns to its start.
+  t.equal(out.text, '\r\x1b[K1s 2,500/10,000 [#####...............] \r\x1b[K2s 5,000/10,000 [##########..........] \n');
+});
+
+t.test('a terminal with no progress written gets no stray newline', async (t) => {
+  const out = new Capture(true, 80);
+  new ProgressLine(out, {}).end();
+  t.equal(out.text, '');
+});

@@ -1,0 +1,149 @@
+import https from 'node:https';
+import { once } from 'node:events';
+import net, { type AddressInfo } from 'node:net';
+import t from 'tap';
+import { SalvoOptionError } from '../src/errors.js';
+import { runLoad } from '../src/index.js';
+import { localhostCert, localhostKey } from './fixtures/raw-http-server.js';
+import { testServer } from './fixtures/test-server.js';
+
+t.test('exact amount over 4 sessions x 10 streams, never more than 10 in flight on a session', async (t) => {
+  const server = await testServer(t, { h2: true, delayMs: 5 });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 4, streams: 10, amount: 1000 });
+  t.equal(result.requests.sent, 1000);
+  t.equal(result.requests.completed, 1000);
+  t.equal(result.errors.total, 0);
+  t.equal(server.stats.requests, 1000, 'the server answered exactly 1000');
+  t.equal(server.stats.h2!.streams, 1000);
+  t.equal(server.stats.h2!.sessions, 4, 'one session per connection');
+  t.equal(server.stats.h2!.maxStreamsInFlight, 10, 'each session carried its 10 streams at once, never more');
+  t.same(result.warnings, []);
+});
+
+t.test("streams are capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS, and the cap is reported", async (t) => {
+  const server = await testServer(t, { h2: { maxConcurrentStreams: 3 }, delayMs: 5 });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 2, streams: 10, amount: 120 });
+  t.equal(result.requests.completed, 120);
+  t.equal(server.stats.requests, 120);
+  t.equal(server.stats.h2!.maxStreamsInFlight, 3, 'at most 3 in flight on a session, as the server allows');
+  t.equal(result.errors.total, 0, 'nothing refused: the idle lanes sent nothing');
+  const capped = result.warnings.find((warning) => warning.code === 'H2_STREAMS_CAPPED');
+  t.match(capped?.message, /allows 3 concurrent streams per session .* streams was 10/);
+});
+
+t.test('RST_STREAM is counted once per stream, by its error code, and never re-sent', async (t) => {
+  for (const [resetCode, name] of [[7, 'H2_RST_REFUSED_STREAM'], [11, 'H2_RST_ENHANCE_YOUR_CALM']] as const) {
+    const server = await testServer(t, { h2: { resetEvery: 3, resetCode } });
+    const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 1, amount: 30 });
+    t.equal(server.stats.h2!.streams, 30, `${name}: exactly 30 streams reached the server`);
+    t.equal(server.stats.h2!.resets, 10);
+    t.same(result.errors.byCode, { [name]: 10 }, `${name}: each reset counted once`);
+    t.equal(result.requests.completed, 20);
+    t.equal(server.stats.requests, 20);
+    t.equal(server.stats.h2!.sessions, 1, 'a reset ends the stream, not the session');
+  }
+});
+
+t.test('GOAWAY: requests above its last stream id are counted once and not sent again', async (t) => {
+  const server = await testServer(t, { h2: { goawayAfter: 5 } });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 10, amount: 10 });
+  t.equal(server.stats.h2!.goaways, 1);
+  t.equal(result.requests.sent, 10);
+  t.equal(server.stats.h2!.streams, 10, 'no request was sent twice');
+  t.equal(result.requests.completed, 5, 'the 5 streams up to the last id were answered');
+  t.equal(server.stats.statusCodes['200'], 5);
+  t.same(result.errors.byCode, { H2_GOAWAY: 5 }, 'the 5 above it counted once each');
+});
+
+t.test('a timeout resets its stream alone; the session carries on', async (t) => {
+  const server = await testServer(t, { h2: true, delayMs: 400 });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 2, duration: 300, timeout: 100 });
+  t.ok(result.errors.byCode.TIMEOUT! >= 2, `timeouts: ${result.errors.byCode.TIMEOUT}`);
+  t.same(Object.keys(result.errors.byCode), ['TIMEOUT']);
+  t.equal(result.requests.completed, 0);
+  t.equal(server.stats.h2!.sessions, 1, 'cancelled streams did not cost the session');
+});
+
+t.test('keepAlive: false opens one session per request', async (t) => {
+  const server = await testServer(t, { h2: true });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 2, amount: 20, keepAlive: false });
+  t.equal(result.requests.completed, 20);
+  t.equal(server.stats.h2!.sessions, 20);
+  t.equal(server.stats.requests, 20);
+});
+
+t.test('rate, checks, thresholds and workers work over h2', async (t) => {
+  const server = await testServer(t, { h2: true });
+  const paced = await runLoad({ url: server.url, transport: 'h2', connections: 2, streams: 5, rate: 200, duration: 1000, expect: { status: 200, body: 'ok' }, thresholds: { 'errors.rate': '< 0.01' } });
+  t.equal(paced.requests.sent, server.stats.requests, 'every request sent reached the server');
+  t.ok(paced.requests.sent >= 190 && paced.requests.sent <= 200, `rate 200 for 1 s sent ${paced.requests.sent}`);
+  t.equal(paced.checks?.failed, 0);
+  t.equal(paced.checks?.passed, 2 * paced.requests.completed, 'status and body checked on every response');
+  t.equal(paced.ok, true);
+
+  const failing = await runLoad({ url: server.url, transport: 'h2', amount: 10, connections: 1, expect: { status: 201 } });
+  t.equal(failing.checks?.failed, 10);
+
+  server.reset();
+  const sharded = await runLoad({ url: server.url, transport: 'h2', connections: 4, streams: 5, workers: 2, amount: 200 });
+  t.equal(sharded.requests.completed, 200);
+  t.equal(server.stats.requests, 200);
+  t.equal(server.stats.h2!.sessions, 4);
+});
+
+t.test('TLS certificates are verified by default', async (t) => {
+  const server = await testServer(t, { h2: { tls: { key: localhostKey, cert: localhostCert } } });
+  t.match(server.url, /^https:/);
+  const rejected = await runLoad({ url: server.url, transport: 'h2', connections: 1, duration: 300 });
+  t.equal(rejected.requests.completed, 0);
+  t.ok(rejected.errors.byCode.DEPTH_ZERO_SELF_SIGNED_CERT! > 0, `a self-signed certificate is refused: ${JSON.stringify(rejected.errors.byCode)}`);
+  t.equal(server.stats.requests, 0);
+
+  const trusted = await runLoad({ url: server.url, transport: 'h2', connections: 2, streams: 2, amount: 40, tls: { ca: localhostCert } });
+  t.equal(trusted.requests.completed, 40, 'accepted with its ca given');
+  const insecure = await runLoad({ url: server.url, transport: 'h2', connections: 2, amount: 40, tls: { rejectUnauthorized: false } });
+  t.equal(insecure.requests.completed, 40, 'accepted with rejectUnauthorized: false');
+  t.equal(server.stats.requests, 80);
+});
+
+t.test('an HTTP/1.1-only server is a clear error, and the run ends on time', async (t) => {
+  const plain = await testServer(t);
+  const startedAt = performance.now();
+  const result = await runLoad({ url: plain.url, transport: 'h2', connections: 2, duration: 500 });
+  t.ok(performance.now() - startedAt < 2500, 'ended on time');
+  t.equal(result.requests.completed, 0);
+  t.same(Object.keys(result.errors.byCode), ['H2_NOT_SUPPORTED']);
+  t.ok(result.errors.byCode.H2_NOT_SUPPORTED! >= 2, 'from the first connections on');
+  t.ok(result.warnings.some((warning) => warning.code === 'H2_NOT_SUPPORTED'));
+
+  const tlsServer = https.createServer({ key: localhostKey, cert: localhostCert }, (_request, response) => response.end('ok'));
+  tlsServer.listen(0, '127.0.0.1');
+  await once(tlsServer, 'listening');
+  t.teardown(() => {
+    tlsServer.closeAllConnections();
+    tlsServer.close();
+  });
+  const { port } = tlsServer.address() as AddressInfo;
+  const overTls = await runLoad({ url: `https://127.0.0.1:${port}/`, transport: 'h2', connections: 1, duration: 300, tls: { ca: localhostCert } });
+  t.equal(overTls.requests.completed, 0);
+  t.same(Object.keys(overTls.errors.byCode), ['H2_NOT_SUPPORTED'], 'ALPN did not pick h2');
+});
+
+t.test('a server that resets the connection before SETTINGS is counted as a reset, not as HTTP/1.1', async (t) => {
+  const server = net.createServer((socket) => setTimeout(() => socket.resetAndDestroy(), 20));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const result = await runLoad({ url: `http://127.0.0.1:${port}/`, transport: 'h2', connections: 1, duration: 200 });
+  t.same(Object.keys(result.errors.byCode), ['ECONNRESET']);
+  t.equal(result.warnings.length, 0);
+});
+
+t.test('streams belongs to h2, pipelining to HTTP/1.1', async (t) => {
+  const url = 'http://127.0.0.1:1/';
+  await t.rejects(runLoad({ url, transport: 'net', streams: 4 }), SalvoOptionError);
+  await t.rejects(runLoad({ url, transport: 'h2', pipelining: 4 }), /give streams/);
+  await t.rejects(runLoad({ url, transport: 'h2', streams: 0 }), RangeError);
+  await t.rejects(runLoad({ url, transport: 'h2', streams: 4, keepAlive: false }), /streams 4 needs keepAlive/);
+});
