@@ -3,7 +3,7 @@ export { formatResult } from './stats/format.js';
 export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js';
 export { assertThresholds } from './stats/assert.js';
 export { renderReport } from './report/render.js';
-export { parseDuration } from './options.js';
+export { parseDuration } from './validate.js';
 export { SalvoOptionError, SalvoRangeError } from './errors.js';
 export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';

@@ -5,16 +5,10 @@ import { usableWorkers } from './workers/shard.js';
 import { compileExpect } from './stats/checks.js';
 import { parseThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
-import type { Plan, PlanHooks, PlannedRequest, PlannedStage } from './plan.js';
-import type { ResolvedRequest } from './transports/transport.js';
-import type {
-  Duration,
-  LoadOptions,
-  RequestBody,
-  RequestSpec,
-  Stage,
-  TransportName,
-} from './types.js';
+import type { Plan, PlanHooks, PlannedStage } from './plan.js';
+import { planRequests } from './request-spec.js';
+import type { LoadOptions, RequestSpec, Stage, TransportName } from './types.js';
+import { parseDuration, positiveInteger, rejectUnknownKeys, show } from './validate.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -27,84 +21,6 @@ export const KNOWN_OPTIONS = [
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
-const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'bigint') return `${value}n`;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-/** `value` as a positive integer, or a SalvoOptionError / SalvoRangeError naming `name`. */
-export function positiveInteger(name: string, value: unknown): number {
-  if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new SalvoOptionError(`${name} must be a positive integer; got ${show(value)}`);
-  }
-  if (!Number.isInteger(value) || value <= 0 || !Number.isFinite(value)) {
-    throw new SalvoRangeError(`${name} must be a positive integer; got ${show(value)}`);
-  }
-  return value;
-}
-
-/** Parses `'500ms'`, `'10s'`, `'1.5m'`, `'1h'` or a number of milliseconds. */
-export function parseDuration(name: string, value: Duration, { allowZero = false } = {}): number {
-  let ms: number;
-  if (typeof value === 'number') {
-    ms = value;
-  } else if (typeof value === 'string') {
-    const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(value);
-    if (!match) {
-      throw new SalvoOptionError(
-        `${name} must be milliseconds or a string like '500ms', '10s', '1m'; got ${show(value)}`,
-      );
-    }
-    ms = Number(match[1]) * UNITS_MS[match[2]!]!;
-  } else {
-    throw new SalvoOptionError(`${name} must be milliseconds or a string like '10s'; got ${show(value)}`);
-  }
-  if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !allowZero)) {
-    throw new SalvoRangeError(`${name} must be ${allowZero ? 'zero or more' : 'more than zero'}; got ${show(value)}`);
-  }
-  if (!Number.isInteger(ms)) {
-    throw new SalvoRangeError(`${name} must be a whole number of milliseconds; got ${show(value)}`);
-  }
-  return ms;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
-}
-
-/** Throws for the first key of `options` not in `knownKeys`, suggesting the nearest known one. */
-export function rejectUnknownKeys(options: object, knownKeys: readonly string[] = KNOWN_OPTIONS): void {
-  for (const key of Object.keys(options)) {
-    if (knownKeys.includes(key)) continue;
-    let best: string | undefined;
-    let bestDistance = Infinity;
-    for (const known of knownKeys) {
-      const distance = editDistance(key.toLowerCase(), known.toLowerCase());
-      if (distance < bestDistance) [best, bestDistance] = [known, distance];
-    }
-    const hint = bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean ${best}?` : '';
-    throw new SalvoOptionError(`unknown option ${show(key)}${hint}`);
-  }
-}
 
 function parseUrl(value: unknown): URL {
   if (typeof value !== 'string' || value === '') {
@@ -120,96 +36,6 @@ function parseUrl(value: unknown): URL {
     throw new SalvoOptionError(`url must use http: or https:; got ${show(value)}`);
   }
   return url;
-}
-
-function parseHeaders(name: string, value: unknown): Record<string, string> {
-  if (value === undefined) return {};
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SalvoOptionError(`${name} must be an object of header names to strings; got ${show(value)}`);
-  }
-  const headers: Record<string, string> = {};
-  for (const [key, headerValue] of Object.entries(value)) {
-    if (!TOKEN.test(key)) throw new SalvoOptionError(`${name} has an invalid header name ${show(key)}`);
-    if (typeof headerValue !== 'string' && typeof headerValue !== 'number') {
-      throw new SalvoOptionError(`${name}[${show(key)}] must be a string; got ${show(headerValue)}`);
-    }
-    const text = String(headerValue);
-    if (/[\r\n\0]/.test(text)) {
-      throw new SalvoOptionError(`${name}[${show(key)}] must not contain CR, LF or NUL characters`);
-    }
-    headers[key.toLowerCase()] = text;
-  }
-  return headers;
-}
-
-function encodeBody(name: string, body: RequestBody | undefined, headers: Record<string, string>): Buffer | undefined {
-  if (body === undefined) return undefined;
-  if (typeof body === 'string') return Buffer.from(body);
-  if (Buffer.isBuffer(body)) return body;
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-  if (typeof body === 'object' && body !== null) {
-    headers['content-type'] ??= 'application/json';
-    return Buffer.from(JSON.stringify(body));
-  }
-  throw new SalvoOptionError(`${name} must be a string, a Buffer or an object to send as JSON; got ${show(body)}`);
-}
-
-function parseMethod(name: string, value: unknown): string {
-  if (typeof value !== 'string' || !TOKEN.test(value)) {
-    throw new SalvoOptionError(`${name} must be an HTTP method such as 'GET'; got ${show(value)}`);
-  }
-  return value.toUpperCase();
-}
-
-function parsePath(name: string, value: unknown): string {
-  if (typeof value !== 'string' || !value.startsWith('/') || /[\s\0]/.test(value)) {
-    throw new SalvoOptionError(`${name} must be a path starting with '/' without spaces; got ${show(value)}`);
-  }
-  return value;
-}
-
-function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
-  const method = options.method === undefined ? 'GET' : parseMethod('method', options.method);
-  const headers = parseHeaders('headers', options.headers);
-  const defaultPath = `${url.pathname}${url.search}`;
-  if (options.requests === undefined) {
-    const ownHeaders = { ...headers };
-    const body = encodeBody('body', options.body, ownHeaders);
-    return [{ method, path: defaultPath, headers: ownHeaders, body, dynamic: false, capture: false }];
-  }
-  if (!Array.isArray(options.requests) || options.requests.length === 0) {
-    throw new SalvoOptionError(`requests must be a non-empty array of request specs (or the path of a module exporting one); got ${show(options.requests)}`);
-  }
-  if (options.body !== undefined) {
-    throw new SalvoOptionError('body cannot be combined with requests; give each request its own body');
-  }
-  return options.requests.map((spec, index) => {
-    const name = `requests[${index}]`;
-    if (typeof spec !== 'object' || spec === null) {
-      throw new SalvoOptionError(`${name} must be an object; got ${show(spec)}`);
-    }
-    for (const hook of ['setupRequest', 'onResponse'] as const) {
-      if (spec[hook] !== undefined && typeof spec[hook] !== 'function') {
-        throw new SalvoOptionError(`${name}.${hook} must be a function; got ${show(spec[hook])}`);
-      }
-    }
-    const resolved = resolveRequestSpec(name, spec, { method, path: defaultPath, headers, body: undefined });
-    return { ...resolved, dynamic: spec.setupRequest !== undefined, capture: spec.onResponse !== undefined };
-  });
-}
-
-/**
- * Resolves one request spec over `base` (the run's defaults, or the planned request when a
- * `setupRequest` hook rebuilds it per send).
- */
-export function resolveRequestSpec(name: string, spec: RequestSpec, base: ResolvedRequest): ResolvedRequest {
-  const headers = { ...base.headers, ...parseHeaders(`${name}.headers`, spec.headers) };
-  return {
-    method: spec.method === undefined ? base.method : parseMethod(`${name}.method`, spec.method),
-    path: spec.path === undefined ? base.path : parsePath(`${name}.path`, spec.path),
-    headers,
-    body: spec.body === undefined ? base.body : encodeBody(`${name}.body`, spec.body, headers),
-  };
 }
 
 function planStages(value: unknown): PlannedStage[] | undefined {
@@ -271,7 +97,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   if (typeof options !== 'object' || options === null) {
     throw new SalvoOptionError(`options must be an object with at least a url; got ${show(options)}`);
   }
-  rejectUnknownKeys(options);
+  rejectUnknownKeys(options, KNOWN_OPTIONS);
   const url = parseUrl(options.url);
 
   const transport = options.transport ?? 'net';

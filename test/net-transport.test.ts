@@ -3,7 +3,8 @@ import net from 'node:net';
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
 import { PhaseRecorder } from '../src/stats/phases.js';
-import { CONNECTION_CLOSED, createNetTransport } from '../src/transports/net.js';
+import { CONNECTION_CLOSED } from '../src/transports/error-code.js';
+import { createNetTransport } from '../src/transports/net.js';
 import { Lane, type ResolvedRequest, type Transport, type TransportConfig } from '../src/transports/transport.js';
 import { connectionsClosed, localhostCert, localhostKey, rawServer, RecordingSink, requestsReceived } from './fixtures/raw-http-server.js';
 

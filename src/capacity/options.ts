@@ -1,5 +1,6 @@
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import { KNOWN_OPTIONS, loadPlan, parseDuration, positiveInteger, rejectUnknownKeys } from '../options.js';
+import { KNOWN_OPTIONS, loadPlan } from '../options.js';
+import { parseDuration, positiveInteger, rejectUnknownKeys } from '../validate.js';
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
 import type { LoadOptions, Thresholds } from '../types.js';
 import type { CapacityOptions, CapacityStepEvent } from './types.js';

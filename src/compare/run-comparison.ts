@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import { parseDuration } from '../options.js';
+import { parseDuration } from '../validate.js';
 import { runLoad } from '../run.js';
 import type { Duration, LoadOptions, LoadResult } from '../types.js';
 import { compareResults, resolveCompareOptions, type CompareOptions, type Comparison } from './compare-results.js';

@@ -1,16 +1,15 @@
 import { performance } from 'node:perf_hooks';
-import type { Plan, PlannedRequest } from '../plan.js';
-import { resolveRequestSpec } from '../options.js';
+import type { Plan } from '../plan.js';
 import { Recorder, type SecondSummary, type ShardStats } from '../stats/recorder.js';
 import { loadTransport } from '../transports/index.js';
 import { FIRST_BYTE_IN_LAST_READ, Lane, type ResponseDetails, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
-import type { RequestContext, RequestSpec } from '../types.js';
-import { compileExpect, type ResponseChecker } from '../stats/checks.js';
+import type { RequestSpec } from '../types.js';
 import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
 import { PhaseRecorder } from '../stats/phases.js';
 import { GeneratorMonitor } from '../stats/generator.js';
 import { Pacer } from './pacer.js';
-import { RateSchedule } from './schedule.js';
+import { RequestSequence } from './request-sequence.js';
+import { connectionTarget, RateSchedule } from './schedule.js';
 import { addWarning, type Warning } from '../stats/warnings.js';
 
 /** What one thread's engine needs besides its plan; everything here stays in that thread. */
@@ -28,23 +27,19 @@ export interface EngineHooks {
 const BACKOFF_FIRST_MS = 5;
 const BACKOFF_MAX_MS = 1000;
 
-const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
-
 /**
  * The per-thread load loop: closed loop (each lane sends again as soon as its response arrives) or
  * open loop (`rate`: slots due on a schedule, taken by whichever lane is free). Owns the lanes,
- * timing, timeouts, backoff and stop conditions; the transport only moves bytes.
+ * timing, timeouts, backoff and stop conditions. It schedules exchanges: a lane sends a prepared
+ * payload and waits for its answer, an error or a timeout. What the payloads are and what an answer
+ * means is the `RequestSequence`'s; moving the bytes is the transport's.
  */
 export class Engine implements TransportSink {
   readonly #plan: Plan;
   readonly #hooks: EngineHooks;
   readonly #transport: Transport;
-  readonly #requests: PlannedRequest[];
-  readonly #prepared: unknown[];
+  readonly #sequence: RequestSequence;
   readonly #lanes: Lane[];
-  readonly #cursor: Uint32Array;
-  readonly #contexts: RequestContext[];
-  readonly #checker: ResponseChecker | undefined;
   /** The `abortOnFail` thresholds, checked from the tick about once per second, off the hot path. */
   readonly #abortOnFail: ((partial: PartialLoadResult) => boolean) | undefined;
   #nextAbortCheckAt = Infinity;
@@ -83,11 +78,10 @@ export class Engine implements TransportSink {
   constructor(plan: Plan, createTransport: TransportFactory, hooks: EngineHooks = {}) {
     this.#plan = plan;
     this.#hooks = hooks;
-    this.#requests = plan.requests;
     const staged = plan.stages?.some((s) => s.connections !== undefined) ?? false;
     const maxConnections = staged ? Math.max(plan.connections, ...plan.stages!.map((s) => s.connections ?? 0)) : plan.connections;
     this.#activeConnections = plan.connections;
-    this.#checker = plan.expect ? compileExpect(plan.expect) : undefined;
+    this.#sequence = new RequestSequence(plan, hooks.requests, maxConnections);
     this.#abortOnFail = abortOnFailCheck(plan.thresholds);
     this.#transport = createTransport(
       {
@@ -98,20 +92,16 @@ export class Engine implements TransportSink {
         tls: plan.tls,
         tlsSessionReuse: plan.tlsSessionReuse,
         timeoutMs: plan.timeoutMs,
-        captureResponses: (this.#checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture),
+        captureResponses: this.#sequence.captureResponses,
         phases: this.#phases,
       },
       this,
     );
-    this.#prepared = this.#requests.map((request) => (request.dynamic ? undefined : this.#transport.prepare(request)));
+    this.#sequence.bind(this.#transport);
     this.#lanes = [];
     for (let connection = 0; connection < maxConnections; connection++) {
       for (let i = 0; i < plan.pipelining; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
-    this.#cursor = new Uint32Array(maxConnections);
-    this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
-      ? Array.from({ length: maxConnections }, (_, connection) => ({ values: {}, connection, iteration: 0 }))
-      : [];
     const rampsRate = plan.stages?.some((s) => s.rate !== undefined) ?? false;
     if (plan.rate !== undefined || rampsRate) {
       const ramps = rampsRate ? plan.stages!.map((s) => ({ durationMs: s.durationMs, rate: s.rate! })) : [];
@@ -282,11 +272,6 @@ export class Engine implements TransportSink {
   }
 
   #send(lane: Lane, intendedAt: number, now: number): void {
-    const index = this.#cursor[lane.connection]!;
-    const following = index + 1;
-    const wrapped = following === this.#requests.length;
-    this.#cursor[lane.connection] = wrapped ? 0 : following;
-    lane.requestIndex = index;
     lane.busy = true;
     lane.intendedAt = intendedAt;
     lane.sentAt = now;
@@ -295,25 +280,13 @@ export class Engine implements TransportSink {
     lane.measured = intendedAt >= this.#measureAt;
     if (lane.measured) this.#measuredSent++;
     this.#inFlight++;
-    const planned = this.#requests[index]!;
-    const prepared = planned.dynamic ? this.#prepareDynamic(lane, index) : this.#prepared[index];
-    if (wrapped && this.#contexts.length > 0) this.#contexts[lane.connection]!.iteration++;
-    if (prepared === undefined) return; // the hook failed and was counted
+    const prepared = this.#sequence.next(lane);
+    if (prepared === undefined) {
+      this.onError(lane, 'SETUP_REQUEST_FAILED');
+      return;
+    }
     const bytes = this.#transport.send(lane, prepared);
     if (lane.measured) this.#recorder.recordSent(bytes, now);
-  }
-
-  #prepareDynamic(lane: Lane, index: number): unknown {
-    const spec = this.#hooks.requests?.[index];
-    const context = this.#contexts[lane.connection] ?? NO_CONTEXT;
-    try {
-      const draft: RequestSpec = { ...spec, headers: { ...spec?.headers } };
-      const built = spec?.setupRequest?.(draft, context) ?? draft;
-      return this.#transport.prepare(resolveRequestSpec(`requests[${index}]`, built, this.#requests[index]!));
-    } catch {
-      this.onError(lane, 'SETUP_REQUEST_FAILED');
-      return undefined;
-    }
   }
 
   onResponse(lane: Lane, status: number, bytesReceived: number, details?: ResponseDetails): void {
@@ -332,22 +305,9 @@ export class Engine implements TransportSink {
         const firstByteAt = lane.firstByteAt === FIRST_BYTE_IN_LAST_READ ? now : lane.firstByteAt;
         this.#phases.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
       }
-      this.#checker?.check(status, details);
     }
-    if (this.#requests[lane.requestIndex]!.capture) this.#runOnResponse(lane, status, details);
+    if (!this.#sequence.answered(lane, status, details) && lane.measured) this.#recorder.recordError('ON_RESPONSE_FAILED', performance.now());
     this.#next(lane, now);
-  }
-
-  #runOnResponse(lane: Lane, status: number, details: ResponseDetails | undefined): void {
-    try {
-      this.#hooks.requests?.[lane.requestIndex]?.onResponse?.(
-        status,
-        details?.body ?? Buffer.alloc(0),
-        this.#contexts[lane.connection] ?? NO_CONTEXT,
-      );
-    } catch {
-      if (lane.measured) this.#recorder.recordError('ON_RESPONSE_FAILED', performance.now());
-    }
   }
 
   onWarning(code: string, message: string): void {
@@ -374,7 +334,7 @@ export class Engine implements TransportSink {
     this.#recorder.rollTo(now);
     if (now >= this.#nextAbortCheckAt) {
       this.#nextAbortCheckAt += 1000;
-      if (this.#abortOnFail!(this.#recorder.snapshot(this.#checker?.stats()))) {
+      if (this.#abortOnFail!(this.#recorder.snapshot(this.#sequence.checker?.stats()))) {
         this.stop(true);
         return;
       }
@@ -390,19 +350,7 @@ export class Engine implements TransportSink {
   #rampConnections(now: number): void {
     const stages = this.#plan.stages;
     if (!stages || stages[0]!.connections === undefined || now < this.#measureAt) return;
-    let elapsed = now - this.#measureAt;
-    let from = this.#plan.connections;
-    let target = from;
-    for (const stage of stages) {
-      const to = stage.connections!;
-      if (elapsed < stage.durationMs) {
-        target = Math.round(from + ((to - from) * elapsed) / stage.durationMs);
-        break;
-      }
-      elapsed -= stage.durationMs;
-      from = to;
-      target = to;
-    }
+    const target = connectionTarget(stages, this.#plan.connections, now - this.#measureAt);
     if (target === this.#activeConnections) return;
     const grew = target > this.#activeConnections;
     this.#activeConnections = target;
@@ -438,7 +386,7 @@ export class Engine implements TransportSink {
     // Exact when the run reached its end: endAt - measureAt would carry float noise (1299.999...).
     const durationMs = endAt === this.#endAt ? this.#plan.durationMs! : endAt - this.#measureAt;
     for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);
-    const stats = this.#recorder.finish(endAt, durationMs, aborted, this.#checker?.stats());
+    const stats = this.#recorder.finish(endAt, durationMs, aborted, this.#sequence.checker?.stats());
     stats.phases = this.#phases.encode();
     stats.generator = this.#monitor.finish(stats.warnings);
     void this.#transport.close().then(() => this.#resolve(stats));

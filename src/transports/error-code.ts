@@ -1,4 +1,11 @@
 /**
+ * The code for requests still in flight when the server closes the connection cleanly (FIN, no
+ * reset) before answering them, for example the pipelined requests behind a `Connection: close`
+ * response. They are counted as errors, never re-sent.
+ */
+export const CONNECTION_CLOSED = 'ECONNCLOSED';
+
+/**
  * The stable code an error is counted under: the errno-style `code` (ECONNREFUSED, ECONNRESET, a TLS
  * verification code such as DEPTH_ZERO_SELF_SIGNED_CERT), the code of its cause when the outer
  * error is a wrapper (undici's UND_ERR_SOCKET), else its name.

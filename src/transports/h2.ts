@@ -1,8 +1,7 @@
 import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
 import net, { type Socket } from 'node:net';
 import tls from 'node:tls';
-import { errorCode } from './error-code.js';
-import { CONNECTION_CLOSED } from './net.js';
+import { CONNECTION_CLOSED, errorCode } from './error-code.js';
 import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 import { flattenHeaders } from './transport.js';
 

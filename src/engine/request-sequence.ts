@@ -1,0 +1,86 @@
+import type { Plan, PlannedRequest } from '../plan.js';
+import { resolveRequestSpec } from '../request-spec.js';
+import { compileExpect, type ResponseChecker } from '../stats/checks.js';
+import type { Lane, ResponseDetails, Transport } from '../transports/transport.js';
+import type { RequestContext, RequestSpec } from '../types.js';
+
+const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
+
+/**
+ * What the engine sends and what it makes of each answer: the run's requests in order, per
+ * connection, each encoded once by the transport (or per send, through a `setupRequest` hook), and
+ * the `expect` checks and `onResponse` hooks applied to the responses. The engine itself only moves
+ * opaque prepared payloads between lanes and the transport; this is the HTTP side of an exchange.
+ */
+export class RequestSequence {
+  /** The transport must hand headers and bodies to `answered` (checks or hooks read them). */
+  readonly captureResponses: boolean;
+  readonly checker: ResponseChecker | undefined;
+  readonly #requests: PlannedRequest[];
+  readonly #specs: RequestSpec[] | undefined;
+  /** Per connection: the index of the request it sends next. */
+  readonly #cursor: Uint32Array;
+  /** Per connection: what its hooks share (`RequestContext`); empty when no request has a hook. */
+  readonly #contexts: RequestContext[];
+  #transport!: Transport;
+  #prepared: unknown[] = [];
+
+  constructor(plan: Plan, specs: RequestSpec[] | undefined, connections: number) {
+    this.#requests = plan.requests;
+    this.#specs = specs;
+    this.checker = plan.expect ? compileExpect(plan.expect) : undefined;
+    this.captureResponses = (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture);
+    this.#cursor = new Uint32Array(connections);
+    this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
+      ? Array.from({ length: connections }, (_, connection) => ({ values: {}, connection, iteration: 0 }))
+      : [];
+  }
+
+  /** Encodes every request without a `setupRequest` hook once, with the transport that sends them. */
+  bind(transport: Transport): void {
+    this.#transport = transport;
+    this.#prepared = this.#requests.map((request) => (request.dynamic ? undefined : transport.prepare(request)));
+  }
+
+  /**
+   * The payload for the next request on `lane`'s connection (its index goes to `lane.requestIndex`),
+   * or undefined when its `setupRequest` hook threw or built an invalid request.
+   */
+  next(lane: Lane): unknown {
+    const index = this.#cursor[lane.connection]!;
+    const following = index + 1;
+    const wrapped = following === this.#requests.length;
+    this.#cursor[lane.connection] = wrapped ? 0 : following;
+    lane.requestIndex = index;
+    const prepared = this.#requests[index]!.dynamic ? this.#prepareDynamic(lane.connection, index) : this.#prepared[index];
+    if (wrapped && this.#contexts.length > 0) this.#contexts[lane.connection]!.iteration++;
+    return prepared;
+  }
+
+  #prepareDynamic(connection: number, index: number): unknown {
+    const spec = this.#specs?.[index];
+    const context = this.#contexts[connection] ?? NO_CONTEXT;
+    try {
+      const draft: RequestSpec = { ...spec, headers: { ...spec?.headers } };
+      const built = spec?.setupRequest?.(draft, context) ?? draft;
+      return this.#transport.prepare(resolveRequestSpec(`requests[${index}]`, built, this.#requests[index]!));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * A response to `lane`'s request: checked when measured, then given to its `onResponse` hook.
+   * False when the hook threw.
+   */
+  answered(lane: Lane, status: number, details: ResponseDetails | undefined): boolean {
+    if (lane.measured) this.checker?.check(status, details);
+    if (!this.#requests[lane.requestIndex]!.capture) return true;
+    try {
+      this.#specs?.[lane.requestIndex]?.onResponse?.(status, details?.body ?? Buffer.alloc(0), this.#contexts[lane.connection] ?? NO_CONTEXT);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

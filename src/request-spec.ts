@@ -1,0 +1,101 @@
+// The HTTP requests a run sends, from the options: the request line, headers and body of `method`,
+// `headers`, `body` and each of `requests`, checked once. The engine resolves a `setupRequest` hook's
+// spec with the same code on every send.
+import { SalvoOptionError } from './errors.js';
+import type { PlannedRequest } from './plan.js';
+import type { ResolvedRequest } from './transports/transport.js';
+import type { LoadOptions, RequestBody, RequestSpec } from './types.js';
+import { show } from './validate.js';
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+function parseHeaders(name: string, value: unknown): Record<string, string> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SalvoOptionError(`${name} must be an object of header names to strings; got ${show(value)}`);
+  }
+  const headers: Record<string, string> = {};
+  for (const [key, headerValue] of Object.entries(value)) {
+    if (!TOKEN.test(key)) throw new SalvoOptionError(`${name} has an invalid header name ${show(key)}`);
+    if (typeof headerValue !== 'string' && typeof headerValue !== 'number') {
+      throw new SalvoOptionError(`${name}[${show(key)}] must be a string; got ${show(headerValue)}`);
+    }
+    const text = String(headerValue);
+    if (/[\r\n\0]/.test(text)) {
+      throw new SalvoOptionError(`${name}[${show(key)}] must not contain CR, LF or NUL characters`);
+    }
+    headers[key.toLowerCase()] = text;
+  }
+  return headers;
+}
+
+function encodeBody(name: string, body: RequestBody | undefined, headers: Record<string, string>): Buffer | undefined {
+  if (body === undefined) return undefined;
+  if (typeof body === 'string') return Buffer.from(body);
+  if (Buffer.isBuffer(body)) return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (typeof body === 'object' && body !== null) {
+    headers['content-type'] ??= 'application/json';
+    return Buffer.from(JSON.stringify(body));
+  }
+  throw new SalvoOptionError(`${name} must be a string, a Buffer or an object to send as JSON; got ${show(body)}`);
+}
+
+function parseMethod(name: string, value: unknown): string {
+  if (typeof value !== 'string' || !TOKEN.test(value)) {
+    throw new SalvoOptionError(`${name} must be an HTTP method such as 'GET'; got ${show(value)}`);
+  }
+  return value.toUpperCase();
+}
+
+function parsePath(name: string, value: unknown): string {
+  if (typeof value !== 'string' || !value.startsWith('/') || /[\s\0]/.test(value)) {
+    throw new SalvoOptionError(`${name} must be a path starting with '/' without spaces; got ${show(value)}`);
+  }
+  return value;
+}
+
+/** The run's request sequence: one request from `method`/`headers`/`body`, or one per `requests` spec. */
+export function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
+  const method = options.method === undefined ? 'GET' : parseMethod('method', options.method);
+  const headers = parseHeaders('headers', options.headers);
+  const defaultPath = `${url.pathname}${url.search}`;
+  if (options.requests === undefined) {
+    const ownHeaders = { ...headers };
+    const body = encodeBody('body', options.body, ownHeaders);
+    return [{ method, path: defaultPath, headers: ownHeaders, body, dynamic: false, capture: false }];
+  }
+  if (!Array.isArray(options.requests) || options.requests.length === 0) {
+    throw new SalvoOptionError(`requests must be a non-empty array of request specs (or the path of a module exporting one); got ${show(options.requests)}`);
+  }
+  if (options.body !== undefined) {
+    throw new SalvoOptionError('body cannot be combined with requests; give each request its own body');
+  }
+  return options.requests.map((spec, index) => {
+    const name = `requests[${index}]`;
+    if (typeof spec !== 'object' || spec === null) {
+      throw new SalvoOptionError(`${name} must be an object; got ${show(spec)}`);
+    }
+    for (const hook of ['setupRequest', 'onResponse'] as const) {
+      if (spec[hook] !== undefined && typeof spec[hook] !== 'function') {
+        throw new SalvoOptionError(`${name}.${hook} must be a function; got ${show(spec[hook])}`);
+      }
+    }
+    const resolved = resolveRequestSpec(name, spec, { method, path: defaultPath, headers, body: undefined });
+    return { ...resolved, dynamic: spec.setupRequest !== undefined, capture: spec.onResponse !== undefined };
+  });
+}
+
+/**
+ * Resolves one request spec over `base` (the run's defaults, or the planned request when a
+ * `setupRequest` hook rebuilds it per send).
+ */
+export function resolveRequestSpec(name: string, spec: RequestSpec, base: ResolvedRequest): ResolvedRequest {
+  const headers = { ...base.headers, ...parseHeaders(`${name}.headers`, spec.headers) };
+  return {
+    method: spec.method === undefined ? base.method : parseMethod(`${name}.method`, spec.method),
+    path: spec.path === undefined ? base.path : parsePath(`${name}.path`, spec.path),
+    headers,
+    body: spec.body === undefined ? base.body : encodeBody(`${name}.body`, spec.body, headers),
+  };
+}

@@ -1,0 +1,353 @@
+import net, { type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import tls from 'node:tls';
+import { ResponseParser, type ResponseHandler, type ResponseParserOptions } from '../http1/parser.js';
+import { isHeadRequest } from '../http1/request.js';
+import type { PhaseRecorder } from '../stats/phases.js';
+import { watchConnect } from './connect-timing.js';
+import { CONNECTION_CLOSED, errorCode } from './error-code.js';
+import { createHandleWriter, type HandleWriter } from './handle-writer.js';
+import { SessionStore, sharedSecureContext } from './tls-setup.js';
+import { FIRST_BYTE_IN_LAST_READ, type Lane, type ResponseDetails, type TransportSink } from './transport.js';
+
+/** What a connection reports to the transport that owns it. */
+export interface ConnectionOwner {
+  /** Sockets connected now. */
+  connectedCount: number;
+}
+
+const NO_LANES: readonly Lane[] = [];
+
+function uncork(socket: Socket): void {
+  socket.uncork();
+}
+
+/**
+ * `TLSSocket#setSession`, which tls.connect itself uses (and @types/node does not declare). Given
+ * as the `session` option, tls.connect decodes the session twice (in the TLSSocket and again
+ * before connecting), each time parsing the server's certificate inside it: about 200 us of CPU
+ * with OpenSSL 3. Set on the socket before the TCP connect completes, so before the handshake
+ * starts, it is decoded once. Where it is missing the session goes in as the option.
+ */
+const SET_SESSION = (tls.TLSSocket.prototype as Partial<{ setSession(this: Socket, session: Buffer): void }>).setSession;
+
+/** Where and how to connect, worked out once from the config. */
+export interface Endpoint {
+  host: string;
+  port: number;
+  /** The tls.connect options every connection shares (one secure context), or undefined for http. */
+  tls: tls.ConnectionOptions | undefined;
+  keepAlive: boolean;
+  phases: PhaseRecorder;
+  /** Host names are resolved once per transport. */
+  lookup: net.LookupFunction;
+}
+
+/**
+ * The user's tls.connect options with what every connection shares worked out once: the secure
+ * context and the SNI name (none for an IP address, which SNI does not allow).
+ */
+export function sharedTlsOptions(options: tls.ConnectionOptions, host: string, port: number, lookup: net.LookupFunction): tls.ConnectionOptions {
+  return {
+    lookup,
+    ...options,
+    host,
+    port,
+    servername: options.servername ?? (net.isIP(host) === 0 ? host : undefined),
+    secureContext: sharedSecureContext(options),
+    // The connection's session is set on its socket (see `open`), from the user's to start with.
+    session: undefined,
+  };
+}
+
+/**
+ * One connection slot: the socket open on it now (or none), its parser, and the lanes in flight on
+ * it in send order, since HTTP/1.1 answers pipelined requests in order.
+ */
+export class Connection implements ResponseHandler {
+  socket: Socket | undefined;
+  connected = false;
+  /** Close once idle: the engine is ramping connections down. */
+  released = false;
+
+  readonly #owner: ConnectionOwner;
+  readonly #endpoint: Endpoint;
+  readonly #sink: TransportSink;
+  readonly #parser: ResponseParser;
+  /** Pipelining: requests sent in one tick leave in one write. */
+  readonly #batchWrites: boolean;
+  /** Ring of lanes in flight, with whether each one's request was a HEAD. */
+  #lanes: Array<Lane | undefined>;
+  #heads: boolean[];
+  #first = 0;
+  #count = 0;
+  /** The socket whose bytes are being parsed, to tell whether a callback replaced it. */
+  #reading: Socket | undefined;
+  /** Writes past the Writable stream, once a plain-TCP socket is connected and not pipelining. */
+  #writer: HandleWriter | undefined;
+  /** The socket became ready (performance.now() ms): requests sent before went out then. */
+  #readyAt = 0;
+  /**
+   * First byte of a response that spans reads, stamped as the read that began it ends (0: none).
+   * A response that arrives whole in one read needs no clock read of its own: see FIRST_BYTE_IN_LAST_READ.
+   */
+  #firstByteAt = 0;
+
+  /**
+   * What every socket of this slot gets, built once: the listeners find their socket in `this`
+   * (Node calls event listeners and the `onread` callback on the socket), so opening a connection
+   * creates no closures and no options objects.
+   */
+  readonly #onread: net.OnReadOpts;
+  readonly #tcpOptions: net.TcpNetConnectOpts & { onread: net.OnReadOpts };
+  /** Node honours `onread` for TLS sockets it creates; @types/node only declares it for net. */
+  readonly #tlsOptions: (tls.ConnectionOptions & { onread: net.OnReadOpts }) | undefined;
+  readonly #sessions: SessionStore | undefined;
+  readonly #onConnectEvent: (this: Socket) => void;
+  readonly #onErrorEvent: (this: Socket, error: Error) => void;
+  readonly #onEndEvent: (this: Socket) => void;
+  readonly #onCloseEvent: (this: Socket) => void;
+
+  constructor(
+    owner: ConnectionOwner,
+    endpoint: Endpoint,
+    sink: TransportSink,
+    readBuffer: Buffer,
+    capacity: number,
+    parsing: ResponseParserOptions,
+    sessions: SessionStore | undefined,
+  ) {
+    this.#owner = owner;
+    this.#endpoint = endpoint;
+    this.#sink = sink;
+    this.#parser = new ResponseParser(this, parsing);
+    this.#batchWrites = capacity > 1;
+    this.#lanes = new Array<Lane | undefined>(capacity).fill(undefined);
+    this.#heads = new Array<boolean>(capacity).fill(false);
+    this.#sessions = sessions;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listeners' `this` is the socket
+    const connection = this;
+    this.#onread = {
+      buffer: readBuffer,
+      callback(this: Socket, nread: number, buffer: Uint8Array): boolean {
+        connection.#onRead(this, nread, buffer as Buffer);
+        return true;
+      },
+    };
+    this.#onConnectEvent = function (this: Socket) {
+      connection.#onConnect(this);
+    };
+    this.#onErrorEvent = function (this: Socket, error: Error) {
+      connection.#onError(this, error);
+    };
+    this.#onEndEvent = function (this: Socket) {
+      connection.#onEnd(this);
+    };
+    this.#onCloseEvent = function (this: Socket) {
+      connection.#onClose(this);
+    };
+    const { host, port, lookup } = endpoint;
+    this.#tcpOptions = { host, port, lookup, onread: this.#onread, noDelay: true };
+    this.#tlsOptions = endpoint.tls === undefined ? undefined : { ...endpoint.tls, onread: this.#onread };
+  }
+
+  open(): Socket {
+    this.#parser.reset();
+    this.#firstByteAt = 0;
+    this.released = false;
+    let socket: Socket;
+    const tlsOptions = this.#tlsOptions;
+    if (tlsOptions === undefined) {
+      socket = net.connect(this.#tcpOptions);
+      socket.on('connect', this.#onConnectEvent);
+    } else {
+      const session = this.#sessions?.session;
+      if (SET_SESSION === undefined) tlsOptions.session = session;
+      socket = tls.connect(tlsOptions);
+      if (SET_SESSION !== undefined && session !== undefined) SET_SESSION.call(socket, session);
+      socket.setNoDelay(true);
+      socket.on('secureConnect', this.#onConnectEvent);
+      if (this.#sessions !== undefined) socket.on('session', this.#sessions.remember);
+    }
+    socket.on('error', this.#onErrorEvent);
+    socket.on('end', this.#onEndEvent);
+    socket.on('close', this.#onCloseEvent);
+    watchConnect(socket, tlsOptions !== undefined, this.#endpoint.phases);
+    this.socket = socket;
+    return socket;
+  }
+
+  send(lane: Lane, request: Buffer): void {
+    const socket = this.socket ?? this.open();
+    this.released = false;
+    this.#push(lane, isHeadRequest(request));
+    if (this.#writer !== undefined) {
+      this.#writer.write(request);
+      return;
+    }
+    // Inside a read the socket is already corked; elsewhere (a pipelining burst, a paced tick) the
+    // requests sent in the same tick are gathered into one write. With one request in flight there
+    // is nothing to gather, and a corked write takes the slower writev path.
+    if (this.#batchWrites && socket.writableCorked === 0) {
+      socket.cork();
+      process.nextTick(uncork, socket);
+    }
+    socket.write(request);
+  }
+
+  carries(lane: Lane): boolean {
+    for (let i = 0; i < this.#count; i++) {
+      if (this.#lanes[(this.#first + i) % this.#lanes.length] === lane) return true;
+    }
+    return false;
+  }
+
+  /** Destroys the socket and reports every lane in flight on it: the first with `firstCode`. */
+  abort(firstCode: string, restCode: string): void {
+    const lost = this.#drain();
+    this.#detach();
+    for (let i = 0; i < lost.length; i++) this.#sink.onError(lost[i]!, i === 0 ? firstCode : restCode);
+  }
+
+  release(): void {
+    this.released = true;
+    if (this.#count === 0) this.#detach();
+  }
+
+  /** Destroys the socket without reporting anything; resolves once it has closed. */
+  discard(): Promise<void> {
+    const socket = this.socket;
+    this.#drain();
+    this.#detach();
+    if (socket === undefined || socket.closed) return Promise.resolve();
+    return new Promise((resolve) => socket.once('close', () => resolve()));
+  }
+
+  onResponse(status: number, bytes: number, willClose: boolean, details: ResponseDetails | undefined): boolean {
+    const lane = this.#shift();
+    if (lane === undefined) {
+      // A response nobody asked for: the stream cannot be trusted to line up with requests any more.
+      this.#detach();
+      return false;
+    }
+    lane.firstByteAt = this.#firstByteAt === 0 ? FIRST_BYTE_IN_LAST_READ : this.#firstByteAt;
+    this.#firstByteAt = 0;
+    // Requests sent before the socket was ready went out when it was.
+    if (lane.writtenAt < this.#readyAt) lane.writtenAt = this.#readyAt;
+    const reading = this.#reading;
+    if (willClose || !this.#endpoint.keepAlive || (this.released && this.#count === 0)) {
+      const lost = this.#drain();
+      this.#detach();
+      this.#sink.onResponse(lane, status, bytes, details);
+      for (const other of lost) this.#sink.onError(other, CONNECTION_CLOSED);
+      return false;
+    }
+    if (this.#count > 0) this.#parser.headRequest = this.#heads[this.#first]!;
+    this.#sink.onResponse(lane, status, bytes, details);
+    // The sink may have cancelled a lane of this connection, which replaced the socket.
+    return this.socket === reading;
+  }
+
+  #onConnect(socket: Socket): void {
+    if (socket !== this.socket) return;
+    this.connected = true;
+    this.#readyAt = performance.now();
+    this.#owner.connectedCount++;
+    // A connection that carries one request (no keep-alive) wrote it before it connected.
+    if (this.#endpoint.tls === undefined && !this.#batchWrites && this.#endpoint.keepAlive) {
+      this.#writer = createHandleWriter(socket);
+    }
+  }
+
+  #onRead(socket: Socket, nread: number, buffer: Buffer): void {
+    if (socket !== this.socket) return;
+    if (this.#count === 0) {
+      this.#detach();
+      return;
+    }
+    this.#reading = socket;
+    // Requests the sink sends while responses are parsed leave in one write.
+    if (this.#batchWrites) socket.cork();
+    const error = this.#parser.execute(buffer, 0, nread);
+    if (this.#batchWrites) socket.uncork();
+    // A response that began in this read and goes on in the next: its first byte came now.
+    if (this.#firstByteAt === 0 && socket === this.socket && this.#parser.inMessage) this.#firstByteAt = performance.now();
+    if (error !== undefined && socket === this.socket) this.abort(error, error);
+  }
+
+  #onError(socket: Socket, error: Error): void {
+    if (socket !== this.socket) return;
+    const code = errorCode(error);
+    this.abort(code, code);
+  }
+
+  #onEnd(socket: Socket): void {
+    if (socket !== this.socket) return;
+    this.#reading = socket;
+    // A body delimited by the close completes here; a response cut short is a parse error.
+    const error = this.#parser.finish();
+    if (socket !== this.socket) return;
+    this.abort(error ?? CONNECTION_CLOSED, CONNECTION_CLOSED);
+  }
+
+  #onClose(socket: Socket): void {
+    if (socket !== this.socket) return;
+    this.abort(CONNECTION_CLOSED, CONNECTION_CLOSED);
+  }
+
+  #detach(): void {
+    const socket = this.socket;
+    if (socket === undefined) return;
+    this.socket = undefined;
+    this.#writer = undefined;
+    if (this.connected) {
+      this.connected = false;
+      this.#owner.connectedCount--;
+    }
+    socket.destroy();
+  }
+
+  #push(lane: Lane, head: boolean): void {
+    if (this.#count === this.#lanes.length) this.#grow();
+    const index = (this.#first + this.#count) % this.#lanes.length;
+    this.#lanes[index] = lane;
+    this.#heads[index] = head;
+    if (this.#count === 0) this.#parser.headRequest = head;
+    this.#count++;
+  }
+
+  #shift(): Lane | undefined {
+    if (this.#count === 0) return undefined;
+    const lane = this.#lanes[this.#first];
+    this.#lanes[this.#first] = undefined;
+    this.#first = (this.#first + 1) % this.#lanes.length;
+    this.#count--;
+    return lane;
+  }
+
+  /** Empties the ring; allocates only when lanes were in flight, which is never the hot path. */
+  #drain(): readonly Lane[] {
+    if (this.#count === 0) return NO_LANES;
+    const lost: Lane[] = [];
+    for (let lane = this.#shift(); lane !== undefined; lane = this.#shift()) lost.push(lane);
+    return lost;
+  }
+
+  #grow(): void {
+    const lanes: Array<Lane | undefined> = [];
+    const heads: boolean[] = [];
+    for (let i = 0; i < this.#count; i++) {
+      const index = (this.#first + i) % this.#lanes.length;
+      lanes.push(this.#lanes[index]);
+      heads.push(this.#heads[index]!);
+    }
+    const capacity = Math.max(1, 2 * this.#lanes.length);
+    while (lanes.length < capacity) {
+      lanes.push(undefined);
+      heads.push(false);
+    }
+    this.#lanes = lanes;
+    this.#heads = heads;
+    this.#first = 0;
+  }
+}

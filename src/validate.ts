@@ -1,0 +1,83 @@
+// Checks shared by every option parser (runLoad's, the capacity search's, the CLI's): each throws a
+// SalvoOptionError (wrong type or shape) or SalvoRangeError (out of range) that names the option.
+import { SalvoOptionError, SalvoRangeError } from './errors.js';
+import type { Duration } from './types.js';
+
+const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A value as an error message quotes it. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'bigint') return `${value}n`;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** `value` as a positive integer, or a SalvoOptionError / SalvoRangeError naming `name`. */
+export function positiveInteger(name: string, value: unknown): number {
+  if (typeof value !== 'number' || Number.isNaN(value)) {
+    throw new SalvoOptionError(`${name} must be a positive integer; got ${show(value)}`);
+  }
+  if (!Number.isInteger(value) || value <= 0 || !Number.isFinite(value)) {
+    throw new SalvoRangeError(`${name} must be a positive integer; got ${show(value)}`);
+  }
+  return value;
+}
+
+/** Parses `'500ms'`, `'10s'`, `'1.5m'`, `'1h'` or a number of milliseconds. */
+export function parseDuration(name: string, value: Duration, { allowZero = false } = {}): number {
+  let ms: number;
+  if (typeof value === 'number') {
+    ms = value;
+  } else if (typeof value === 'string') {
+    const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(value);
+    if (!match) {
+      throw new SalvoOptionError(
+        `${name} must be milliseconds or a string like '500ms', '10s', '1m'; got ${show(value)}`,
+      );
+    }
+    ms = Number(match[1]) * UNITS_MS[match[2]!]!;
+  } else {
+    throw new SalvoOptionError(`${name} must be milliseconds or a string like '10s'; got ${show(value)}`);
+  }
+  if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !allowZero)) {
+    throw new SalvoRangeError(`${name} must be ${allowZero ? 'zero or more' : 'more than zero'}; got ${show(value)}`);
+  }
+  if (!Number.isInteger(ms)) {
+    throw new SalvoRangeError(`${name} must be a whole number of milliseconds; got ${show(value)}`);
+  }
+  return ms;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** Throws for the first key of `options` not in `knownKeys`, suggesting the nearest known one. */
+export function rejectUnknownKeys(options: object, knownKeys: readonly string[]): void {
+  for (const key of Object.keys(options)) {
+    if (knownKeys.includes(key)) continue;
+    let best: string | undefined;
+    let bestDistance = Infinity;
+    for (const known of knownKeys) {
+      const distance = editDistance(key.toLowerCase(), known.toLowerCase());
+      if (distance < bestDistance) [best, bestDistance] = [known, distance];
+    }
+    const hint = bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean ${best}?` : '';
+    throw new SalvoOptionError(`unknown option ${show(key)}${hint}`);
+  }
+}
