@@ -8,6 +8,7 @@ import { runLoad } from '../src/run.js';
 import type { LoadResult } from '../src/types.js';
 import { Capture } from './fixtures/cli.js';
 import { testServer } from './fixtures/test-server.js';
+import { inSomeRun } from './fixtures/timing.js';
 
 async function salvo(args: string[]) {
   const stdout = new Capture();
@@ -43,14 +44,20 @@ t.test('salvo merge: segment results from files add up exactly; a failed thresho
 
 t.test('salvo capacity: finds a server of known capacity, a line per step on stderr', async (t) => {
   const server = await testServer(t, { capacity: 400, delayMs: 1 });
-  const { code, stdout, stderr } = await salvo([
-    'capacity', server.url, '--slo', 'latency.p99<50', '--start', '100', '--max', '1600', '--precision', '0.1',
-    '--step-duration', '1', '--pause', '0.2', '--warmup', '0.3s', '--confirm-duration', '0', '-c', '50', '--json',
-  ]);
-  const result = JSON.parse(stdout) as { capacity?: number; limitedBy: string; steps: unknown[] };
-  t.equal(stderr.trim().split('\n').length, result.steps.length, 'one progress line per step');
-  t.equal(code, result.capacity === undefined ? 1 : 0);
-  t.ok(result.capacity !== undefined && result.capacity > 400 * 0.8 && result.capacity <= 400 * 1.05, `capacity ${result.capacity} of a 400/s server (${result.limitedBy})`);
+  // Which capacity the search lands on is a timing claim: a stall of the host during a step makes
+  // the generator the limit (and the search says so), so a run that a stall broke is repeated. The
+  // SLO is on the median, which a queue past capacity raises and a stall rarely does (as in
+  // capacity.test.ts).
+  await inSomeRun(t, 3, async (timing) => {
+    const { code, stdout, stderr } = await salvo([
+      'capacity', server.url, '--slo', 'latency.p50<10', '--start', '100', '--max', '1600', '--precision', '0.1',
+      '--step-duration', '1', '--pause', '0.2', '--warmup', '0.3s', '--confirm-duration', '0', '-c', '50', '--json',
+    ]);
+    const result = JSON.parse(stdout) as { capacity?: number; limitedBy: string; steps: unknown[] };
+    t.equal(stderr.trim().split('\n').length, result.steps.length, 'one progress line per step');
+    t.equal(code, result.capacity === undefined ? 1 : 0, 'exit 0 with a capacity, 1 without');
+    timing.ok(result.capacity !== undefined && result.capacity > 400 * 0.8 && result.capacity <= 400 * 1.05, `capacity ${result.capacity} of a 400/s server (${result.limitedBy})`);
+  });
   const bad = await salvo(['capacity', server.url]);
   t.equal(bad.code, 2);
   t.match(bad.stderr, /--slo is required/);
