@@ -6,6 +6,7 @@ import { SalvoOptionError } from '../src/errors.js';
 import { runLoad } from '../src/index.js';
 import { localhostCert, localhostKey } from './fixtures/raw-http-server.js';
 import { testServer } from './fixtures/test-server.js';
+import { inSomeRun } from './fixtures/timing.js';
 import { diagnoses } from './fixtures/warnings.js';
 
 t.test('exact amount over 4 sessions x 10 streams, never more than 10 in flight on a session', async (t) => {
@@ -19,6 +20,30 @@ t.test('exact amount over 4 sessions x 10 streams, never more than 10 in flight 
   t.equal(server.stats.h2!.sessions, 4, 'one session per connection');
   t.equal(server.stats.h2!.maxStreamsInFlight, 10, 'each session carried its 10 streams at once, never more');
   t.same(diagnoses(result.warnings), []);
+});
+
+t.test('phases: one connect (and TLS handshake) per session, ttfb as the server delays the head', async (t) => {
+  for (const secure of [false, true]) {
+    const server = await testServer(t, { h2: secure ? { tls: { key: localhostKey, cert: localhostCert } } : true, delayMs: 20 });
+    await inSomeRun(t, 4, async (timing) => {
+      server.reset();
+      const result = await runLoad({ url: server.url, transport: 'h2', connections: 3, streams: 2, amount: 60, ...(secure ? { tls: { ca: localhostCert } } : {}) });
+      const { connect, tls, ttfb, receive } = result.phases;
+      t.equal(result.requests.completed, 60);
+      t.equal(connect.count, server.stats.h2!.sessions, `${secure ? 'h2' : 'h2c'}: one connect per session the server saw (${server.stats.h2!.sessions})`);
+      t.equal(tls.count, secure ? server.stats.h2!.sessions : 0, 'one TLS handshake per h2 session, none on h2c');
+      t.equal(ttfb.count, 60, 'one ttfb per response');
+      t.equal(receive.count, 60, 'one receive per response');
+      const applied = server.stats.appliedDelayMs;
+      timing.hostKept(applied < 25, `the host let the server keep its delay (${applied.toFixed(3)} ms)`);
+      // ttfb runs from the engine's send to the response's HEADERS, so it holds the server's delay
+      // and whatever node:http2 (and, on h2, TLS) took to put the stream on the wire in this thread,
+      // which the server shares: the bound below is the delay, above it the latency.
+      timing.ok(ttfb.p50 >= 20 && ttfb.p50 <= result.latency.p50, `ttfb p50 ${ttfb.p50} ms: at least the server's 20 ms, within the latency p50 ${result.latency.p50} ms`);
+      timing.ok(Math.abs(ttfb.mean + receive.mean - result.latency.mean) < 1, `ttfb ${ttfb.mean} + receive ${receive.mean} = latency ${result.latency.mean}`);
+      timing.ok(receive.p50 < 2, `receive p50 ${receive.p50} ms: the body follows the head at once`);
+    });
+  }
 });
 
 t.test("streams are capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS, and the cap is reported", async (t) => {

@@ -1,6 +1,8 @@
 import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http2';
 import net, { type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
+import { watchConnect } from './connect-timing.js';
 import { CONNECTION_CLOSED, errorCode } from './error-code.js';
 import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 import { flattenHeaders } from './transport.js';
@@ -55,6 +57,8 @@ interface H2Request {
 /** One HTTP/2 session (one TCP or TLS connection) and the state the transport keeps on it. */
 class Session {
   connected = false;
+  /** When the session was ready (performance.now() ms): a stream sent before waited until then. */
+  connectedAt = 0;
   /** The server's first SETTINGS arrived: it speaks HTTP/2. */
   settled = false;
   /** Takes no new streams: GOAWAY received, released, or one session per request. */
@@ -100,6 +104,10 @@ class H2Lane {
     const state = this;
     this.onResponse = function (headers) {
       if (state.stream !== this) return;
+      const { lane } = state;
+      lane.firstByteAt = performance.now();
+      // A stream opened before its session was ready went out when it was.
+      if (state.owner!.connectedAt > lane.writtenAt) lane.writtenAt = state.owner!.connectedAt;
       state.status = Number(headers[':status']);
       let bytes = FRAME_HEADER_BYTES;
       for (const name in headers) {
@@ -316,6 +324,7 @@ class H2Transport implements Transport<H2Request> {
 
   #open(slot: number): Session {
     const socket = this.#secure ? this.#connectTls() : net.connect({ host: this.#host, port: this.#port, noDelay: true });
+    watchConnect(socket, this.#secure, this.#config.phases);
     const session = http2.connect(this.#config.url.origin, { ...this.#sessionOptions, createConnection: () => socket });
     const owner = new Session(slot, socket, session);
     this.#sessions[slot] = owner;
@@ -339,6 +348,7 @@ class H2Transport implements Transport<H2Request> {
 
   #onConnect(owner: Session): void {
     owner.connected = true;
+    owner.connectedAt = performance.now();
     this.#connected++;
     // A TLS server without ALPN leaves the choice to us; it did not choose h2, so it is not one.
     if (this.#secure && owner.session.alpnProtocol !== 'h2') {
