@@ -162,9 +162,12 @@ t.test('slots that wait for a busy connection are not the generator\'s lateness'
   // connection for most of the run. That is the connections' limit (missed slots, corrected
   // latency), and the generator, idle, is not saturated by it.
   const server = await testServer(t, { delayMs: 50 });
-  const result = await runLoad({ url: server.url, rate: 200, duration: 1500, connections: 2 });
-  t.ok(result.requests.missed > 100, `${result.requests.missed} slots missed for want of a connection`);
-  t.ok(result.latency.p50 > 200, `corrected latency p50 ${result.latency.p50} ms counts the wait`);
-  t.ok(result.generator.sendLag!.p50 < 5, `send lag p50 ${result.generator.sendLag!.p50} ms: salvo wrote each slot as soon as a connection was free`);
-  t.notOk(result.warnings.some((w) => w.code === GENERATOR_SATURATED), 'not flagged as saturated');
+  // Whether the generator kept up is a timing claim: a stall of the host makes it late, rightly.
+  await inSomeRun(t, 3, async (timing) => {
+    const result = await runLoad({ url: server.url, rate: 200, duration: 1500, connections: 2 });
+    t.ok(result.requests.missed > 100, `${result.requests.missed} slots missed for want of a connection`);
+    t.ok(result.latency.p50 > 200, `corrected latency p50 ${result.latency.p50} ms counts the wait`);
+    timing.ok(result.generator.sendLag!.p50 < 5, `send lag p50 ${result.generator.sendLag!.p50} ms: salvo wrote each slot as soon as a connection was free`);
+    timing.ok(!result.warnings.some((w) => w.code === GENERATOR_SATURATED), 'not flagged as saturated');
+  });
 });

@@ -31,6 +31,9 @@ const PEER_CERTIFICATE_TAG = 0xa3;
 const SEQUENCE_TAG = 0x30;
 const TLS13_SESSION_START = Buffer.from([0x02, 0x01, 0x01, 0x02, 0x02, 0x03, 0x04]);
 
+/** How Node 22+ starts a serialized session: NUL, `nodejs:tls:session:1`, NUL. */
+const NODE_SESSION_MAGIC = Buffer.from('\0nodejs:tls:session:1\0', 'latin1');
+
 /** Reads a DER length at `offset`: [value, bytes it took], or undefined when malformed. */
 function readLength(der: Buffer, offset: number): [number, number] | undefined {
   const first = der[offset];
@@ -61,6 +64,20 @@ function encodeLength(length: number): Buffer {
  * in a load run reads.) Anything that does not parse as expected is returned unchanged.
  */
 export function withoutPeerCertificate(session: Buffer): Buffer {
+  // Node 22 and later wrap the DER in a header of their own: a magic string, then the server name
+  // the session belongs to (a 16-bit length and the name). The header is kept as it is.
+  if (session.subarray(0, NODE_SESSION_MAGIC.length).equals(NODE_SESSION_MAGIC)) {
+    const nameAt = NODE_SESSION_MAGIC.length + 2;
+    if (session.length < nameAt) return session;
+    const derAt = nameAt + session.readUInt16BE(NODE_SESSION_MAGIC.length);
+    const der = session.subarray(derAt);
+    const stripped = withoutPeerCertificateDer(der);
+    return stripped === der ? session : Buffer.concat([session.subarray(0, derAt), stripped]);
+  }
+  return withoutPeerCertificateDer(session);
+}
+
+function withoutPeerCertificateDer(session: Buffer): Buffer {
   if (session[0] !== SEQUENCE_TAG) return session;
   const outer = readLength(session, 1);
   if (outer === undefined || 1 + outer[1] + outer[0] !== session.length) return session;
