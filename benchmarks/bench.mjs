@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { listContenders, runContender } from './lib/contenders.mjs';
@@ -32,6 +32,7 @@ const USAGE = `usage: npm run bench -- [options]
   --only LIST          scenario ids or id prefixes, comma-separated (c100,rate,latency)
   --contenders LIST    contender names or prefixes, comma-separated (salvo,wrk)
   --target KIND        auto (nginx when installed) | nginx | test-server
+  --before DIST        also run 'salvo net before' from another build's dist/index.js (before/after)
   --write-readme       rewrite README.md (full runs always do)
   --no-readme          never rewrite README.md
   -h, --help`;
@@ -46,6 +47,7 @@ function parseOptions() {
       only: { type: 'string' },
       contenders: { type: 'string' },
       target: { type: 'string', default: 'auto' },
+      before: { type: 'string' },
       'write-readme': { type: 'boolean', default: false },
       'no-readme': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -66,7 +68,7 @@ function parseOptions() {
     throw new RangeError(`--target must be auto, nginx or test-server, got ${values.target}`);
   }
   const list = (text) => (text ? text.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean) : undefined);
-  const customised = ['rounds', 'duration', 'warmup', 'only', 'contenders'].some((key) => values[key] !== undefined);
+  const customised = ['rounds', 'duration', 'warmup', 'only', 'contenders', 'before'].some((key) => values[key] !== undefined);
   return {
     quick: values.quick,
     rounds: wholeSeconds('rounds', values.rounds, mode.rounds, 1),
@@ -76,6 +78,7 @@ function parseOptions() {
     only: list(values.only),
     contenders: list(values.contenders),
     target: values.target,
+    before: values.before === undefined ? undefined : resolve(values.before),
     // Only an unfiltered full run is the README's "latest full table".
     writeReadme: !values['no-readme'] && (values['write-readme'] || (!values.quick && !customised)),
   };
@@ -204,7 +207,7 @@ async function main() {
     : 'none (needs taskset and 2+ cores)';
   const matches = (list, name) => !list || list.some((prefix) => name.toLowerCase().startsWith(prefix));
 
-  const all = listContenders();
+  const all = listContenders({ beforeDist: options.before });
   const unavailable = all.filter((c) => c.missing).map((c) => ({ name: c.name, reason: c.missing }));
   const contenders = all.filter((c) => !c.missing && matches(options.contenders, c.name));
   const scenarios = buildScenarios(options).filter((s) => matches(options.only, s.id));

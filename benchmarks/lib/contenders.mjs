@@ -28,7 +28,7 @@ function resolvable(name) {
  * Every contender with `missing` set to why it cannot run here (or undefined), `supports(spec)`
  * returning true or the reason it sits out a scenario, and the resolution of the latencies it reports.
  */
-export function listContenders() {
+export function listContenders({ beforeDist } = {}) {
   const salvoMissing = existsSync(SALVO_DIST) ? undefined : 'dist/index.js not built (npm run build at the repo root)';
   const wrk = findExecutable('wrk');
   const wrkIsWrk2 = wrk ? isWrk2(wrk) : false;
@@ -43,6 +43,16 @@ export function listContenders() {
       supports: (spec) => (transport === 'http' && spec.pipelining > 1 ? 'node:http does not pipeline' : true),
       argv: nodeRunner('salvo.mjs', { transport }),
     })),
+    // Another build of salvo (`--before`), for before/after comparisons in the same rounds.
+    ...(beforeDist === undefined
+      ? []
+      : [{
+          name: 'salvo net before',
+          missing: existsSync(beforeDist) ? undefined : `${beforeDist} not found`,
+          resolution: '1 µs',
+          supports: () => true,
+          argv: nodeRunner('salvo.mjs', { transport: 'net', dist: beforeDist }),
+        }]),
     {
       name: 'autocannon',
       missing: resolvable('autocannon') ? undefined : 'npm install in benchmarks/',
