@@ -1,20 +1,23 @@
 import { availableParallelism } from 'node:os';
 import { SalvoOptionError, SalvoRangeError } from './errors.js';
+import { parseDuration, positiveInteger, show } from './option-values.js';
 import { importExport, moduleUrl } from './workers/modules.js';
 import { usableWorkers } from './workers/shard.js';
 import { compileExpect } from './stats/checks.js';
 import { parseThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
 import type { Plan, PlanHooks, PlannedRequest, PlannedStage } from './plan.js';
+import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
 import type { ResolvedRequest } from './transports/transport.js';
 import type {
-  Duration,
   LoadOptions,
   RequestBody,
   RequestSpec,
   Stage,
   TransportName,
 } from './types.js';
+
+export { parseDuration, positiveInteger };
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -23,59 +26,11 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 export const KNOWN_OPTIONS = [
   'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
-  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'streams', 'segment', 'startAt',
+  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'streams', 'segment', 'startAt', 'websocket',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
-const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'bigint') return `${value}n`;
-  try {
-    return JSON.stringify(value) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}
-
-/** `value` as a positive integer, or a SalvoOptionError / SalvoRangeError naming `name`. */
-export function positiveInteger(name: string, value: unknown): number {
-  if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new SalvoOptionError(`${name} must be a positive integer; got ${show(value)}`);
-  }
-  if (!Number.isInteger(value) || value <= 0 || !Number.isFinite(value)) {
-    throw new SalvoRangeError(`${name} must be a positive integer; got ${show(value)}`);
-  }
-  return value;
-}
-
-/** Parses `'500ms'`, `'10s'`, `'1.5m'`, `'1h'` or a number of milliseconds. */
-export function parseDuration(name: string, value: Duration, { allowZero = false } = {}): number {
-  let ms: number;
-  if (typeof value === 'number') {
-    ms = value;
-  } else if (typeof value === 'string') {
-    const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(value);
-    if (!match) {
-      throw new SalvoOptionError(
-        `${name} must be milliseconds or a string like '500ms', '10s', '1m'; got ${show(value)}`,
-      );
-    }
-    ms = Number(match[1]) * UNITS_MS[match[2]!]!;
-  } else {
-    throw new SalvoOptionError(`${name} must be milliseconds or a string like '10s'; got ${show(value)}`);
-  }
-  if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !allowZero)) {
-    throw new SalvoRangeError(`${name} must be ${allowZero ? 'zero or more' : 'more than zero'}; got ${show(value)}`);
-  }
-  if (!Number.isInteger(ms)) {
-    throw new SalvoRangeError(`${name} must be a whole number of milliseconds; got ${show(value)}`);
-  }
-  return ms;
-}
 
 function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -108,7 +63,7 @@ export function rejectUnknownKeys(options: object, knownKeys: readonly string[] 
 
 function parseUrl(value: unknown): URL {
   if (typeof value !== 'string' || value === '') {
-    throw new SalvoOptionError(`url is required and must be an http: or https: URL string; got ${show(value)}`);
+    throw new SalvoOptionError(`url is required and must be an http:, https:, ws: or wss: URL string; got ${show(value)}`);
   }
   let url: URL;
   try {
@@ -116,8 +71,8 @@ function parseUrl(value: unknown): URL {
   } catch {
     throw new SalvoOptionError(`url must be an absolute http: or https: URL; got ${show(value)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SalvoOptionError(`url must use http: or https:; got ${show(value)}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:' && !isWebSocketUrl(url)) {
+    throw new SalvoOptionError(`url must use http:, https:, ws: or wss:; got ${show(value)}`);
   }
   return url;
 }
@@ -273,6 +228,8 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   }
   rejectUnknownKeys(options);
   const url = parseUrl(options.url);
+  const webSocket = isWebSocketUrl(url);
+  rejectMismatchedOptions(options, webSocket);
 
   const transport = options.transport ?? 'net';
   if (!TRANSPORTS.includes(transport)) {
@@ -288,6 +245,9 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   const stagedMs = stages?.reduce((sum, stage) => sum + stage.durationMs, 0);
   if (options.duration !== undefined && stages !== undefined) {
     throw new SalvoOptionError('duration cannot be combined with stages: the stages set the run length');
+  }
+  if (webSocket && stages?.[0]?.rate !== undefined) {
+    throw new SalvoOptionError('stages of a WebSocket run ramp connections ({ duration, connections }); for a message rate use websocket.rate');
   }
   if (rate !== undefined && stages?.[0]?.connections !== undefined) {
     throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`);
@@ -327,9 +287,10 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   const connections = options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
   if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule);
+  const webSocketPlan = webSocket ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
   const plan: Plan = {
     url: url.href,
-    transport,
+    transport: webSocket ? 'websocket' : transport,
     connections,
     durationMs,
     amount,
@@ -338,7 +299,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     pipelining,
     workers,
     keepAlive: options.keepAlive ?? true,
-    requests: planRequests(options, url),
+    requests: webSocket ? [] : planRequests(options, url),
     requestsModule,
     timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration('timeout', options.timeout),
     warmupMs,
@@ -348,10 +309,16 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     tlsSessionReuse: options.tlsSessionReuse ?? true,
     segment: parseSegment(options.segment, { connections, amount, rate }),
     startAtMs: parseStartAt(options.startAt),
+    websocket: webSocketPlan?.planned,
   };
   return {
     plan,
-    hooks: { requests: options.requests as RequestSpec[] | undefined, signal: options.signal, onProgress: options.onProgress },
+    hooks: {
+      requests: options.requests as RequestSpec[] | undefined,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      ...(webSocketPlan !== undefined ? { websocket: webSocketPlan.hooks } : {}),
+    },
   };
 }
 

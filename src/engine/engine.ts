@@ -10,6 +10,7 @@ import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js
 import { PhaseRecorder } from '../stats/phases.js';
 import { GeneratorMonitor } from '../stats/generator.js';
 import { Pacer } from './pacer.js';
+import { connectionTarget } from './ramp.js';
 import { RateSchedule } from './schedule.js';
 import { addWarning, type Warning } from '../stats/warnings.js';
 
@@ -390,19 +391,7 @@ export class Engine implements TransportSink {
   #rampConnections(now: number): void {
     const stages = this.#plan.stages;
     if (!stages || stages[0]!.connections === undefined || now < this.#measureAt) return;
-    let elapsed = now - this.#measureAt;
-    let from = this.#plan.connections;
-    let target = from;
-    for (const stage of stages) {
-      const to = stage.connections!;
-      if (elapsed < stage.durationMs) {
-        target = Math.round(from + ((to - from) * elapsed) / stage.durationMs);
-        break;
-      }
-      elapsed -= stage.durationMs;
-      from = to;
-      target = to;
-    }
+    const target = connectionTarget(stages, this.#plan.connections, now - this.#measureAt);
     if (target === this.#activeConnections) return;
     const grew = target > this.#activeConnections;
     this.#activeConnections = target;
@@ -447,5 +436,6 @@ export class Engine implements TransportSink {
 
 /** Runs one thread's share of a load test. */
 export async function runEngine(plan: Plan, hooks?: EngineHooks): Promise<ShardStats> {
+  if (plan.transport === 'websocket') throw new Error('a WebSocket plan runs on runWebSocket, not the HTTP engine');
   return new Engine(plan, await loadTransport(plan.transport), hooks).run();
 }
