@@ -123,10 +123,15 @@ export async function createWsTestServer(options: WsServerOptions) {
         const wait = Math.max(delayMs, stallUntil - performance.now());
         if (wait <= 0) return send(ws, data, isBinary);
         const arrivedAt = performance.now();
-        setTimeout(() => {
+        // libuv timers run on a clock cached at the loop's start and can fire a fraction of a ms
+        // early: wait out the rest, so no echo ever comes before its delay.
+        const answer = () => {
+          const left = arrivedAt + wait - performance.now();
+          if (left > 0) return void setTimeout(answer, Math.ceil(left));
           stats.appliedDelayMs += (performance.now() - arrivedAt - stats.appliedDelayMs) / ++delayed;
           send(ws, data, isBinary);
-        }, wait);
+        };
+        setTimeout(answer, wait);
       });
       ws.on('error', () => {});
       ws.on('close', () => {
