@@ -20,7 +20,7 @@ const bad: Array<[string, LoadOptions, RegExp, typeof SalvoOptionError | typeof 
   ['rate stages', { url, stages: [{ duration: 100, rate: 5 }] }, /stages of a WebSocket run ramp connections/, SalvoOptionError],
   ['websocket on an http url', { url: 'http://127.0.0.1:9/', websocket: { message: 'x' } }, /websocket needs a ws: or wss: url/, SalvoOptionError],
   ['a message function with workers', { url, connections: 2, workers: 2, websocket: { message: () => 'x' } }, /websocket\.message is a function, which cannot be sent to worker threads/, SalvoOptionError],
-  ['a timestamp function with workers', { url, connections: 2, workers: 2, websocket: { timestamp: () => 0 } }, /websocket\.timestamp is a function .* \{ field: 'name' \}/, SalvoOptionError],
+  ['a timestamp function with workers', { url, connections: 2, workers: 2, websocket: { timestamp: () => 0 } }, /websocket\.timestamp is a function, .* \{ field: 'name' \}/, SalvoOptionError],
 ];
 
 for (const [name, options, message, type] of bad) {
