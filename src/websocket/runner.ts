@@ -1,20 +1,16 @@
 import { performance } from 'node:perf_hooks';
 import type { EngineHooks } from '../engine/engine.js';
 import { connectionTarget } from '../engine/ramp.js';
+import { measuredSpan, startMeasuring, type Measuring } from '../engine/measuring.js';
 import type { Plan } from '../plan.js';
-import { GeneratorMonitor } from '../stats/generator.js';
 import { PhaseRecorder } from '../stats/phases.js';
-import { Recorder, type ShardStats } from '../stats/recorder.js';
+import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
-import { addWarning } from '../stats/warnings.js';
 import { frameBytes, socketSettings, WsConnection, type ConnectionEvents, type SocketSettings } from './connection.js';
 import { StageMeter } from './stages.js';
+import { ClockSkew, timestampReader, type TimestampReader } from './timestamps.js';
 import type { PlannedWebSocket, WebSocketHooks } from './types.js';
 
-/** The `result.warnings` code for latencies that came out clearly negative: the clocks disagree. */
-export const CLOCK_SKEW = 'CLOCK_SKEW';
-/** A latency below this (ms) is more than the timestamps' own rounding: the server's clock is ahead. */
-const SKEW_MS = -1;
 /** Reconnect after a failure: first after this, then doubling up to the cap, so a dead port cannot spin. */
 const BACKOFF_FIRST_MS = 5;
 const BACKOFF_MAX_MS = 1000;
@@ -25,23 +21,6 @@ const NORMAL_CLOSURE = 1000;
 
 export interface WebSocketRunHooks extends EngineHooks {
   websocket?: WebSocketHooks | undefined;
-}
-
-type TimestampReader = (data: Buffer, isBinary: boolean) => number | undefined;
-
-function timestampReader(planned: PlannedWebSocket, hooks: WebSocketHooks | undefined): TimestampReader | undefined {
-  const read = hooks?.timestamp;
-  if (read !== undefined) return (data, isBinary) => read(isBinary ? data : data.toString());
-  const field = planned.timestampField;
-  if (field === undefined) return undefined;
-  return (data) => {
-    try {
-      const value: unknown = JSON.parse(data.toString())?.[field];
-      return typeof value === 'number' ? value : undefined;
-    } catch {
-      return undefined;
-    }
-  };
 }
 
 /**
@@ -68,10 +47,12 @@ export class WebSocketRunner implements ConnectionEvents {
   readonly #sends: boolean;
   readonly #intervalMs: number | undefined;
   readonly #timestampOf: TimestampReader | undefined;
+  /** performance.timeOrigin, read once: it is a getter into the runtime. */
+  readonly #timeOrigin = performance.timeOrigin;
   readonly #abortOnFail: ((partial: PartialLoadResult) => boolean) | undefined;
   #nextAbortCheckAt = Infinity;
   #recorder!: Recorder;
-  #monitor!: GeneratorMonitor;
+  #measuring!: Measuring;
   #stages: StageMeter | undefined;
   #begun = false;
   #stopped = false;
@@ -81,14 +62,11 @@ export class WebSocketRunner implements ConnectionEvents {
   #open = 0;
   #outstanding = 0;
   #measuredSent = 0;
-  #skewed = 0;
-  #mostNegativeMs = 0;
+  readonly #clockSkew = new ClockSkew();
   /** First connections not yet opened or failed once. */
   #unsettled: number;
   #settled!: () => void;
   #tickTimer: NodeJS.Timeout | undefined;
-  #endTimer: NodeJS.Timeout | undefined;
-  #warmupTimer: NodeJS.Timeout | undefined;
   #allClosed: (() => void) | undefined;
   /** After the end: sockets whose close has not come yet. */
   #closingSockets = 0;
@@ -140,37 +118,27 @@ export class WebSocketRunner implements ConnectionEvents {
     const now = performance.now();
     this.#begin(now);
     this.#tickTimer = setInterval(() => this.#tick(), TICK_MS);
-    if (this.#endAt !== Infinity) this.#endTimer = setTimeout(this.#onEndTimer, this.#endAt - now);
     for (const connection of this.#connections) if (connection.open) this.#startSending(connection, now);
     return done;
   }
 
   #begin(now: number): void {
     this.#begun = true;
-    this.#measureAt = now + this.#plan.warmupMs;
-    if (this.#plan.durationMs !== undefined) this.#endAt = this.#measureAt + this.#plan.durationMs;
-    if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
-    const monitor = (this.#monitor = new GeneratorMonitor(false));
-    if (this.#plan.warmupMs > 0) this.#warmupTimer = setTimeout(() => monitor.restart(), this.#plan.warmupMs);
     const openConnections = () => this.#open;
-    this.#recorder = new Recorder(
-      this.#measureAt,
-      { connections: openConnections, targetRate: () => undefined, generator: () => monitor.closeSecond() },
-      this.#hooks.onSecond &&
-        ((summary) =>
-          this.#hooks.onSecond!(summary, { sent: this.#recorder.sent, completed: this.#recorder.completed, errors: this.#recorder.errors })),
-    );
+    const measuring = (this.#measuring = startMeasuring(this.#plan, now, {
+      openLoop: false,
+      gauges: { connections: openConnections, targetRate: () => undefined },
+      onSecond: this.#hooks.onSecond,
+      onEnd: () => this.stop(false),
+    }));
+    this.#measureAt = measuring.measureAt;
+    this.#endAt = measuring.endAt;
+    this.#recorder = measuring.recorder;
+    if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
     const stages = this.#plan.stages;
     if (stages?.[0]?.connections !== undefined) this.#stages = new StageMeter(stages, this.#measureAt, openConnections);
     for (const code of this.#earlyErrors) this.#recorder.recordError(code, this.#measureAt);
   }
-
-  /** libuv's clock is coarser than performance.now(): a timer can fire a fraction of a ms early. */
-  #onEndTimer = (): void => {
-    const left = this.#endAt - performance.now();
-    if (left <= 0) this.stop(false);
-    else this.#endTimer = setTimeout(this.#onEndTimer, Math.max(1, Math.ceil(left)));
-  };
 
   /** Counted: not during the warm-up (what happens while the first connections open is). */
   #counts(now: number): boolean {
@@ -200,6 +168,10 @@ export class WebSocketRunner implements ConnectionEvents {
     connection.timer = undefined;
     if (this.#stopped || !connection.open) return;
     const now = performance.now();
+    if (now >= this.#endAt) {
+      this.stop(false);
+      return;
+    }
     this.#send(connection, now);
     connection.nextSendAt += this.#intervalMs!;
     // Held up for more than an interval (a stalled host): carry on from now rather than burst.
@@ -250,6 +222,10 @@ export class WebSocketRunner implements ConnectionEvents {
   message(connection: WsConnection, data: Buffer, isBinary: boolean): void {
     if (this.#stopped) return;
     const now = performance.now();
+    if (now >= this.#endAt) {
+      this.stop(false);
+      return;
+    }
     let latencyMs = -1;
     let stamped = false;
     if (this.#timestampOf !== undefined) {
@@ -261,14 +237,7 @@ export class WebSocketRunner implements ConnectionEvents {
       }
       if (typeof sentAtMs === 'number' && Number.isFinite(sentAtMs)) {
         stamped = true;
-        latencyMs = performance.timeOrigin + now - sentAtMs;
-        if (latencyMs < 0) {
-          if (latencyMs < SKEW_MS && now >= this.#measureAt) {
-            this.#skewed++;
-            this.#mostNegativeMs = Math.min(this.#mostNegativeMs, latencyMs);
-          }
-          latencyMs = 0;
-        }
+        latencyMs = this.#clockSkew.clamp(this.#timeOrigin + now - sentAtMs, now >= this.#measureAt);
       }
     }
     if (!stamped && connection.pending > 0) {
@@ -278,10 +247,6 @@ export class WebSocketRunner implements ConnectionEvents {
       if (this.#intervalMs === undefined) this.#send(connection, now);
     }
     if (!this.#begun || now < this.#measureAt) return;
-    if (now >= this.#endAt) {
-      this.stop(false);
-      return;
-    }
     this.#recorder.recordMessage(frameBytes(data.length, false), latencyMs, now);
     this.#stages?.recordReceived(now, latencyMs < 0 ? -1 : Math.round(latencyMs * 1000));
     if (this.#outstanding === 0 && this.#amountReached()) this.stop(false);
@@ -394,27 +359,17 @@ export class WebSocketRunner implements ConnectionEvents {
     this.#stopped = true;
     const now = performance.now();
     if (!this.#begun) this.#begin(now);
+    this.#measuring.cancelTimers();
     clearInterval(this.#tickTimer);
-    clearTimeout(this.#endTimer);
-    clearTimeout(this.#warmupTimer);
     this.#hooks.signal?.removeEventListener('abort', this.#onAbort);
-    const endAt = Math.max(this.#measureAt, Math.min(now, this.#endAt));
-    const durationMs = endAt === this.#endAt ? this.#plan.durationMs! : endAt - this.#measureAt;
+    const { endAt, durationMs } = measuredSpan(this.#plan, this.#measuring, now);
     const stages = this.#stages?.finish(endAt);
     const stats = this.#recorder.finish(endAt, durationMs, aborted, undefined);
     stats.statusCodes = this.#statusCodes;
     stats.phases = this.#phases.encode();
-    stats.generator = this.#monitor.finish(stats.warnings);
+    stats.generator = this.#measuring.monitor.finish(stats.warnings);
     stats.websocket = { closeCodes: this.#closeCodes, stages };
-    if (this.#skewed > 0) {
-      addWarning(
-        stats.warnings,
-        CLOCK_SKEW,
-        `${this.#skewed} messages arrived up to ${(-this.#mostNegativeMs).toFixed(1)} ms before the time they carry: the server's clock ` +
-          'is ahead of this machine\'s, so the latencies from timestamps are off by about as much (those were counted as 0). ' +
-          'Synchronise the clocks (NTP, chrony), or run salvo on the same machine as the server.',
-      );
-    }
+    this.#clockSkew.warn(stats.warnings);
     this.#closeAll(() => this.#resolve(stats));
   }
 
