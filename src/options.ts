@@ -63,7 +63,7 @@ export function rejectUnknownKeys(options: object, knownKeys: readonly string[] 
 
 function parseUrl(value: unknown): URL {
   if (typeof value !== 'string' || value === '') {
-    throw new SalvoOptionError(`url is required and must be an http:, https:, ws: or wss: URL string; got ${show(value)}`);
+    throw new SalvoOptionError(`url is required and must be an http: or https: URL string (ws: or wss: for a WebSocket run); got ${show(value)}`);
   }
   let url: URL;
   try {
@@ -72,7 +72,7 @@ function parseUrl(value: unknown): URL {
     throw new SalvoOptionError(`url must be an absolute http: or https: URL; got ${show(value)}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:' && !isWebSocketUrl(url)) {
-    throw new SalvoOptionError(`url must use http:, https:, ws: or wss:; got ${show(value)}`);
+    throw new SalvoOptionError(`url must use http: or https: (ws: or wss: for a WebSocket run); got ${show(value)}`);
   }
   return url;
 }

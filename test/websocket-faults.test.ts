@@ -1,12 +1,14 @@
 // WebSocket network trouble is counted, never thrown, and the run still ends on time: servers that
 // close connections, send garbage frames, stop answering, never finish the handshake, or are not there.
 import t, { type Test } from 'tap';
+import https from 'node:https';
 import net from 'node:net';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer } from 'ws';
 import { runLoad } from '../src/index.js';
 import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { localhostCert, localhostKey, refusedPort } from './fixtures/raw-http-server.js';
 
 /** Grace after the duration: closing handshakes (1 s at most) and the stop itself. */
 const ON_TIME_MS = 1500;
@@ -96,12 +98,7 @@ t.test('a rejected upgrade and a refused port are counted', async (t) => {
   const rejected = await runLoad({ url: http.url.replace('http:', 'ws:'), connections: 2, duration: 300, websocket: { message: 'x' } });
   t.ok((rejected.errors.byCode.HANDSHAKE_REJECTED ?? 0) >= 2, `rejections counted: ${JSON.stringify(rejected.errors.byCode)}`);
   t.ok((rejected.statusCodes['403'] ?? 0) >= 2, 'with their status');
-  const port = await new Promise<number>((resolve) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
+  const port = await refusedPort();
   const { result, elapsedMs } = await timed(() => runLoad({ url: `ws://127.0.0.1:${port}/`, connections: 2, duration: 300, websocket: { message: 'x' } }));
   t.ok((result.errors.byCode.ECONNREFUSED ?? 0) >= 2, `refusals counted: ${JSON.stringify(result.errors.byCode)}`);
   t.ok(elapsedMs < 300 + ON_TIME_MS, `ended on time (${Math.round(elapsedMs)} ms)`);
@@ -115,4 +112,30 @@ t.test('abort ends a WebSocket run promptly with what it measured', async (t) =>
   t.ok(result.aborted);
   t.ok(elapsedMs < 300 + ON_TIME_MS, `ended at the abort (${Math.round(elapsedMs)} ms)`);
   t.ok(result.messages!.received > 0);
+});
+
+t.test('wss: certificates are verified, TLS and the handshake are timed, headers reach the upgrade', async (t) => {
+  const server = https.createServer({ key: localhostKey, cert: localhostCert });
+  const wss = new WebSocketServer({ server });
+  const upgradeHeaders: string[] = [];
+  wss.on('connection', (ws, request) => {
+    upgradeHeaders.push(String(request.headers['x-load']));
+    ws.on('message', (data) => ws.send(data));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    wss.close();
+    server.closeAllConnections();
+    server.close();
+  });
+  const url = `wss://localhost:${(server.address() as net.AddressInfo).port}/`;
+  const refused = await runLoad({ url, connections: 1, duration: 300, websocket: { message: 'x' } });
+  t.equal(refused.messages!.received, 0, 'self-signed certificate rejected');
+  t.ok(Object.keys(refused.errors.byCode).some((code) => /SELF_SIGNED|CERT/.test(code)), `certificate error code: ${JSON.stringify(refused.errors.byCode)}`);
+  const trusted = await runLoad({ url, connections: 2, amount: 40, tls: { ca: localhostCert }, headers: { 'x-load': 'salvo' }, websocket: { message: 'x' } });
+  t.equal(trusted.messages!.received, 40, 'works with the CA given');
+  t.equal(trusted.phases.tls.count, 2, 'one TLS handshake per connection');
+  t.ok(trusted.phases.tls.p50 > 0 && trusted.phases.handshake!.p50 > 0, 'TLS and the opening handshake timed apart');
+  t.same(upgradeHeaders, ['salvo', 'salvo'], 'headers on the upgrade request');
 });

@@ -31,5 +31,5 @@ for (const [name, options, message, type] of bad) {
 }
 
 t.test('a gopher: url still names the schemes that work', async (t) => {
-  await t.rejects(runLoad({ url: 'gopher://x/' }), /url must use http:, https:, ws: or wss:/);
+  await t.rejects(runLoad({ url: 'gopher://x/' }), /url must use http: or https: \(ws: or wss: for a WebSocket run\)/);
 });

@@ -13,7 +13,11 @@ const clients = Number(clientsText);
 const durationMs = Number(secondsText) * 1000;
 const ECHO_MESSAGE = 'x'.repeat(32);
 let peakRss = 0;
-const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss));
+let peakMemory;
+const sampleRss = () => {
+  const memory = process.memoryUsage();
+  if (memory.rss > peakRss) [peakRss, peakMemory] = [memory.rss, memory];
+};
 
 async function salvo() {
   // Sampled by a timer, as the bare loop does: an onProgress callback would add salvo's per-second
@@ -23,7 +27,7 @@ async function salvo() {
     url,
     connections: clients,
     duration: durationMs,
-    timeout: 60_000,
+    timeout: 10_000,
     websocket: mode === 'broadcast' ? { timestamp: { field: 'ts' } } : { message: ECHO_MESSAGE },
   });
   clearInterval(sampler);
@@ -33,6 +37,7 @@ async function salvo() {
     perSecond: result.messages.perSecond,
     p50: result.latency.p50,
     errors: result.errors.total,
+    errorsByCode: result.errors.byCode,
   };
 }
 
@@ -42,15 +47,25 @@ async function bare() {
   let measuring = false;
   let received = 0;
   let latencySum = 0;
+  let failures = 0;
   await new Promise((resolve) => {
     let open = 0;
-    for (let index = 0; index < clients; index++) {
-      const socket = new WebSocket(url, { perMessageDeflate: false });
+    const replace = (index) => {
+      // A handshake the busy server never finishes is given up after 10 s and tried again (salvo: `timeout`).
+      const socket = new WebSocket(url, { perMessageDeflate: false, handshakeTimeout: 10_000 });
       let sentAt = 0;
+      let opened = false;
       socket.on('open', () => {
+        opened = true;
         if (++open === clients) resolve();
       });
       socket.on('error', () => {});
+      // A connect the server dropped (a full accept queue) is tried again, as salvo does.
+      socket.on('close', () => {
+        if (opened) return;
+        failures++;
+        setTimeout(() => replace(index), 50);
+      });
       socket.on('message', (data) => {
         const now = performance.now();
         if (mode === 'broadcast') {
@@ -72,8 +87,9 @@ async function bare() {
         sentAt = performance.now();
         socket.send(ECHO_MESSAGE);
       };
-      sockets.push(socket);
-    }
+      sockets[index] = socket;
+    };
+    for (let index = 0; index < clients; index++) replace(index);
   });
   measuring = true;
   const startCpu = process.cpuUsage();
@@ -86,9 +102,11 @@ async function bare() {
   const cpu = process.cpuUsage(startCpu);
   const seconds = (performance.now() - startedAt) / 1000;
   for (const socket of sockets) socket.terminate();
-  return { cpuPercent: (cpu.user + cpu.system) / 1e4 / seconds, received, perSecond: received / seconds, meanLatency: latencySum / received, errors: 0 };
+  return { cpuPercent: (cpu.user + cpu.system) / 1e4 / seconds, received, perSecond: received / seconds, meanLatency: latencySum / received, errors: failures };
 }
 
 const measured = contender === 'salvo' ? await salvo() : await bare();
-console.log(JSON.stringify({ contender, mode, clients, ...measured, peakRssMB: peakRss / 2 ** 20 }));
+const mb = (bytes) => Math.round(bytes / 2 ** 20);
+const memory = peakMemory && { heapUsedMB: mb(peakMemory.heapUsed), heapTotalMB: mb(peakMemory.heapTotal), externalMB: mb(peakMemory.external) };
+console.log(JSON.stringify({ contender, mode, clients, ...measured, peakRssMB: peakRss / 2 ** 20, ...memory }));
 process.exit(0);

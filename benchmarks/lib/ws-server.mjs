@@ -5,7 +5,7 @@ import { createTestServer } from '../../dist/testing.js';
 
 const mode = process.argv[2];
 const server = await createTestServer(
-  mode === 'broadcast' ? { websocket: { echo: false, broadcastIntervalMs: 100, broadcastBytes: 64 } } : { websocket: true },
+  mode === 'broadcast' ? { websocket: { echo: false, broadcastIntervalMs: Number(process.argv[3] ?? 100), broadcastBytes: 64 } } : { websocket: true },
 );
 const startCpu = process.cpuUsage();
 const startedAt = performance.now();

@@ -154,7 +154,8 @@ export async function createWsTestServer(options: WsServerOptions) {
   }
 
   const host = options.host ?? '127.0.0.1';
-  server.listen(options.port ?? 0, host);
+  // Thousands of clients connect at once in a ramp or a benchmark: a deeper accept queue than 511.
+  server.listen({ port: options.port ?? 0, host, backlog: 4096 });
   await once(server, 'listening');
   const address = server.address() as AddressInfo;
   return {

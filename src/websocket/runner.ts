@@ -237,7 +237,7 @@ export class WebSocketRunner implements ConnectionEvents {
       }
       if (typeof sentAtMs === 'number' && Number.isFinite(sentAtMs)) {
         stamped = true;
-        latencyMs = this.#clockSkew.clamp(this.#timeOrigin + now - sentAtMs, now >= this.#measureAt);
+        latencyMs = this.#clockSkew.clamp(this.#timeOrigin + now - sentAtMs, this.#begun && now >= this.#measureAt);
       }
     }
     if (!stamped && connection.pending > 0) {
