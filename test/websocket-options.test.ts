@@ -2,6 +2,7 @@
 import t from 'tap';
 import { runLoad, SalvoOptionError, SalvoRangeError } from '../src/index.js';
 import type { LoadOptions } from '../src/index.js';
+import { parseRunFlags } from '../src/cli/run-flags.js';
 
 const url = 'ws://127.0.0.1:9/';
 
@@ -32,4 +33,13 @@ for (const [name, options, message, type] of bad) {
 
 t.test('a gopher: url still names the schemes that work', async (t) => {
   await t.rejects(runLoad({ url: 'gopher://x/' }), /url must use http: or https: \(ws: or wss: for a WebSocket run\)/);
+});
+
+t.test('the salvo command: --ws-message, --ws-rate and --ws-timestamp make the websocket option', async (t) => {
+  t.same(parseRunFlags([url, '--ws-message', 'ping', '--ws-rate', '5', '--ws-timestamp', 'ts']).options.websocket, {
+    message: 'ping',
+    rate: 5,
+    timestamp: { field: 'ts' },
+  });
+  t.equal(parseRunFlags([url]).options.websocket, undefined, 'none without the flags');
 });

@@ -2,7 +2,7 @@
 // against the server's applied delay, broadcast latency against its timestamps, stages, workers.
 import t, { type Test } from 'tap';
 import { performance } from 'node:perf_hooks';
-import { mergeResults, runLoad } from '../src/index.js';
+import { formatResult, mergeResults, runLoad } from '../src/index.js';
 import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
 import { inSomeRun } from './fixtures/timing.js';
 
@@ -32,6 +32,10 @@ t.test('echo: a fixed number of messages is exact at the server and the client',
   const total = result.timeline.reduce((sum, s) => sum + s.completed, 0);
   t.equal(total, 1003, 'the timeline adds up');
   t.same(JSON.parse(JSON.stringify(result)), result, 'the result is plain JSON');
+  const summary = formatResult(result);
+  t.match(summary, /Messages +1,003 sent, 1,003 received/, 'formatResult prints the messages');
+  t.match(summary, /Handshakes +101: 7/);
+  t.match(summary, /handshake +7 /, 'and the handshake phase');
 });
 
 t.test('echo latency is within 1 ms of the server delay', (t) =>
