@@ -28,7 +28,9 @@ export type {
   Phases,
   MergeInfo,
   MergePlan,
+  MessageStats,
   ProgressEvent,
+  ResultTransport,
   RequestBody,
   RequestContext,
   RequestSpec,
@@ -39,6 +41,10 @@ export type {
   TimelineEntry,
   TransportName,
   Warning,
+  WebSocketMessage,
+  WebSocketOptions,
+  WebSocketStageStats,
+  WebSocketStats,
 } from './types.js';
 export { compareResults } from './compare/compare-results.js';
 export { runComparison } from './compare/run-comparison.js';

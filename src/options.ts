@@ -6,7 +6,8 @@ import { compileExpect } from './stats/checks.js';
 import { parseThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
 import type { Plan, PlanHooks, PlannedStage } from './plan.js';
-import { planRequests } from './request-spec.js';
+import { parseHeaders, planRequests } from './request-spec.js';
+import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
 import type { LoadOptions, RequestSpec, Stage, TransportName } from './types.js';
 import { parseDuration, positiveInteger, rejectUnknownKeys, show } from './validate.js';
 
@@ -17,14 +18,14 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 export const KNOWN_OPTIONS = [
   'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
-  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'streams', 'segment', 'startAt',
+  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'streams', 'segment', 'startAt', 'websocket',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
 
 function parseUrl(value: unknown): URL {
   if (typeof value !== 'string' || value === '') {
-    throw new SalvoOptionError(`url is required and must be an http: or https: URL string; got ${show(value)}`);
+    throw new SalvoOptionError(`url is required and must be an http: or https: URL string (ws: or wss: for a WebSocket run); got ${show(value)}`);
   }
   let url: URL;
   try {
@@ -32,8 +33,8 @@ function parseUrl(value: unknown): URL {
   } catch {
     throw new SalvoOptionError(`url must be an absolute http: or https: URL; got ${show(value)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new SalvoOptionError(`url must use http: or https:; got ${show(value)}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:' && !isWebSocketUrl(url)) {
+    throw new SalvoOptionError(`url must use http: or https: (ws: or wss: for a WebSocket run); got ${show(value)}`);
   }
   return url;
 }
@@ -99,6 +100,8 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   }
   rejectUnknownKeys(options, KNOWN_OPTIONS);
   const url = parseUrl(options.url);
+  const webSocket = isWebSocketUrl(url);
+  rejectMismatchedOptions(options, webSocket);
 
   const transport = options.transport ?? 'net';
   if (!TRANSPORTS.includes(transport)) {
@@ -114,6 +117,9 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   const stagedMs = stages?.reduce((sum, stage) => sum + stage.durationMs, 0);
   if (options.duration !== undefined && stages !== undefined) {
     throw new SalvoOptionError('duration cannot be combined with stages: the stages set the run length');
+  }
+  if (webSocket && stages?.[0]?.rate !== undefined) {
+    throw new SalvoOptionError('stages of a WebSocket run ramp connections ({ duration, connections }); for a message rate use websocket.rate');
   }
   if (rate !== undefined && stages?.[0]?.connections !== undefined) {
     throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`);
@@ -153,9 +159,10 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   const connections = options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
   if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule);
+  const webSocketPlan = webSocket ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
   const plan: Plan = {
     url: url.href,
-    transport,
+    transport: webSocket ? 'websocket' : transport,
     connections,
     durationMs,
     amount,
@@ -164,7 +171,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     pipelining,
     workers,
     keepAlive: options.keepAlive ?? true,
-    requests: planRequests(options, url),
+    requests: webSocket ? [] : planRequests(options, url),
     requestsModule,
     timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration('timeout', options.timeout),
     warmupMs,
@@ -174,10 +181,16 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     tlsSessionReuse: options.tlsSessionReuse ?? true,
     segment: parseSegment(options.segment, { connections, amount, rate }),
     startAtMs: parseStartAt(options.startAt),
+    websocket: webSocketPlan?.planned,
   };
   return {
     plan,
-    hooks: { requests: options.requests as RequestSpec[] | undefined, signal: options.signal, onProgress: options.onProgress },
+    hooks: {
+      requests: options.requests as RequestSpec[] | undefined,
+      signal: options.signal,
+      onProgress: options.onProgress,
+      ...(webSocketPlan !== undefined ? { websocket: webSocketPlan.hooks } : {}),
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { ResolvedRequest } from './transports/transport.js';
-import type { ExpectOptions, LoadOptions, RequestSpec, Segment, Thresholds, TransportName } from './types.js';
+import type { ExpectOptions, LoadOptions, RequestSpec, ResultTransport, Segment, Thresholds } from './types.js';
+import type { PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -21,7 +22,8 @@ export interface PlannedRequest extends ResolvedRequest {
  */
 export interface Plan {
   url: string;
-  transport: TransportName;
+  /** The HTTP transport, or `'websocket'` for a `ws:`/`wss:` url (then `websocket` is set). */
+  transport: ResultTransport;
   connections: number;
   /** Measured run length; undefined when only `amount` bounds the run. */
   durationMs: number | undefined;
@@ -49,6 +51,8 @@ export interface Plan {
   segment: Segment | undefined;
   /** Wall-clock start of the measured run, epoch ms. */
   startAtMs: number | undefined;
+  /** A WebSocket run (`ws:`/`wss:` url): what each connection does. */
+  websocket: PlannedWebSocket | undefined;
 }
 
 /** The parts of the options that cannot leave this thread. */
@@ -56,4 +60,6 @@ export interface PlanHooks {
   requests: RequestSpec[] | undefined;
   signal: AbortSignal | undefined;
   onProgress: LoadOptions['onProgress'];
+  /** A WebSocket run's `message` / `timestamp` functions. */
+  websocket?: WebSocketHooks;
 }

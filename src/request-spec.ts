@@ -9,7 +9,8 @@ import { show } from './validate.js';
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-function parseHeaders(name: string, value: unknown): Record<string, string> {
+/** `headers` (or a request spec's) as lower-case names to strings, each checked. */
+export function parseHeaders(name: string, value: unknown): Record<string, string> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new SalvoOptionError(`${name} must be an object of header names to strings; got ${show(value)}`);

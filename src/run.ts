@@ -1,4 +1,4 @@
-import { runEngine } from './engine/engine.js';
+import { runThread } from './workers/run-thread.js';
 import { loadPlan } from './options.js';
 import type { Plan, PlanHooks } from './plan.js';
 import { StartGate } from './engine/start-gate.js';
@@ -13,8 +13,9 @@ import { segmentPlan } from './workers/shard.js';
 
 function runInProcess(plan: Plan, hooks: PlanHooks, start: StartGate) {
   const { onProgress } = hooks;
-  return runEngine(plan, {
+  return runThread(plan, {
     requests: hooks.requests,
+    websocket: hooks.websocket,
     signal: hooks.signal,
     ready: start.wait,
     onSecond:

@@ -6,6 +6,9 @@ export type { Warning };
 /** Which client sends the requests. */
 export type TransportName = 'net' | 'undici' | 'http' | 'h2';
 
+/** What a result's `transport` says: the HTTP client used, or `'websocket'` for a `ws:`/`wss:` run. */
+export type ResultTransport = TransportName | 'websocket';
+
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
 
@@ -88,7 +91,7 @@ export interface ProgressEvent extends TimelineEntry {
 
 /** Options of `runLoad`. Only `url` is required. */
 export interface LoadOptions {
-  /** Target URL, `http:` or `https:`. */
+  /** Target URL, `http:` or `https:`; `ws:` or `wss:` runs a WebSocket load test (see `websocket`). */
   url: string;
   /** Which client sends the requests. Default `'net'`. */
   transport?: TransportName;
@@ -182,6 +185,88 @@ export interface LoadOptions {
    * line up. A time already past starts at once and adds a `LATE_START` warning.
    */
   startAt?: number | Date;
+  /**
+   * What each connection of a WebSocket run (`ws:`/`wss:` url) does: send `message` and time each
+   * reply (echo / request-reply), and/or time messages the server pushes by the `timestamp` they
+   * carry (listen / broadcast). Only with a `ws:`/`wss:` url.
+   */
+  websocket?: WebSocketOptions;
+}
+
+/** The message a WebSocket connection sends: fixed, or built per send. */
+export type WebSocketMessage = string | Buffer | ((connection: number, sequence: number) => string | Buffer);
+
+/**
+ * Options of a WebSocket run (`websocket`). With `message`, each connection sends it and times the
+ * reply (the next message the server sends on that connection, first in first out); with
+ * `timestamp`, messages that carry one are timed from it; with both, a message whose `timestamp`
+ * gives a number is a broadcast and any other is a reply.
+ */
+export interface WebSocketOptions {
+  /**
+   * Sent on every connection: a string (text frame), a Buffer (binary frame), or a function of the
+   * connection's index within its thread and the message's sequence number on that connection
+   * (from 0; in-process only, so `workers: 1`).
+   */
+  message?: WebSocketMessage;
+  /**
+   * Messages per second per connection, sent on schedule whether or not replies came (open loop).
+   * Without it, each connection sends its next message as soon as the reply to the previous one came.
+   */
+  rate?: number;
+  /**
+   * Where a received message says when it was sent, epoch ms: a function of the message (text as a
+   * string, binary as a Buffer) returning the time, or `undefined` for a message without one; or
+   * `{ field: 'ts' }` to read a top-level number of a JSON message (works with workers). Its latency
+   * is the receive time minus that. The clocks of server and client must agree: clearly negative
+   * latencies add a `CLOCK_SKEW` warning.
+   */
+  timestamp?: ((data: string | Buffer) => number | undefined) | { field: string };
+  /** Negotiate permessage-deflate compression. Default false (as most load tests and servers expect). */
+  perMessageDeflate?: boolean;
+  /** Subprotocols offered in `Sec-WebSocket-Protocol`. */
+  protocols?: string | string[];
+}
+
+/** `result.messages` of a WebSocket run. */
+export interface MessageStats {
+  /** Messages sent during the measured run. */
+  sent: number;
+  /** Messages received during the measured run (replies and pushed messages). */
+  received: number;
+  /** Received messages per measured second. */
+  perSecond: number;
+}
+
+/** One connection stage of a WebSocket run (`result.websocket.stages`). */
+export interface WebSocketStageStats {
+  /** Index into `stages`. */
+  stage: number;
+  /** How long the run spent in this stage, ms (shorter than the stage when the run ended early). */
+  durationMs: number;
+  /** The connections the stage ramps to (its `connections`). */
+  clients: number;
+  /** Connections open when the stage ended. */
+  open: number;
+  /** Messages sent and received during the stage. */
+  sent: number;
+  received: number;
+  /** Received messages per second of the stage. */
+  perSecond: number;
+  /** Median and 99th percentile latency of the messages timed during the stage, ms. */
+  p50: number;
+  p99: number;
+}
+
+/** What only a WebSocket run has (`result.websocket`). */
+export interface WebSocketStats {
+  /**
+   * Closes that salvo did not ask for (the server's, the network's), by close code: `1006` is a
+   * connection lost without a close frame, `1002` a protocol error. Closed connections reconnect.
+   */
+  closeCodes: Record<string, number>;
+  /** Per connection stage, when the run has `stages`. */
+  stages?: WebSocketStageStats[];
 }
 
 /** One share of a run split over processes or machines (`segment` option, `result.merge.segment`). */
@@ -198,7 +283,7 @@ export interface Segment {
  */
 /** The whole run's plan as plain JSON: an option the run did not have is absent, never `undefined`. */
 export interface MergePlan {
-  transport: TransportName;
+  transport: ResultTransport;
   connections: number;
   durationMs?: number;
   amount?: number;
@@ -226,6 +311,8 @@ export interface MergeInfo {
   timeline: string[];
   /** The send-lag histogram (µs, compressed base64) behind `generator.sendLag`, in rate mode. */
   sendLag?: string;
+  /** WebSocket runs with stages: each stage's latency histogram (µs, compressed base64), in order. */
+  stages?: string[];
 }
 
 /** Latency distribution in milliseconds (floats with microsecond precision). */
@@ -264,6 +351,8 @@ export interface Phases {
   ttfb: PhaseStats;
   /** First byte of a response to its last. */
   receive: PhaseStats;
+  /** WebSocket runs: the opening handshake, from the connection (and TLS) being ready to the 101 response. */
+  handshake?: PhaseStats;
 }
 
 /** The four phase histograms (µs), hdr-histogram-js compressed base64. */
@@ -272,6 +361,7 @@ export interface PhaseHistograms {
   tls: string;
   ttfb: string;
   receive: string;
+  handshake?: string;
 }
 
 /** One second of the run. */
@@ -339,11 +429,12 @@ export interface ThresholdResult {
 /** What `runLoad` resolves to. All times are milliseconds. */
 export interface LoadResult {
   url: string;
-  transport: TransportName;
+  transport: ResultTransport;
   connections: number;
   workers: number;
   /** Target rate, requests/s, when the run was open-loop. */
   rate?: number;
+  /** In a WebSocket run the same counts as `messages` (sent, and received as completed). */
   requests: {
     /** Requests written. */
     sent: number;
@@ -357,7 +448,13 @@ export interface LoadResult {
      */
     missed: number;
   };
-  /** Latency; in rate mode measured from the intended send time (coordinated-omission corrected). */
+  /** WebSocket runs: messages sent and received. */
+  messages?: MessageStats;
+  /** WebSocket runs: close codes and the per-stage summary. */
+  websocket?: WebSocketStats;
+  /**
+   * Latency; in a WebSocket run per timed message (reply time minus send time, or receive time minus
+   * the message's timestamp); in rate mode measured from the intended send time (coordinated-omission corrected). */
   latency: LatencyStats;
   /** Latency measured from the actual write. Equal to `latency` in closed-loop runs. */
   latencyUncorrected: LatencyStats;
@@ -368,6 +465,7 @@ export interface LoadResult {
   phases: Phases;
   /** The phase histograms (µs), encoded like `histogram`, for exact merging elsewhere. */
   phaseHistograms: PhaseHistograms;
+  /** Status codes of the responses (in a WebSocket run: of the opening handshakes, 101 when accepted). */
   statusCodes: Record<string, number>;
   errors: { total: number; byCode: Record<string, number> };
   bytes: { sent: number; received: number };

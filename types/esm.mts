@@ -1,5 +1,5 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult } from 'salvo';
+import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult, type MessageStats, type WebSocketOptions, type WebSocketStageStats } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
@@ -32,6 +32,23 @@ const segmentCount: number | undefined = result.merge.segment?.count;
 console.log(startedAt, segmentCount);
 await runLoad({ url: server.url, amount: 10, segment: { index: 0, count: 1 }, startAt: new Date() });
 await server.close();
+
+const wsServer: TestServer = await createTestServer({ websocket: { broadcastIntervalMs: 100, echo: true } });
+const webSocketOptions: WebSocketOptions = {
+  message: (connection: number, sequence: number) => `${connection}:${sequence}`,
+  rate: 10,
+  timestamp: (data: string | Buffer) => (typeof data === 'string' ? Number(JSON.parse(data).ts) : undefined),
+};
+const ws: LoadResult = await runLoad({ url: wsServer.url, connections: 2, duration: 300, websocket: webSocketOptions });
+const messages: MessageStats | undefined = ws.messages;
+const stages: WebSocketStageStats[] | undefined = ws.websocket?.stages;
+const closes: Record<string, number> | undefined = ws.websocket?.closeCodes;
+const handshakeP99: number | undefined = ws.phases.handshake?.p99;
+console.log(messages?.perSecond, stages?.length, closes, handshakeP99, wsServer.stats.websocket?.messagesReceived);
+await runLoad({ url: wsServer.url, websocket: { timestamp: { field: 'ts' }, perMessageDeflate: false, protocols: ['chat'] } });
+await wsServer.close();
+// @ts-expect-error: a timestamp field is named by a string
+await runLoad({ url: 'ws://127.0.0.1:1/', websocket: { timestamp: { field: 1 } } });
 
 // @ts-expect-error: transport names are checked
 await runLoad({ url: server.url, transport: 'curl' });

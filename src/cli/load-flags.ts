@@ -41,6 +41,9 @@ export const LOAD_FLAGS = {
   'expect-status': { type: 'string', multiple: true, value: 'CODE', help: 'check each status: 200, 2xx; repeat to allow several' },
   'expect-body': { type: 'string', value: 'TEXT', help: 'check that each response body includes TEXT' },
   threshold: { type: 'string', multiple: true, value: 'EXPR', help: "'latency.p99<50', 'errors.rate<0.01'; repeat; a failure exits 1" },
+  'ws-message': { type: 'string', value: 'TEXT', help: 'ws:/wss: URL: send TEXT on each connection and time each reply' },
+  'ws-rate': { type: 'string', value: 'N', help: 'ws:/wss: URL: messages/s per connection (default: when the reply came)' },
+  'ws-timestamp': { type: 'string', value: 'FIELD', help: 'ws:/wss: URL: time received JSON messages from their epoch-ms FIELD' },
 } as const satisfies Record<string, Flag>;
 
 function flagHelp(name: string, flag: Flag): string {
@@ -105,6 +108,15 @@ function stages(flag: string, values: string[] | undefined, key: 'rate' | 'conne
   });
 }
 
+function webSocketFlags(message: string | undefined, rate: string | undefined, timestampField: string | undefined): LoadOptions['websocket'] {
+  if (message === undefined && rate === undefined && timestampField === undefined) return undefined;
+  return {
+    ...(message === undefined ? {} : { message }),
+    ...(rate === undefined ? {} : { rate: numeric(rate) as number }),
+    ...(timestampField === undefined ? {} : { timestamp: { field: timestampField } }),
+  };
+}
+
 function expectStatus(values: string[] | undefined): number | string | Array<number | string> | undefined {
   const statuses = values?.map((value) => numeric(value)!);
   return statuses === undefined || statuses.length > 1 ? statuses : statuses[0];
@@ -152,6 +164,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: ParsedFlags
         ? undefined
         : { ...(status === undefined ? {} : { status }), ...(expectBody === undefined ? {} : { body: expectBody }) },
     thresholds: thresholdFlags('threshold', flags.threshold),
+    websocket: webSocketFlags(flags['ws-message'], flags['ws-rate'], flags['ws-timestamp']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   return options as unknown as LoadOptions;

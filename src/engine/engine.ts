@@ -1,15 +1,17 @@
 import { performance } from 'node:perf_hooks';
 import type { Plan } from '../plan.js';
-import { Recorder, type SecondSummary, type ShardStats } from '../stats/recorder.js';
+import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { loadTransport } from '../transports/index.js';
 import { FIRST_BYTE_IN_LAST_READ, Lane, type ResponseDetails, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
 import type { RequestSpec } from '../types.js';
 import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
 import { PhaseRecorder } from '../stats/phases.js';
-import { GeneratorMonitor } from '../stats/generator.js';
+import type { GeneratorMonitor } from '../stats/generator.js';
 import { Pacer } from './pacer.js';
+import { connectionTarget } from './ramp.js';
+import { measuredSpan, startMeasuring, type Measuring, type OnSecond } from './measuring.js';
 import { RequestSequence } from './request-sequence.js';
-import { connectionTarget, RateSchedule } from './schedule.js';
+import { RateSchedule } from './schedule.js';
 import { addWarning, type Warning } from '../stats/warnings.js';
 
 /** What one thread's engine needs besides its plan; everything here stays in that thread. */
@@ -18,7 +20,7 @@ export interface EngineHooks {
   requests?: RequestSpec[] | undefined;
   signal?: AbortSignal | undefined;
   /** Called as each second closes, with totals so far. */
-  onSecond?: ((summary: SecondSummary, totals: { sent: number; completed: number; errors: number }) => void) | undefined;
+  onSecond?: OnSecond | undefined;
   /** Awaited after the connections are open and before the clock starts (the workers' start barrier). */
   ready?: (() => Promise<void>) | undefined;
 }
@@ -64,10 +66,8 @@ export class Engine implements TransportSink {
   /** Open loop: wakes the loop when slots fall due (see pacer.ts). */
   #pacer: Pacer | undefined;
   #monitor!: GeneratorMonitor;
-  /** Restarts the monitor once the warm-up is over. */
-  #warmupTimer: NodeJS.Timeout | undefined;
+  #measuring!: Measuring;
   #tickTimer: NodeJS.Timeout | undefined;
-  #endTimer: NodeJS.Timeout | undefined;
   readonly #backoffTimers = new Set<NodeJS.Timeout>();
   #stopped = false;
   /** Transport findings, kept here because they can come before the recorder exists. */
@@ -139,7 +139,6 @@ export class Engine implements TransportSink {
     const usable = Math.min(pipelining, this.#transport.lanesPerConnection?.() ?? Infinity);
     const tickMs = Math.min(100, Math.max(5, Math.floor(this.#plan.timeoutMs / 10)));
     this.#tickTimer = setInterval(() => this.#tick(), tickMs);
-    if (this.#endAt !== Infinity) this.#endTimer = setTimeout(this.#onEndTimer, this.#endAt - now);
     if (this.#schedule) {
       // Popped from the end: the first lane of every connection comes before any second (pipelined) one.
       for (let depth = usable - 1; depth >= 0; depth--) {
@@ -157,38 +156,25 @@ export class Engine implements TransportSink {
   #begin(now: number): void {
     this.#begun = true;
     this.#startAt = now;
-    this.#measureAt = now + this.#plan.warmupMs;
-    if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
-    if (this.#plan.durationMs !== undefined) this.#endAt = this.#measureAt + this.#plan.durationMs;
-    const monitor = (this.#monitor = new GeneratorMonitor(this.#schedule !== undefined));
-    if (this.#plan.warmupMs > 0) this.#warmupTimer = setTimeout(() => monitor.restart(), this.#plan.warmupMs);
-    this.#recorder = new Recorder(
-      this.#measureAt,
-      {
+    const measuring = (this.#measuring = startMeasuring(this.#plan, now, {
+      openLoop: this.#schedule !== undefined,
+      gauges: {
         connections: () => this.#transport.openConnections(),
-        generator: () => monitor.closeSecond(),
         targetRate: (second) => {
           if (!this.#schedule) return undefined;
           const from = this.#measureAt - this.#startAt + second * 1000;
           return this.#schedule.countBefore(from + 1000) - this.#schedule.countBefore(from);
         },
       },
-      this.#hooks.onSecond &&
-        ((summary) =>
-          this.#hooks.onSecond!(summary, {
-            sent: this.#recorder.sent,
-            completed: this.#recorder.completed,
-            errors: this.#recorder.errors,
-          })),
-    );
+      onSecond: this.#hooks.onSecond,
+      onEnd: () => this.stop(false),
+    }));
+    this.#measureAt = measuring.measureAt;
+    this.#endAt = measuring.endAt;
+    this.#monitor = measuring.monitor;
+    this.#recorder = measuring.recorder;
+    if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
   }
-
-  /** libuv's clock is coarser than performance.now(): a timer can fire a fraction of a ms early. */
-  #onEndTimer = (): void => {
-    const left = this.#endAt - performance.now();
-    if (left <= 0) this.stop(false);
-    else this.#endTimer = setTimeout(this.#onEndTimer, Math.max(1, Math.ceil(left)));
-  };
 
   #amountReached(): boolean {
     return this.#plan.amount !== undefined && this.#measuredSent >= this.#plan.amount;
@@ -371,20 +357,17 @@ export class Engine implements TransportSink {
     // Aborted while the connections were still opening: nothing was measured.
     if (!this.#begun) this.#begin(now);
     this.#pacer?.close();
-    clearTimeout(this.#warmupTimer);
+    this.#measuring.cancelTimers();
     clearInterval(this.#tickTimer);
-    clearTimeout(this.#endTimer);
     for (const timer of this.#backoffTimers) clearTimeout(timer);
     this.#hooks.signal?.removeEventListener('abort', this.#onAbort);
-    const endAt = Math.max(this.#measureAt, Math.min(now, this.#endAt));
+    const { endAt, durationMs } = measuredSpan(this.#plan, this.#measuring, now);
     if (this.#schedule) {
       const startOffset = this.#measureAt - this.#startAt;
       let due = this.#schedule.countBefore(endAt - this.#startAt);
       if (this.#plan.amount !== undefined) due = Math.min(due, this.#schedule.countBefore(startOffset) + this.#plan.amount);
       this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset)));
     }
-    // Exact when the run reached its end: endAt - measureAt would carry float noise (1299.999...).
-    const durationMs = endAt === this.#endAt ? this.#plan.durationMs! : endAt - this.#measureAt;
     for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);
     const stats = this.#recorder.finish(endAt, durationMs, aborted, this.#sequence.checker?.stats());
     stats.phases = this.#phases.encode();
@@ -395,5 +378,6 @@ export class Engine implements TransportSink {
 
 /** Runs one thread's share of a load test. */
 export async function runEngine(plan: Plan, hooks?: EngineHooks): Promise<ShardStats> {
+  if (plan.transport === 'websocket') throw new Error('a WebSocket plan runs on runWebSocket, not the HTTP engine');
   return new Engine(plan, await loadTransport(plan.transport), hooks).run();
 }

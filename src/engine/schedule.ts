@@ -96,19 +96,3 @@ export class RateSchedule {
     return found;
   }
 }
-
-/**
- * Closed-loop `stages`: the connections open `elapsedMs` into the measured run, moving linearly
- * from `initial` toward each stage's `connections` over its duration, then holding the last.
- */
-export function connectionTarget(stages: ReadonlyArray<{ durationMs: number; connections?: number | undefined }>, initial: number, elapsedMs: number): number {
-  let elapsed = elapsedMs;
-  let from = initial;
-  for (const stage of stages) {
-    const to = stage.connections!;
-    if (elapsed < stage.durationMs) return Math.round(from + ((to - from) * elapsed) / stage.durationMs);
-    elapsed -= stage.durationMs;
-    from = to;
-  }
-  return from;
-}

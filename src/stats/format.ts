@@ -1,4 +1,4 @@
-import type { CheckStats, GeneratorStats, LatencyStats, LoadResult, PhaseStats, ThresholdResult } from '../types.js';
+import type { CheckStats, GeneratorStats, LatencyStats, LoadResult, PhaseStats, ThresholdResult, WebSocketStageStats } from '../types.js';
 
 // A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -34,21 +34,34 @@ export function formatResult(result: LoadResult): string {
   const lines: string[] = [headerLine(result), '', ...latencyTable(result), '', ...phasesTable(result)];
   const seconds = result.durationMs / 1000;
   const received = result.bytes.received;
-  lines.push(
-    row('Requests/s', TWO_DECIMALS.format(result.requests.perSecond)),
-    row(
-      'Throughput',
-      `${formatBytes(seconds > 0 ? received / seconds : 0)}/s ` +
-        `(${formatBytes(received)} received, ${formatBytes(result.bytes.sent)} sent)`,
-    ),
-    row(
-      'Requests',
-      `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ` +
-        `${COUNT.format(result.requests.missed)} missed`,
-    ),
-    row('Status codes', statusCodes(result.statusCodes)),
-    row('Errors', errors(result.errors)),
+  const throughput = row(
+    'Throughput',
+    `${formatBytes(seconds > 0 ? received / seconds : 0)}/s ` +
+      `(${formatBytes(received)} received, ${formatBytes(result.bytes.sent)} sent)`,
   );
+  const { messages, websocket } = result;
+  if (messages !== undefined) {
+    lines.push(
+      row('Messages/s', TWO_DECIMALS.format(messages.perSecond)),
+      throughput,
+      row('Messages', `${COUNT.format(messages.sent)} sent, ${COUNT.format(messages.received)} received`),
+      row('Handshakes', statusCodes(result.statusCodes)),
+      row('Close codes', statusCodes(websocket?.closeCodes ?? {})),
+    );
+  } else {
+    lines.push(
+      row('Requests/s', TWO_DECIMALS.format(result.requests.perSecond)),
+      throughput,
+      row(
+        'Requests',
+        `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ` +
+          `${COUNT.format(result.requests.missed)} missed`,
+      ),
+      row('Status codes', statusCodes(result.statusCodes)),
+    );
+  }
+  lines.push(row('Errors', errors(result.errors)));
+  if (websocket?.stages !== undefined) lines.push('', ...stagesTable(websocket.stages), '');
   if (result.generator !== undefined) lines.push(row('Generator', generator(result.generator)));
   if (result.checks !== undefined) lines.push(...checks(result.checks));
   if (result.thresholds !== undefined && result.thresholds.length > 0) {
@@ -105,6 +118,22 @@ function phasesTable(result: LoadResult): string[] {
   const rows: string[][] = [['Phases (ms)', 'count', ...PHASE_COLUMNS]];
   for (const [name, stats] of phases) rows.push([name, COUNT.format(stats.count), ...PHASE_COLUMNS.map((key) => formatMs(stats[key]))]);
   return [...alignColumns(rows), ''];
+}
+
+/** A WebSocket run's connection stages, one row each. */
+function stagesTable(stages: readonly WebSocketStageStats[]): string[] {
+  const rows: string[][] = [['Stage', 'clients', 'open', 'msg/s', 'p50 (ms)', 'p99 (ms)']];
+  for (const stage of stages) {
+    rows.push([
+      `${stage.stage} (${formatDuration(stage.durationMs)})`,
+      COUNT.format(stage.clients),
+      COUNT.format(stage.open),
+      TWO_DECIMALS.format(stage.perSecond),
+      formatMs(stage.p50),
+      formatMs(stage.p99),
+    ]);
+  }
+  return alignColumns(rows);
 }
 
 /** The first column left-aligned, the others right-aligned, two spaces apart. */

@@ -4,6 +4,7 @@ import { mergeStats, type ResultHeader } from './merge.js';
 import type { ShardStats } from './recorder.js';
 import { judgeThresholds, parseThresholds } from './thresholds.js';
 import { addWarning } from './warnings.js';
+import { resultWebSocket } from '../websocket/merge.js';
 
 /** Options of `mergeResults`. */
 export interface MergeResultsOptions {
@@ -82,6 +83,7 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
     warnings: result.warnings,
     phases: result.phaseHistograms,
     generator: { ...result.generator, sendLag: result.merge.sendLag },
+    websocket: resultWebSocket(result),
   };
 }
 

@@ -6,6 +6,7 @@ import { mergeCheckStats } from './checks.js';
 import { mergeWarnings } from './warnings.js';
 import { mergePhases } from './phases.js';
 import { mergeGenerator } from './generator.js';
+import { mergeWebSocket, messageStats } from '../websocket/merge.js';
 
 const US_PER_MS = 1000;
 
@@ -192,6 +193,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   const { phases, histograms: phaseHistograms } = mergePhases(shards.map((shard) => shard.phases));
   const { timeline, histograms } = mergeTimeline(shards);
   const { generator, sendLagHistogram } = mergeGenerator(shards.map((shard) => shard.generator));
+  const webSocket = header.transport === 'websocket' ? mergeWebSocket(shards.map((shard) => shard.websocket)) : undefined;
   const result: LoadResult = {
     url: header.url,
     transport: header.transport,
@@ -204,6 +206,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
       perSecond: durationMs > 0 ? completed / (durationMs / 1000) : 0,
       missed,
     },
+    ...(webSocket !== undefined ? { messages: messageStats(sent, completed, durationMs), websocket: webSocket.websocket } : {}),
     latency: latencyStats(corrected),
     latencyUncorrected: latencyStats(uncorrected),
     phases,
@@ -221,7 +224,12 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
     ok: true,
     histogram: encodeHistogram(corrected),
     histogramUncorrected: encodeHistogram(uncorrected),
-    merge: { ...header.merge, timeline: histograms, ...(sendLagHistogram !== undefined ? { sendLag: sendLagHistogram } : {}) },
+    merge: {
+      ...header.merge,
+      timeline: histograms,
+      ...(sendLagHistogram !== undefined ? { sendLag: sendLagHistogram } : {}),
+      ...(webSocket?.stageHistograms !== undefined ? { stages: webSocket.stageHistograms } : {}),
+    },
   };
   corrected.destroy();
   uncorrected.destroy();

@@ -11,6 +11,7 @@ import { createHistogram, decodeHistogram, encodeHistogram, PendingLatencies } f
 
 
 const PHASES = ['connect', 'tls', 'ttfb', 'receive'] as const;
+const ALL_PHASES = [...PHASES, 'handshake'] as const;
 
 /** Longer phases (an hour, in µs) are recorded as this, as latencies are. */
 const HIGHEST_US = 3_600_000_000;
@@ -28,6 +29,12 @@ export class PhaseRecorder {
   readonly #tls = new PendingLatencies();
   readonly #ttfb = new PendingLatencies();
   readonly #receive = new PendingLatencies();
+  /** WebSocket runs only: their results have `phases.handshake`. */
+  readonly #handshake: PendingLatencies | undefined;
+
+  constructor({ handshake = false } = {}) {
+    if (handshake) this.#handshake = new PendingLatencies();
+  }
 
   /**
    * A new connection is ready: `connectMs` from the start of the TCP connect (after any DNS lookup)
@@ -48,13 +55,18 @@ export class PhaseRecorder {
     this.#receive.record(toUs(receiveMs));
   }
 
+  /** A WebSocket opening handshake: from the connection (and TLS) ready to the 101 response. */
+  recordHandshake(handshakeMs: number): void {
+    this.#handshake?.record(toUs(handshakeMs));
+  }
+
   /** Everything recorded, encoded (called once, when the thread finishes). */
   encode(): EncodedPhases {
     const encoded = {} as EncodedPhases;
-    const pending = { connect: this.#connect, tls: this.#tls, ttfb: this.#ttfb, receive: this.#receive };
-    for (const phase of PHASES) {
+    const pending = { connect: this.#connect, tls: this.#tls, ttfb: this.#ttfb, receive: this.#receive, handshake: this.#handshake };
+    for (const phase of this.#handshake === undefined ? PHASES : ALL_PHASES) {
       const histogram = createHistogram();
-      pending[phase].flushInto(histogram);
+      pending[phase]!.flushInto(histogram);
       encoded[phase] = encodeHistogram(histogram);
       histogram.destroy();
     }
@@ -85,11 +97,13 @@ export function phaseStats(histogram: Histogram): PhaseStats {
 export function mergePhases(list: ReadonlyArray<EncodedPhases | undefined>): { phases: Phases; histograms: EncodedPhases } {
   const phases = {} as Phases;
   const histograms = {} as EncodedPhases;
-  for (const phase of PHASES) {
+  const handshakes = list.some((encoded) => encoded?.handshake !== undefined);
+  for (const phase of handshakes ? ALL_PHASES : PHASES) {
     const merged = createHistogram();
     for (const encoded of list) {
-      if (encoded === undefined) continue;
-      const decoded = decodeHistogram(encoded[phase]);
+      const histogram = encoded?.[phase];
+      if (histogram === undefined) continue;
+      const decoded = decodeHistogram(histogram);
       merged.add(decoded);
       decoded.destroy();
     }

@@ -3,6 +3,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { CheckStats, PhaseHistograms } from '../types.js';
 import type { PartialLoadResult } from './thresholds.js';
 import type { Warning } from './warnings.js';
+import type { ShardWebSocket } from '../websocket/types.js';
 
 /** Latencies above this (one hour, in µs) are recorded as this. */
 const HIGHEST_US = 3_600_000_000;
@@ -79,6 +80,8 @@ export interface ShardStats {
   phases?: PhaseHistograms;
   /** The generator's self-measurement; absent from a shard that never ran. */
   generator: ShardGenerator | undefined;
+  /** A WebSocket run's close codes and stages. */
+  websocket?: ShardWebSocket;
 }
 
 /** The second that just closed, live, for `onProgress`. */
@@ -216,6 +219,18 @@ export class Recorder {
     if (this.#uncorrectedApart) {
       this.#pendingUncorrected.record(Math.min(HIGHEST_US, Math.round(uncorrectedMs * 1000)));
     }
+  }
+
+  /**
+   * One WebSocket message received: `latencyMs` when it was timed (a reply, or a message with a
+   * timestamp), negative when it was not.
+   */
+  recordMessage(bytes: number, latencyMs: number, now: number): void {
+    if (now >= this.#nextSecondAt) this.rollTo(now);
+    this.completed++;
+    this.#secondCompleted++;
+    this.bytesReceived += bytes;
+    if (latencyMs >= 0) this.#pending.record(Math.min(HIGHEST_US, Math.round(latencyMs * 1000)));
   }
 
   #flush(): void {

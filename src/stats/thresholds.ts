@@ -37,7 +37,8 @@ export const KNOWN_METRICS =
   `latency.<stat> and latencyUncorrected.<stat> (stat: ${LATENCY_STATS.join(', ')}), ` +
   'requests.sent, requests.completed, requests.perSecond, requests.missed, bytes.sent, ' +
   'bytes.received, errors.total, errors.rate, errors.byCode.<CODE>, statusCodes.<code>, ' +
-  'statusCodes.<n>xx, checks.passed, checks.failed, checks.rate, durationMs';
+  'statusCodes.<n>xx, checks.passed, checks.failed, checks.rate, messages.sent, messages.received, messages.perSecond ' +
+  '(WebSocket), durationMs';
 
 const EXPRESSION = /^(<=|>=|==|!=|<|>)\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)$/i;
 
@@ -223,6 +224,10 @@ export function metricReader(metric: string): MetricReader | undefined {
       if (field === 'sent' || field === 'completed' || field === 'missed') {
         return { monotone: true, read: (r) => r.requests?.[field] };
       }
+      return undefined;
+    case 'messages':
+      if (field === 'perSecond') return { monotone: false, read: (r) => r.messages?.perSecond };
+      if (field === 'sent' || field === 'received') return { monotone: true, read: (r) => r.messages?.[field] };
       return undefined;
     case 'bytes':
       if (field !== 'sent' && field !== 'received') return undefined;

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 import { createH2TestServer, type H2Mode, type H2Stats } from './h2-server.js';
 import { CapacityQueue } from './capacity-queue.js';
+import { createWsTestServer, type WebSocketMode, type WebSocketServerStats } from './ws-server.js';
 
 /** Options of `createTestServer`. */
 export interface TestServerOptions {
@@ -44,6 +45,12 @@ export interface TestServerOptions {
    * are HTTP/1.1 only.
    */
   h2?: boolean | H2Mode;
+  /**
+   * Speak WebSocket instead (`url` is then `ws://...`): echo each message after `delayMs`,
+   * broadcast timestamped messages, close connections or send garbage frames; see `WebSocketMode`.
+   * `stats.requests` counts messages received, `stats.websocket` the rest.
+   */
+  websocket?: boolean | WebSocketMode;
 }
 
 /** A request as the test server saw it. */
@@ -77,6 +84,8 @@ export interface TestServerStats {
   appliedDelayMs: number;
   /** HTTP/2 mode only: sessions, streams and the most streams in flight on one session. */
   h2?: H2Stats;
+  /** WebSocket mode only: messages received and sent, broadcasts, closes and garbage frames. */
+  websocket?: WebSocketServerStats;
 }
 
 /** A running test server. */
@@ -166,6 +175,7 @@ function headerValue(head: string, name: string): string | undefined {
  */
 export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   if (options.h2) return createH2TestServer(options);
+  if (options.websocket) return createWsTestServer(options);
   const status = options.status ?? 200;
   // Every response this server can send, built once: status or 500, GET or HEAD, keep or close.
   const responses: Buffer[] = [];

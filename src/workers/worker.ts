@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { runEngine } from '../engine/engine.js';
+import { runThread } from './run-thread.js';
 import type { Plan } from '../plan.js';
 import { Recorder, type ShardStats } from '../stats/recorder.js';
 import type { RequestSpec } from '../types.js';
@@ -34,7 +34,7 @@ export default async function runShard({ plan, port, progress }: ShardTask): Pro
   // engine has started its clock before the next message arrives: it is never aborted mid-connect.
   port.on('message', (message: ToWorker) => (message.type === 'go' ? release() : controller.abort()));
   const post = (message: ToMain) => port.postMessage(message);
-  const stats = await runEngine(plan, {
+  const stats = await runThread(plan, {
     requests: await importRequestHooks(plan),
     signal: controller.signal,
     onSecond: progress ? (summary, totals) => post({ type: 'second', summary, totals }) : undefined,

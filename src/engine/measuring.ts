@@ -1,0 +1,66 @@
+import { performance } from 'node:perf_hooks';
+import type { Plan } from '../plan.js';
+import { GeneratorMonitor } from '../stats/generator.js';
+import { Recorder, type Gauges, type SecondSummary } from '../stats/recorder.js';
+
+/** What a thread's runner reports each second: the second, and its totals so far. */
+export type OnSecond = (summary: SecondSummary, totals: { sent: number; completed: number; errors: number }) => void;
+
+/** One thread's measured run, from its clock's start: shared by the HTTP engine and the WebSocket runner. */
+export interface Measuring {
+  /** When measuring starts (after the warm-up), performance.now() ms. */
+  measureAt: number;
+  /** When the run ends (`duration`), or Infinity when only `amount` ends it. */
+  endAt: number;
+  monitor: GeneratorMonitor;
+  recorder: Recorder;
+  /** Stops the end and warm-up timers. */
+  cancelTimers(): void;
+}
+
+/**
+ * Starts a thread's clock at `now`: the warm-up (after which the generator monitor starts again),
+ * the recorder from the end of the warm-up, and a timer that calls `onEnd` at the end of the run.
+ */
+export function startMeasuring(
+  plan: Plan,
+  now: number,
+  { openLoop, gauges, onSecond, onEnd }: { openLoop: boolean; gauges: Omit<Gauges, 'generator'>; onSecond: OnSecond | undefined; onEnd: () => void },
+): Measuring {
+  const measureAt = now + plan.warmupMs;
+  const endAt = plan.durationMs === undefined ? Infinity : measureAt + plan.durationMs;
+  const monitor = new GeneratorMonitor(openLoop);
+  const warmupTimer = plan.warmupMs > 0 ? setTimeout(() => monitor.restart(), plan.warmupMs) : undefined;
+  const recorder: Recorder = new Recorder(
+    measureAt,
+    { ...gauges, generator: () => monitor.closeSecond() },
+    onSecond && ((summary) => onSecond(summary, { sent: recorder.sent, completed: recorder.completed, errors: recorder.errors })),
+  );
+  let endTimer: NodeJS.Timeout | undefined;
+  // libuv's clock is coarser than performance.now(): a timer can fire a fraction of a ms early.
+  const onEndTimer = (): void => {
+    const left = endAt - performance.now();
+    if (left <= 0) onEnd();
+    else endTimer = setTimeout(onEndTimer, Math.max(1, Math.ceil(left)));
+  };
+  if (endAt !== Infinity) endTimer = setTimeout(onEndTimer, endAt - now);
+  return {
+    measureAt,
+    endAt,
+    monitor,
+    recorder,
+    cancelTimers: () => {
+      clearTimeout(warmupTimer);
+      clearTimeout(endTimer);
+    },
+  };
+}
+
+/**
+ * Where a run stopped at `now` ends and how long it measured: exact when it reached its end
+ * (endAt - measureAt would carry float noise, 1299.999...).
+ */
+export function measuredSpan(plan: Plan, measuring: Measuring, now: number): { endAt: number; durationMs: number } {
+  const endAt = Math.max(measuring.measureAt, Math.min(now, measuring.endAt));
+  return { endAt, durationMs: endAt === measuring.endAt ? plan.durationMs! : endAt - measuring.measureAt };
+}

@@ -1,0 +1,181 @@
+import http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo, Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/** The test server's WebSocket mode (`createTestServer({ websocket: { ... } })`, or `websocket: true`). */
+export interface WebSocketMode {
+  /** Send every message back on its connection (after the server's `delayMs`). Default true. */
+  echo?: boolean;
+  /**
+   * Every this many ms, send every open connection one text message `{"ts":<epoch ms>,"seq":<n>}`
+   * (`ts` with sub-ms precision), so clients can time it with `timestamp: { field: 'ts' }`.
+   */
+  broadcastIntervalMs?: number;
+  /** Pad each broadcast message to this many bytes (a `"pad"` field). Default: no padding. */
+  broadcastBytes?: number;
+  /** Close each connection (with `closeCode`) once it has received this many messages. */
+  closeAfter?: number;
+  /** The close code of `closeAfter`. Default 1000. */
+  closeCode?: number;
+  /** Once a connection has received this many messages, write it a frame with a reserved opcode (garbage). */
+  garbageAfter?: number;
+}
+
+/** What the WebSocket mode counts, in `stats.websocket`. */
+export interface WebSocketServerStats {
+  /** Messages received from clients. */
+  messagesReceived: number;
+  /** Messages sent to clients: echoes and broadcast deliveries. */
+  messagesSent: number;
+  /** Broadcast rounds sent (each to every open connection). */
+  broadcasts: number;
+  /** Connections closed by `closeAfter`, and garbage frames written by `garbageAfter`. */
+  closed: number;
+  garbage: number;
+}
+
+/** The options of `createTestServer` this mode reads. */
+export interface WsServerOptions {
+  host?: string;
+  port?: number;
+  delayMs?: number;
+  websocket?: boolean | WebSocketMode;
+}
+
+/** `TestServerStats` plus `websocket`, restated: importing it from server.ts, which imports this file, would be a cycle. */
+interface WsServerStats {
+  /** Messages received (as `requests`, so the HTTP-minded assertions read the same). */
+  requests: number;
+  connections: number;
+  openConnections: number;
+  /** Payload bytes received and sent. */
+  bytesReceived: number;
+  bytesSent: number;
+  /** Upgrade responses: 101 per accepted connection. */
+  statusCodes: Record<string, number>;
+  /** Mean delay actually applied to echoes, ms (see `TestServerStats.appliedDelayMs`). */
+  appliedDelayMs: number;
+  websocket: WebSocketServerStats;
+}
+
+const emptyWebSocketStats = (): WebSocketServerStats => ({ messagesReceived: 0, messagesSent: 0, broadcasts: 0, closed: 0, garbage: 0 });
+/** FIN + opcode 0x3, which RFC 6455 reserves: a client must fail the connection (1002). */
+const GARBAGE_FRAME = Buffer.from([0x83, 0x00]);
+
+/**
+ * A WebSocket test server (`ws`, no compression, TCP_NODELAY): echoes, broadcasts timestamped
+ * messages, and can close connections or send garbage frames, counting everything.
+ */
+export async function createWsTestServer(options: WsServerOptions) {
+  const mode: WebSocketMode = options.websocket === true ? {} : (options.websocket as WebSocketMode);
+  const echo = mode.echo ?? true;
+  const delayMs = options.delayMs ?? 0;
+  const stats: WsServerStats = {
+    requests: 0, connections: 0, openConnections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0,
+    websocket: emptyWebSocketStats(),
+  };
+  let delayed = 0;
+  let stallUntil = 0;
+  const server = http.createServer((_request, response) => response.writeHead(426, { connection: 'close' }).end('WebSocket only\n'));
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const clients = new Set<WebSocket>();
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  const send = (ws: WebSocket, data: Buffer, binary: boolean) => {
+    if (ws.readyState !== ws.OPEN) return;
+    ws.send(data, { binary });
+    stats.websocket.messagesSent++;
+    stats.bytesSent += data.length;
+  };
+
+  server.on('upgrade', (request, socket: Socket, head) => {
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      socket.setNoDelay(true);
+      stats.connections++;
+      stats.openConnections++;
+      stats.statusCodes['101'] = (stats.statusCodes['101'] ?? 0) + 1;
+      clients.add(ws);
+      let received = 0;
+      ws.on('message', (data: Buffer, isBinary: boolean) => {
+        received++;
+        stats.requests++;
+        stats.websocket.messagesReceived++;
+        stats.bytesReceived += data.length;
+        if (mode.garbageAfter !== undefined && received === mode.garbageAfter) {
+          stats.websocket.garbage++;
+          socket.write(GARBAGE_FRAME);
+          return;
+        }
+        if (mode.closeAfter !== undefined && received >= mode.closeAfter) {
+          if (received === mode.closeAfter) {
+            stats.websocket.closed++;
+            ws.close(mode.closeCode ?? 1000);
+          }
+          return;
+        }
+        if (!echo) return;
+        const wait = Math.max(delayMs, stallUntil - performance.now());
+        if (wait <= 0) return send(ws, data, isBinary);
+        const arrivedAt = performance.now();
+        // libuv timers run on a clock cached at the loop's start and can fire a fraction of a ms
+        // early: wait out the rest, so no echo ever comes before its delay.
+        const answer = () => {
+          const left = arrivedAt + wait - performance.now();
+          if (left > 0) return void setTimeout(answer, Math.ceil(left));
+          stats.appliedDelayMs += (performance.now() - arrivedAt - stats.appliedDelayMs) / ++delayed;
+          send(ws, data, isBinary);
+        };
+        setTimeout(answer, wait);
+      });
+      ws.on('error', () => {});
+      ws.on('close', () => {
+        clients.delete(ws);
+        stats.openConnections--;
+      });
+    });
+  });
+
+  let broadcastTimer: NodeJS.Timeout | undefined;
+  if (mode.broadcastIntervalMs !== undefined) {
+    let seq = 0;
+    broadcastTimer = setInterval(() => {
+      const body = `{"ts":${performance.timeOrigin + performance.now()},"seq":${seq++}`;
+      const pad = mode.broadcastBytes === undefined ? 0 : mode.broadcastBytes - body.length - 10;
+      const message = Buffer.from(pad > 0 ? `${body},"pad":"${'x'.repeat(pad)}"}` : `${body}}`);
+      stats.websocket.broadcasts++;
+      for (const ws of clients) send(ws, message, false);
+    }, mode.broadcastIntervalMs);
+  }
+
+  const host = options.host ?? '127.0.0.1';
+  // Thousands of clients connect at once in a ramp or a benchmark: a deeper accept queue than 511.
+  server.listen({ port: options.port ?? 0, host, backlog: 4096 });
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  return {
+    url: `ws://${host}:${address.port}/`,
+    port: address.port,
+    stats,
+    stall(ms: number) {
+      stallUntil = Math.max(stallUntil, performance.now() + ms);
+    },
+    reset() {
+      Object.assign(stats, { requests: 0, connections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0 });
+      stats.websocket = emptyWebSocketStats();
+      delayed = 0;
+    },
+    async close() {
+      clearInterval(broadcastTimer);
+      for (const socket of sockets) socket.destroy();
+      wss.close();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import tls from 'node:tls';
+import WebSocket, { type ClientOptions } from 'ws';
+
+/** What a connection reports to the runner; every socket ends with exactly one `closed`. */
+export interface ConnectionEvents {
+  /** The handshake completed: TCP connect, TLS (wss:) and the opening handshake, each in ms. */
+  opened(connection: WsConnection, connectMs: number, tlsMs: number | undefined, handshakeMs: number): void;
+  message(connection: WsConnection, data: Buffer, isBinary: boolean): void;
+  /** An error by code (ECONNREFUSED, HANDSHAKE_REJECTED with the status, WS_ERR_INVALID_OPCODE, ...). */
+  failed(connection: WsConnection, code: string, status: number | undefined): void;
+  /** The socket is gone; `wasOpen` when its handshake had completed. */
+  closed(connection: WsConnection, code: number, wasOpen: boolean): void;
+}
+
+/** How every connection of a thread is opened. */
+export interface SocketSettings {
+  url: string;
+  protocols: string[];
+  options: ClientOptions;
+}
+
+/**
+ * The ws client options of a run: TLS options and headers passed through, the handshake bounded by
+ * the run's timeout, compression only when asked for.
+ */
+export function socketSettings(
+  url: string,
+  { headers, protocols, perMessageDeflate, tlsOptions, timeoutMs }: {
+    headers: Record<string, string>;
+    protocols: string[];
+    perMessageDeflate: boolean;
+    tlsOptions: tls.ConnectionOptions | undefined;
+    timeoutMs: number;
+  },
+): SocketSettings {
+  return { url, protocols, options: { ...tlsOptions, headers, perMessageDeflate, handshakeTimeout: timeoutMs, followRedirects: false } as ClientOptions };
+}
+
+const REJECTED = /Unexpected server response: (\d+)/;
+
+/** A ws error as an `errors.byCode` key. */
+function errorCode(error: Error & { code?: string }): { code: string; status: number | undefined } {
+  const rejected = REJECTED.exec(error.message);
+  if (rejected) return { code: 'HANDSHAKE_REJECTED', status: Number(rejected[1]) };
+  if (typeof error.code === 'string') return { code: error.code, status: undefined };
+  if (/handshake has timed out/i.test(error.message)) return { code: 'HANDSHAKE_TIMEOUT', status: undefined };
+  return { code: 'WEBSOCKET_ERROR', status: undefined };
+}
+
+/**
+ * One client connection of a WebSocket run: its socket (one after another, as it reconnects), and
+ * the send times of its messages still waiting for a reply, first in first out, in a ring that
+ * grows only when more are outstanding than ever before (no allocation per message).
+ */
+export class WsConnection {
+  readonly index: number;
+  socket: WebSocket | undefined;
+  open = false;
+  /** salvo asked this socket to close (ramp-down, end of run): its close is not the server's doing. */
+  closing = false;
+  /** One of the first connections, it has opened or failed once (the run waits for that before starting). */
+  settled = false;
+  /** Failed connects or lost connections in a row, for the reconnect backoff. */
+  failures = 0;
+  /** Messages sent on this connection, the `sequence` of the next one. */
+  sequence = 0;
+  /** `websocket.rate`: when the next message is due, performance.now() ms. */
+  nextSendAt = 0;
+  /** The rate timer or the reconnect backoff, whichever is pending. */
+  timer: NodeJS.Timeout | undefined;
+  #ring = new Float64Array(8);
+  #head = 0;
+  #pending = 0;
+
+  constructor(index: number) {
+    this.index = index;
+  }
+
+  get pending(): number {
+    return this.#pending;
+  }
+
+  /** A message went out at `sentAt` and waits for its reply. */
+  push(sentAt: number): void {
+    if (this.#pending === this.#ring.length) {
+      const grown = new Float64Array(this.#ring.length * 2);
+      for (let i = 0; i < this.#pending; i++) grown[i] = this.#ring[(this.#head + i) % this.#ring.length]!;
+      this.#ring = grown;
+      this.#head = 0;
+    }
+    this.#ring[(this.#head + this.#pending) % this.#ring.length] = sentAt;
+    this.#pending++;
+  }
+
+  /** Send time of the oldest message waiting for a reply (only when `pending` > 0). */
+  oldest(): number {
+    return this.#ring[this.#head]!;
+  }
+
+  /** Takes the oldest waiting message: its reply came, or it timed out. */
+  shift(): number {
+    const sentAt = this.#ring[this.#head]!;
+    this.#head = (this.#head + 1) % this.#ring.length;
+    this.#pending--;
+    return sentAt;
+  }
+
+  /** Forgets every waiting message (the socket is gone); returns how many there were. */
+  clearPending(): number {
+    const dropped = this.#pending;
+    this.#pending = 0;
+    this.#head = 0;
+    return dropped;
+  }
+
+  /**
+   * Opens a new socket for this connection. The TCP socket is made here (ws's `createConnection`)
+   * so its connect and TLS handshake can be timed; ws sets TCP_NODELAY on it once upgraded.
+   */
+  connect(settings: SocketSettings, events: ConnectionEvents): void {
+    const secure = settings.url.startsWith('wss:');
+    let startedAt = 0;
+    let connectedAt = 0;
+    let secureAt = 0;
+    const createConnection = (options: net.NetConnectOpts & tls.ConnectionOptions): net.Socket => {
+      startedAt = performance.now();
+      // http.request sets `path` to the URL path, which net.connect would read as an IPC path.
+      const socket = secure
+        ? tls.connect({ ...options, path: undefined, servername: options.servername ?? (net.isIP(options.host ?? '') ? '' : options.host) } as tls.ConnectionOptions)
+        : net.connect({ ...options, path: undefined } as net.NetConnectOpts);
+      socket.once('lookup', () => (startedAt = performance.now()));
+      socket.once('connect', () => (connectedAt = performance.now()));
+      if (secure) socket.once('secureConnect', () => (secureAt = performance.now()));
+      return socket;
+    };
+    const socket = new WebSocket(settings.url, settings.protocols, { ...settings.options, createConnection } as ClientOptions);
+    this.socket = socket;
+    this.closing = false;
+    socket.on('open', () => {
+      const now = performance.now();
+      const ready = secureAt || connectedAt || now;
+      this.open = true;
+      events.opened(this, (connectedAt || ready) - startedAt, secure ? ready - (connectedAt || ready) : undefined, now - ready);
+    });
+    socket.on('message', (data: Buffer, isBinary: boolean) => events.message(this, data, isBinary));
+    socket.on('error', (error: Error) => {
+      const { code, status } = errorCode(error);
+      events.failed(this, code, status);
+    });
+    socket.on('close', (code: number) => {
+      const wasOpen = this.open;
+      this.open = false;
+      if (this.socket === socket) this.socket = undefined;
+      events.closed(this, code, wasOpen);
+    });
+  }
+}
+
+/** Bytes of one unfragmented, uncompressed frame carrying `payload` bytes (client frames are masked). */
+export function frameBytes(payload: number, masked: boolean): number {
+  return payload + 2 + (payload > 65_535 ? 8 : payload > 125 ? 2 : 0) + (masked ? 4 : 0);
+}

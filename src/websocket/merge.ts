@@ -1,0 +1,79 @@
+import type { LoadResult, MessageStats, WebSocketStageStats, WebSocketStats } from '../types.js';
+import { createHistogram, decodeHistogram, encodeHistogram } from '../stats/recorder.js';
+import type { ShardStage, ShardWebSocket } from './types.js';
+
+function addCounts(target: Record<string, number>, source: Record<string, number>): void {
+  for (const [key, count] of Object.entries(source)) target[key] = (target[key] ?? 0) + count;
+}
+
+/** `result.messages` from the merged counts. */
+export function messageStats(sent: number, received: number, durationMs: number): MessageStats {
+  return { sent, received, perSecond: durationMs > 0 ? received / (durationMs / 1000) : 0 };
+}
+
+/**
+ * The WebSocket parts of several shards (or results) merged exactly: close codes added, each
+ * stage's counts added and its latency histograms added before the percentiles are read.
+ */
+export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>): { websocket: WebSocketStats; stageHistograms: string[] | undefined } {
+  const closeCodes: Record<string, number> = {};
+  let merged: Array<ShardStage & { stage: number }> | undefined;
+  const histograms: Array<ReturnType<typeof createHistogram>> = [];
+  for (const shard of list) {
+    if (shard === undefined) continue;
+    addCounts(closeCodes, shard.closeCodes);
+    shard.stages?.forEach((stage, index) => {
+      merged ??= [];
+      const into = (merged[index] ??= { stage: index, durationMs: 0, clients: 0, open: 0, sent: 0, received: 0, histogram: '' });
+      into.durationMs = Math.max(into.durationMs, stage.durationMs);
+      into.clients += stage.clients;
+      into.open += stage.open;
+      into.sent += stage.sent;
+      into.received += stage.received;
+      const histogram = (histograms[index] ??= createHistogram());
+      if (stage.histogram !== '') {
+        const decoded = decodeHistogram(stage.histogram);
+        histogram.add(decoded);
+        decoded.destroy();
+      }
+    });
+  }
+  if (merged === undefined) return { websocket: { closeCodes }, stageHistograms: undefined };
+  const stages: WebSocketStageStats[] = merged.map(({ stage, durationMs, clients, open, sent, received }) => {
+    const histogram = histograms[stage]!;
+    return {
+      stage,
+      durationMs,
+      clients,
+      open,
+      sent,
+      received,
+      perSecond: durationMs > 0 ? received / (durationMs / 1000) : 0,
+      p50: histogram.getValueAtPercentile(50) / 1000,
+      p99: histogram.getValueAtPercentile(99) / 1000,
+    };
+  });
+  const stageHistograms = histograms.map((histogram) => {
+    const encoded = encodeHistogram(histogram);
+    histogram.destroy();
+    return encoded;
+  });
+  return { websocket: { closeCodes, stages }, stageHistograms };
+}
+
+/** A WebSocket result's own parts as a shard's, for `mergeResults`. */
+export function resultWebSocket(result: LoadResult): ShardWebSocket | undefined {
+  const { websocket } = result;
+  if (websocket === undefined) return undefined;
+  return {
+    closeCodes: websocket.closeCodes,
+    stages: websocket.stages?.map((stage, index) => ({
+      durationMs: stage.durationMs,
+      clients: stage.clients,
+      open: stage.open,
+      sent: stage.sent,
+      received: stage.received,
+      histogram: result.merge.stages?.[index] ?? '',
+    })),
+  };
+}

@@ -1,0 +1,405 @@
+import { performance } from 'node:perf_hooks';
+import type { EngineHooks } from '../engine/engine.js';
+import { connectionTarget } from '../engine/ramp.js';
+import { measuredSpan, startMeasuring, type Measuring } from '../engine/measuring.js';
+import type { Plan } from '../plan.js';
+import { PhaseRecorder } from '../stats/phases.js';
+import type { Recorder, ShardStats } from '../stats/recorder.js';
+import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
+import { frameBytes, socketSettings, WsConnection, type ConnectionEvents, type SocketSettings } from './connection.js';
+import { StageMeter } from './stages.js';
+import { ClockSkew, timestampReader, type TimestampReader } from './timestamps.js';
+import type { PlannedWebSocket, WebSocketHooks } from './types.js';
+
+/** Reconnect after a failure: first after this, then doubling up to the cap, so a dead port cannot spin. */
+const BACKOFF_FIRST_MS = 5;
+const BACKOFF_MAX_MS = 1000;
+/** At the end, how long closing handshakes may take before the sockets are dropped. */
+export const CLOSE_GRACE_MS = 1000;
+const TICK_MS = 100;
+const NORMAL_CLOSURE = 1000;
+
+export interface WebSocketRunHooks extends EngineHooks {
+  websocket?: WebSocketHooks | undefined;
+}
+
+/**
+ * One thread's share of a WebSocket run: opens its connections before the clock starts, then sends
+ * (closed loop: the next message when the reply came; `websocket.rate`: on each connection's
+ * schedule) and times replies and timestamped messages into the same Recorder as HTTP runs.
+ * Connections that close or fail reconnect with backoff; stages open and close connections.
+ * Nothing on the network throws: it is counted, and the run ends at its duration plus at most
+ * `CLOSE_GRACE_MS` of closing handshakes.
+ */
+export class WebSocketRunner implements ConnectionEvents {
+  readonly #plan: Plan;
+  readonly #ws: PlannedWebSocket;
+  readonly #hooks: WebSocketRunHooks;
+  readonly #settings: SocketSettings;
+  readonly #connections: WsConnection[];
+  readonly #phases = new PhaseRecorder({ handshake: true });
+  readonly #statusCodes: Record<string, number> = {};
+  readonly #closeCodes: Record<string, number> = {};
+  /** Errors while the first connections opened, before the recorder exists. */
+  readonly #earlyErrors: string[] = [];
+  readonly #message: string | Buffer | undefined;
+  readonly #messageBytes: number;
+  readonly #sends: boolean;
+  readonly #intervalMs: number | undefined;
+  readonly #timestampOf: TimestampReader | undefined;
+  /** performance.timeOrigin, read once: it is a getter into the runtime. */
+  readonly #timeOrigin = performance.timeOrigin;
+  readonly #abortOnFail: ((partial: PartialLoadResult) => boolean) | undefined;
+  #nextAbortCheckAt = Infinity;
+  #recorder!: Recorder;
+  #measuring!: Measuring;
+  #stages: StageMeter | undefined;
+  #begun = false;
+  #stopped = false;
+  #measureAt = 0;
+  #endAt = Infinity;
+  #active: number;
+  #open = 0;
+  #outstanding = 0;
+  #measuredSent = 0;
+  readonly #clockSkew = new ClockSkew();
+  /** First connections not yet opened or failed once. */
+  #unsettled: number;
+  #settled!: () => void;
+  #tickTimer: NodeJS.Timeout | undefined;
+  #allClosed: (() => void) | undefined;
+  /** After the end: sockets whose close has not come yet. */
+  #closingSockets = 0;
+  #resolve!: (stats: ShardStats) => void;
+  readonly #onAbort = () => this.stop(true);
+
+  constructor(plan: Plan, hooks: WebSocketRunHooks = {}) {
+    this.#plan = plan;
+    this.#ws = plan.websocket!;
+    this.#hooks = hooks;
+    const { message } = this.#ws;
+    this.#message = message instanceof Uint8Array ? Buffer.from(message.buffer, message.byteOffset, message.byteLength) : message;
+    this.#messageBytes = this.#message === undefined ? 0 : Buffer.byteLength(this.#message);
+    this.#sends = this.#message !== undefined || this.#ws.dynamicMessage;
+    this.#intervalMs = this.#ws.rate === undefined ? undefined : 1000 / this.#ws.rate;
+    this.#timestampOf = timestampReader(this.#ws, hooks.websocket);
+    this.#abortOnFail = abortOnFailCheck(plan.thresholds);
+    this.#settings = socketSettings(plan.url, {
+      headers: this.#ws.headers,
+      protocols: this.#ws.protocols,
+      perMessageDeflate: this.#ws.perMessageDeflate,
+      tlsOptions: plan.tls,
+      timeoutMs: plan.timeoutMs,
+    });
+    const most = Math.max(plan.connections, ...(plan.stages ?? []).map((stage) => stage.connections ?? 0));
+    this.#connections = Array.from({ length: most }, (_, index) => new WsConnection(index));
+    this.#active = plan.connections;
+    this.#unsettled = plan.connections;
+  }
+
+  async run(): Promise<ShardStats> {
+    const { signal } = this.#hooks;
+    const done = new Promise<ShardStats>((resolve) => (this.#resolve = resolve));
+    if (signal?.aborted) {
+      this.stop(true);
+      return done;
+    }
+    signal?.addEventListener('abort', this.#onAbort, { once: true });
+    const settled = new Promise<void>((resolve) => (this.#settled = resolve));
+    for (let index = 0; index < this.#active; index++) this.#connections[index]!.connect(this.#settings, this);
+    if (this.#unsettled === 0) this.#settled();
+    await settled;
+    await this.#hooks.ready?.();
+    if (this.#stopped) return done;
+    if (signal?.aborted) {
+      this.stop(true);
+      return done;
+    }
+    const now = performance.now();
+    this.#begin(now);
+    this.#tickTimer = setInterval(() => this.#tick(), TICK_MS);
+    for (const connection of this.#connections) if (connection.open) this.#startSending(connection, now);
+    return done;
+  }
+
+  #begin(now: number): void {
+    this.#begun = true;
+    const openConnections = () => this.#open;
+    const measuring = (this.#measuring = startMeasuring(this.#plan, now, {
+      openLoop: false,
+      gauges: { connections: openConnections, targetRate: () => undefined },
+      onSecond: this.#hooks.onSecond,
+      onEnd: () => this.stop(false),
+    }));
+    this.#measureAt = measuring.measureAt;
+    this.#endAt = measuring.endAt;
+    this.#recorder = measuring.recorder;
+    if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
+    const stages = this.#plan.stages;
+    if (stages?.[0]?.connections !== undefined) this.#stages = new StageMeter(stages, this.#measureAt, openConnections);
+    for (const code of this.#earlyErrors) this.#recorder.recordError(code, this.#measureAt);
+  }
+
+  /** Counted: not during the warm-up (what happens while the first connections open is). */
+  #counts(now: number): boolean {
+    return !this.#begun || now >= this.#measureAt;
+  }
+
+  #amountReached(): boolean {
+    return this.#plan.amount !== undefined && this.#measuredSent >= this.#plan.amount;
+  }
+
+  #startSending(connection: WsConnection, now: number): void {
+    if (!this.#sends || this.#stopped) return;
+    if (this.#intervalMs === undefined) {
+      this.#send(connection, now);
+      return;
+    }
+    // Connections spread their first sends over one interval, so a thread does not send in bursts.
+    connection.nextSendAt = now + (this.#intervalMs * connection.index) / this.#connections.length;
+    this.#scheduleSend(connection, now);
+  }
+
+  #scheduleSend(connection: WsConnection, now: number): void {
+    connection.timer = setTimeout(() => this.#onSendTimer(connection), Math.max(0, connection.nextSendAt - now));
+  }
+
+  #onSendTimer(connection: WsConnection): void {
+    connection.timer = undefined;
+    if (this.#stopped || !connection.open) return;
+    const now = performance.now();
+    if (now >= this.#endAt) {
+      this.stop(false);
+      return;
+    }
+    this.#send(connection, now);
+    connection.nextSendAt += this.#intervalMs!;
+    // Held up for more than an interval (a stalled host): carry on from now rather than burst.
+    if (connection.nextSendAt < now - this.#intervalMs!) connection.nextSendAt = now;
+    this.#scheduleSend(connection, now);
+  }
+
+  #send(connection: WsConnection, now: number): void {
+    if (this.#amountReached() || this.#stopped) return;
+    const socket = connection.socket;
+    if (socket === undefined || !connection.open) return;
+    let data = this.#message;
+    let bytes = this.#messageBytes;
+    if (this.#ws.dynamicMessage) {
+      try {
+        data = this.#hooks.websocket!.message!(connection.index, connection.sequence);
+        bytes = Buffer.byteLength(data);
+      } catch {
+        if (this.#counts(now)) this.#recorder.recordError('MESSAGE_FAILED', now);
+        return;
+      }
+    }
+    connection.sequence++;
+    connection.push(now);
+    this.#outstanding++;
+    socket.send(data!);
+    if (now < this.#measureAt) return;
+    this.#measuredSent++;
+    this.#recorder.recordSent(frameBytes(bytes, true), now);
+    this.#stages?.recordSent(now);
+  }
+
+  opened(connection: WsConnection, connectMs: number, tlsMs: number | undefined, handshakeMs: number): void {
+    this.#open++;
+    connection.failures = 0;
+    this.#phases.recordConnection(connectMs, tlsMs);
+    this.#phases.recordHandshake(handshakeMs);
+    this.#statusCodes['101'] = (this.#statusCodes['101'] ?? 0) + 1;
+    this.#settle(connection);
+    if (this.#stopped || connection.index >= this.#active) {
+      connection.closing = true;
+      connection.socket?.close(NORMAL_CLOSURE);
+      return;
+    }
+    if (this.#begun) this.#startSending(connection, performance.now());
+  }
+
+  message(connection: WsConnection, data: Buffer, isBinary: boolean): void {
+    if (this.#stopped) return;
+    const now = performance.now();
+    if (now >= this.#endAt) {
+      this.stop(false);
+      return;
+    }
+    let latencyMs = -1;
+    let stamped = false;
+    if (this.#timestampOf !== undefined) {
+      let sentAtMs: number | undefined;
+      try {
+        sentAtMs = this.#timestampOf(data, isBinary);
+      } catch {
+        if (this.#counts(now)) this.#recordError('TIMESTAMP_FAILED', now);
+      }
+      if (typeof sentAtMs === 'number' && Number.isFinite(sentAtMs)) {
+        stamped = true;
+        latencyMs = this.#clockSkew.clamp(this.#timeOrigin + now - sentAtMs, this.#begun && now >= this.#measureAt);
+      }
+    }
+    if (!stamped && connection.pending > 0) {
+      const sentAt = connection.shift();
+      this.#outstanding--;
+      latencyMs = sentAt >= this.#measureAt ? now - sentAt : -1;
+      if (this.#intervalMs === undefined) this.#send(connection, now);
+    }
+    if (!this.#begun || now < this.#measureAt) return;
+    this.#recorder.recordMessage(frameBytes(data.length, false), latencyMs, now);
+    this.#stages?.recordReceived(now, latencyMs < 0 ? -1 : Math.round(latencyMs * 1000));
+    if (this.#outstanding === 0 && this.#amountReached()) this.stop(false);
+  }
+
+  #recordError(code: string, now: number): void {
+    if (this.#begun) this.#recorder.recordError(code, now);
+    else this.#earlyErrors.push(code);
+  }
+
+  failed(connection: WsConnection, code: string, status: number | undefined): void {
+    if (status !== undefined) this.#statusCodes[String(status)] = (this.#statusCodes[String(status)] ?? 0) + 1;
+    if (this.#stopped || connection.closing) return;
+    const now = performance.now();
+    if (this.#counts(now)) this.#recordError(code, now);
+  }
+
+  closed(connection: WsConnection, code: number, wasOpen: boolean): void {
+    if (wasOpen) this.#open--;
+    clearTimeout(connection.timer);
+    connection.timer = undefined;
+    this.#outstanding -= connection.clearPending();
+    this.#settle(connection);
+    if (this.#stopped) {
+      if (--this.#closingSockets === 0) this.#allClosed?.();
+      return;
+    }
+    const now = performance.now();
+    const ours = connection.closing;
+    connection.closing = false;
+    if (wasOpen && !ours && this.#counts(now)) this.#closeCodes[String(code)] = (this.#closeCodes[String(code)] ?? 0) + 1;
+    if (this.#outstanding === 0 && this.#amountReached()) {
+      this.stop(false);
+      return;
+    }
+    if (connection.index >= this.#active) return;
+    const delayMs = ours ? 0 : Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** connection.failures++);
+    connection.timer = setTimeout(() => {
+      connection.timer = undefined;
+      if (!this.#stopped && connection.index < this.#active && connection.socket === undefined) connection.connect(this.#settings, this);
+    }, delayMs);
+  }
+
+  /** One of the first connections opened or failed: the run starts once each has. */
+  #settle(connection: WsConnection): void {
+    if (this.#begun || connection.settled || connection.index >= this.#plan.connections) return;
+    connection.settled = true;
+    if (--this.#unsettled === 0) this.#settled();
+  }
+
+  #tick(): void {
+    const now = performance.now();
+    if (now >= this.#endAt) {
+      this.stop(false);
+      return;
+    }
+    this.#recorder.rollTo(now);
+    this.#stages?.at(now);
+    if (now >= this.#nextAbortCheckAt) {
+      this.#nextAbortCheckAt += 1000;
+      if (this.#abortOnFail!(this.#recorder.snapshot(undefined))) {
+        this.stop(true);
+        return;
+      }
+    }
+    if (this.#outstanding > 0) this.#expireReplies(now);
+    this.#ramp(now);
+  }
+
+  /** Replies later than the timeout are counted as TIMEOUT; a closed-loop connection sends again. */
+  #expireReplies(now: number): void {
+    const { timeoutMs } = this.#plan;
+    for (const connection of this.#connections) {
+      let expired = false;
+      while (connection.pending > 0 && now - connection.oldest() >= timeoutMs) {
+        const sentAt = connection.shift();
+        this.#outstanding--;
+        expired = true;
+        if (sentAt >= this.#measureAt) this.#recorder.recordError('TIMEOUT', now);
+      }
+      if (expired && this.#intervalMs === undefined && connection.pending === 0) this.#send(connection, now);
+    }
+    if (this.#outstanding === 0 && this.#amountReached()) this.stop(false);
+  }
+
+  /** Connection `stages`: opens or closes connections toward the due count. */
+  #ramp(now: number): void {
+    const stages = this.#plan.stages;
+    if (stages?.[0]?.connections === undefined || now < this.#measureAt) return;
+    const target = connectionTarget(stages, this.#plan.connections, now - this.#measureAt);
+    const before = this.#active;
+    if (target === before) return;
+    this.#active = target;
+    for (let index = Math.min(before, target); index < Math.max(before, target); index++) {
+      const connection = this.#connections[index]!;
+      if (target > before) {
+        if (connection.socket === undefined && connection.timer === undefined) connection.connect(this.#settings, this);
+      } else if (connection.socket !== undefined) {
+        connection.closing = true;
+        clearTimeout(connection.timer);
+        connection.timer = undefined;
+        connection.socket.close(NORMAL_CLOSURE);
+      }
+    }
+  }
+
+  /** Ends the run now; resolves once every socket has closed, or `CLOSE_GRACE_MS` has passed. */
+  stop(aborted: boolean): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    const now = performance.now();
+    if (!this.#begun) this.#begin(now);
+    this.#measuring.cancelTimers();
+    clearInterval(this.#tickTimer);
+    this.#hooks.signal?.removeEventListener('abort', this.#onAbort);
+    const { endAt, durationMs } = measuredSpan(this.#plan, this.#measuring, now);
+    const stages = this.#stages?.finish(endAt);
+    const stats = this.#recorder.finish(endAt, durationMs, aborted, undefined);
+    stats.statusCodes = this.#statusCodes;
+    stats.phases = this.#phases.encode();
+    stats.generator = this.#measuring.monitor.finish(stats.warnings);
+    stats.websocket = { closeCodes: this.#closeCodes, stages };
+    this.#clockSkew.warn(stats.warnings);
+    this.#closeAll(() => this.#resolve(stats));
+  }
+
+  #closeAll(then: () => void): void {
+    const sockets = this.#connections.filter((connection) => {
+      clearTimeout(connection.timer);
+      connection.timer = undefined;
+      return connection.socket !== undefined;
+    });
+    if (sockets.length === 0) return then();
+    this.#closingSockets = sockets.length;
+    const grace = setTimeout(() => {
+      for (const connection of sockets) connection.socket?.terminate();
+      finish();
+    }, CLOSE_GRACE_MS);
+    const finish = () => {
+      this.#allClosed = undefined;
+      clearTimeout(grace);
+      then();
+    };
+    this.#allClosed = finish;
+    for (const connection of sockets) {
+      connection.closing = true;
+      if (connection.open) connection.socket!.close(NORMAL_CLOSURE);
+      else connection.socket!.terminate();
+    }
+  }
+}
+
+/** Runs one thread's share of a WebSocket load test. */
+export function runWebSocket(plan: Plan, hooks?: WebSocketRunHooks): Promise<ShardStats> {
+  return new WebSocketRunner(plan, hooks).run();
+}

@@ -1,0 +1,159 @@
+// WebSocket runs against the test server's WebSocket mode: exact counts at both ends, echo latency
+// against the server's applied delay, broadcast latency against its timestamps, stages, workers.
+import t, { type Test } from 'tap';
+import { performance } from 'node:perf_hooks';
+import { formatResult, mergeResults, runLoad } from '../src/index.js';
+import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { inSomeRun } from './fixtures/timing.js';
+
+async function wsServer(t: Test, options: TestServerOptions) {
+  const server = await createTestServer(options);
+  t.teardown(() => server.close());
+  return server;
+}
+
+t.test('echo: a fixed number of messages is exact at the server and the client', async (t) => {
+  const server = await wsServer(t, { websocket: true });
+  const result = await runLoad({ url: server.url, connections: 7, amount: 1003, websocket: { message: 'ping' } });
+  t.equal(server.stats.websocket?.messagesReceived, 1003, 'server received exactly amount messages');
+  t.equal(server.stats.websocket?.messagesSent, 1003, 'and echoed each');
+  t.same(result.messages && { sent: result.messages.sent, received: result.messages.received }, { sent: 1003, received: 1003 });
+  t.equal(result.transport, 'websocket');
+  t.equal(result.requests.sent, 1003, 'requests mirrors messages');
+  t.equal(server.stats.connections, 7, 'one socket per connection, none reopened');
+  t.same(result.statusCodes, { '101': 7 }, 'seven accepted handshakes');
+  t.equal(result.phases.connect.count, 7);
+  t.equal(result.phases.handshake?.count, 7, 'the handshake as a distribution');
+  t.ok(result.phases.handshake!.p50 > 0, 'handshakes take time');
+  // 'ping': 4 payload bytes, 2 header bytes, a 4-byte mask from the client.
+  t.same(result.bytes, { sent: 1003 * 10, received: 1003 * 6 }, 'frame bytes both ways');
+  t.equal(result.errors.total, 0);
+  t.same(result.websocket?.closeCodes, {}, 'no closes the server caused');
+  const total = result.timeline.reduce((sum, s) => sum + s.completed, 0);
+  t.equal(total, 1003, 'the timeline adds up');
+  t.same(JSON.parse(JSON.stringify(result)), result, 'the result is plain JSON');
+  const summary = formatResult(result);
+  t.match(summary, /Messages +1,003 sent, 1,003 received/, 'formatResult prints the messages');
+  t.match(summary, /Handshakes +101: 7/);
+  t.match(summary, /handshake +7 /, 'and the handshake phase');
+});
+
+t.test('echo latency is within 1 ms of the server delay', (t) =>
+  inSomeRun(t, 6, async (timing) => {
+    const server = await wsServer(t, { websocket: true, delayMs: 20 });
+    const result = await runLoad({ url: server.url, connections: 10, duration: 1000, websocket: { message: Buffer.from('binary ping') } });
+    const applied = server.stats.appliedDelayMs;
+    t.ok(applied >= 20, `server applied ${applied.toFixed(3)} ms, never less than its delay`);
+    timing.hostKept(applied < 22, `the host let the server keep its delay (${applied.toFixed(3)} ms)`);
+    t.ok(result.latency.min >= 20, `min ${result.latency.min} not below the delay`);
+    timing.ok(Math.abs(result.latency.mean - applied) < 1, `mean ${result.latency.mean} within 1 ms of the applied ${applied.toFixed(3)}`);
+    timing.ok(result.messages!.received >= 10 * 40, `10 connections × ~47 round trips: got ${result.messages!.received}`);
+  }),
+);
+
+t.test('websocket.rate paces each connection', (t) =>
+  inSomeRun(t, 3, async (timing) => {
+    const server = await wsServer(t, { websocket: true });
+    const result = await runLoad({ url: server.url, connections: 4, duration: 1000, websocket: { message: 'x', rate: 50 } });
+    const sent = result.messages!.sent;
+    timing.ok(sent >= 190 && sent <= 204, `4 connections × 50/s for 1 s: sent ${sent}`);
+    t.ok(result.messages!.received <= server.stats.websocket!.messagesSent, 'never more replies than the server sent');
+  }),
+);
+
+t.test('broadcast latency is measured from the server timestamps', (t) =>
+  inSomeRun(t, 3, async (timing) => {
+    const server = await wsServer(t, { websocket: { echo: false, broadcastIntervalMs: 50, broadcastBytes: 200 } });
+    const stamps: number[] = [];
+    const result = await runLoad({
+      url: server.url,
+      connections: 20,
+      duration: 1000,
+      websocket: {
+        timestamp: (data) => {
+          const ts = JSON.parse(String(data)).ts as number;
+          stamps.push(performance.timeOrigin + performance.now() - ts);
+          return ts;
+        },
+      },
+    });
+    const received = result.messages!.received;
+    timing.ok(received >= 20 * 18 && received <= 20 * 21, `20 clients × ~20 broadcasts: ${received}`);
+    t.ok(server.stats.websocket!.messagesSent >= received, 'never more than the server sent');
+    t.equal(result.messages!.sent, 0, 'listening only');
+    t.ok(result.latency.min >= 0, 'no negative latency');
+    // The same messages, timed by hand in the callback: the histogram's mean agrees within its 0.1% + 1 µs.
+    const hand = stamps.slice(-received).reduce((sum, value) => sum + value, 0) / received;
+    timing.ok(Math.abs(result.latency.mean - hand) < 0.2, `mean ${result.latency.mean.toFixed(3)} agrees with the timestamps (${hand.toFixed(3)})`);
+    timing.ok(result.latency.p99 < 20, `p99 ${result.latency.p99} ms on loopback`);
+    t.same(result.warnings.filter((w) => w.code === 'CLOCK_SKEW'), [], 'same clock: no skew warning');
+    t.ok(result.bytes.received === received * 204, 'bytes: 200-byte messages with a 4-byte header (extended length)');
+  }),
+);
+
+t.test('a server clock ahead of the client raises CLOCK_SKEW', async (t) => {
+  const server = await wsServer(t, { websocket: { echo: false, broadcastIntervalMs: 20 } });
+  const result = await runLoad({
+    url: server.url,
+    connections: 2,
+    duration: 300,
+    websocket: { timestamp: (data) => JSON.parse(String(data)).ts + 50 },
+  });
+  t.ok(result.messages!.received > 0);
+  t.equal(result.latency.max, 0, 'negative latencies are counted as 0');
+  const warning = result.warnings.find((w) => w.code === 'CLOCK_SKEW');
+  t.ok(warning, 'CLOCK_SKEW raised');
+  t.match(warning?.message, /before the time they carry/);
+});
+
+t.test('a ramp from 10 to 100 clients in steps is seen at the server', async (t) => {
+  const server = await wsServer(t, { websocket: { echo: false, broadcastIntervalMs: 100 } });
+  const stages = [];
+  for (let clients = 10; clients <= 100; clients += 30) {
+    if (clients > 10) stages.push({ duration: 50, connections: clients });
+    stages.push({ duration: 400, connections: clients });
+  }
+  const seen: number[] = [];
+  const watch = setInterval(() => seen.push(server.stats.openConnections), 20);
+  const result = await runLoad({ url: server.url, connections: 10, stages, websocket: { timestamp: { field: 'ts' } } });
+  clearInterval(watch);
+  t.equal(server.stats.connections, 100, 'the server accepted exactly 100 connections');
+  t.ok(seen.includes(10) && seen.includes(40) && seen.includes(70) && seen.includes(100), `the server saw each step: ${[...new Set(seen)].join(', ')}`);
+  const holds = result.websocket!.stages!.filter((stage) => stage.stage % 2 === 0);
+  t.same(holds.map((stage) => stage.clients), [10, 40, 70, 100], 'a summary per step');
+  t.same(holds.map((stage) => stage.open), [10, 40, 70, 100], 'every client of a step connected by its end');
+  for (const stage of holds) {
+    t.ok(stage.received >= stage.clients * 3 && stage.received <= stage.clients * 5, `step ${stage.clients}: ${stage.received} messages in 400 ms at 10/s each`);
+    t.ok(stage.p99 >= stage.p50 && stage.p50 > 0, `step ${stage.clients}: p50 ${stage.p50} p99 ${stage.p99}`);
+  }
+  t.equal(result.websocket!.stages!.reduce((sum, stage) => sum + stage.received, 0), result.messages!.received, 'stages add up to the run');
+  t.equal(result.timeline.at(-1)!.connections, 100, 'the timeline shows open connections');
+});
+
+t.test('workers split connections and stages exactly and merge exactly', async (t) => {
+  const server = await wsServer(t, { websocket: true });
+  const result = await runLoad({
+    url: server.url,
+    connections: 5,
+    workers: 2,
+    amount: 501,
+    websocket: { message: 'm' },
+  });
+  t.equal(result.workers, 2);
+  t.equal(server.stats.connections, 5, '3 + 2 connections');
+  t.equal(server.stats.websocket!.messagesReceived, 501, 'amount split exactly');
+  t.equal(result.messages!.received, 501);
+  t.equal(result.phases.handshake!.count, 5, 'handshakes merged');
+  const staged = await runLoad({
+    url: server.url,
+    connections: 3,
+    workers: 2,
+    stages: [{ duration: 300, connections: 7 }],
+    websocket: { message: 'm' },
+  });
+  t.equal(staged.websocket!.stages![0]!.clients, 7, 'stage targets add up over the workers');
+  t.equal(staged.websocket!.stages![0]!.received, staged.messages!.received);
+  const merged = mergeResults([staged]);
+  t.same(merged.websocket, staged.websocket, 'mergeResults keeps a WebSocket result whole');
+  t.same(merged.messages, staged.messages);
+});
