@@ -1,6 +1,7 @@
 import http2, { type Http2Server, type Http2Session, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import type { H2Stats, TestServerStats } from './stats.js';
 
 /** The test server's HTTP/2 mode (`createTestServer({ h2: { ... } })`, or `h2: true` for h2c defaults). */
 export interface H2Mode {
@@ -19,20 +20,6 @@ export interface H2Mode {
   goawayAfter?: number;
 }
 
-/** What the HTTP/2 mode counts, in `stats.h2`. */
-export interface H2Stats {
-  /** Sessions (connections) accepted. */
-  sessions: number;
-  /** Streams opened by clients, answered or not. */
-  streams: number;
-  /** The most requests any one session had received and not yet answered at the same time. */
-  maxStreamsInFlight: number;
-  /** Streams reset by `resetEvery`. */
-  resets: number;
-  /** GOAWAY frames sent by `goawayAfter`. */
-  goaways: number;
-}
-
 /** The options of `createTestServer` this mode reads. */
 export interface H2ServerOptions {
   host?: string;
@@ -43,20 +30,6 @@ export interface H2ServerOptions {
   headers?: Record<string, string>;
   onRequest?: (request: { method: string; path: string; headers: Record<string, string>; body: Buffer; connection: number }) => void;
   h2?: boolean | H2Mode;
-}
-
-/** `TestServerStats` plus `h2`, restated: importing it from server.ts, which imports this file, would be a cycle. */
-interface H2ServerStats {
-  requests: number;
-  connections: number;
-  openConnections: number;
-  /** DATA payload bytes received (request bodies). */
-  bytesReceived: number;
-  /** DATA payload bytes sent (response bodies). */
-  bytesSent: number;
-  statusCodes: Record<string, number>;
-  appliedDelayMs: number;
-  h2: H2Stats;
 }
 
 /** Per-session state. */
@@ -82,7 +55,7 @@ export async function createH2TestServer(options: H2ServerOptions) {
   if (size >= 2) body.write('ok');
   const noBody = status === 204 || status === 304;
   const responseHeaders = { ':status': status, ...(noBody ? {} : { 'content-length': size }), ...options.headers };
-  const stats: H2ServerStats = {
+  const stats: TestServerStats & { h2: H2Stats } = {
     requests: 0, connections: 0, openConnections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0,
     h2: { sessions: 0, streams: 0, maxStreamsInFlight: 0, resets: 0, goaways: 0 },
   };

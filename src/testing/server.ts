@@ -1,8 +1,9 @@
 import net from 'node:net';
 import { once } from 'node:events';
-import { createH2TestServer, type H2Mode, type H2Stats } from './h2-server.js';
+import { createH2TestServer, type H2Mode } from './h2-server.js';
 import { CapacityQueue } from './capacity-queue.js';
-import { createWsTestServer, type WebSocketMode, type WebSocketServerStats } from './ws-server.js';
+import { createWsTestServer, type WebSocketMode } from './ws-server.js';
+import type { TestServerStats } from './stats.js';
 
 /** Options of `createTestServer`. */
 export interface TestServerOptions {
@@ -61,31 +62,6 @@ export interface TestRequest {
   body: Buffer;
   /** Id of the connection it came on, in accept order from 0. */
   connection: number;
-}
-
-/** What the test server counted: the ground truth for a load test's numbers. */
-export interface TestServerStats {
-  /** Complete requests received. */
-  requests: number;
-  /** Connections accepted. */
-  connections: number;
-  /** Connections open now. */
-  openConnections: number;
-  /** Bytes received from clients. */
-  bytesReceived: number;
-  /** Bytes written to clients. */
-  bytesSent: number;
-  /** Requests per status code answered. */
-  statusCodes: Record<string, number>;
-  /**
-   * Mean delay actually applied to delayed responses, ms, from the request's arrival to the write:
-   * the ground truth for a client's latency (timers and a busy machine can add to `delayMs`).
-   */
-  appliedDelayMs: number;
-  /** HTTP/2 mode only: sessions, streams and the most streams in flight on one session. */
-  h2?: H2Stats;
-  /** WebSocket mode only: messages received and sent, broadcasts, closes and garbage frames. */
-  websocket?: WebSocketServerStats;
 }
 
 /** A running test server. */

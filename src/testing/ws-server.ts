@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { TestServerStats, WebSocketServerStats } from './stats.js';
 
 /** The test server's WebSocket mode (`createTestServer({ websocket: { ... } })`, or `websocket: true`). */
 export interface WebSocketMode {
@@ -23,41 +24,12 @@ export interface WebSocketMode {
   garbageAfter?: number;
 }
 
-/** What the WebSocket mode counts, in `stats.websocket`. */
-export interface WebSocketServerStats {
-  /** Messages received from clients. */
-  messagesReceived: number;
-  /** Messages sent to clients: echoes and broadcast deliveries. */
-  messagesSent: number;
-  /** Broadcast rounds sent (each to every open connection). */
-  broadcasts: number;
-  /** Connections closed by `closeAfter`, and garbage frames written by `garbageAfter`. */
-  closed: number;
-  garbage: number;
-}
-
 /** The options of `createTestServer` this mode reads. */
 export interface WsServerOptions {
   host?: string;
   port?: number;
   delayMs?: number;
   websocket?: boolean | WebSocketMode;
-}
-
-/** `TestServerStats` plus `websocket`, restated: importing it from server.ts, which imports this file, would be a cycle. */
-interface WsServerStats {
-  /** Messages received (as `requests`, so the HTTP-minded assertions read the same). */
-  requests: number;
-  connections: number;
-  openConnections: number;
-  /** Payload bytes received and sent. */
-  bytesReceived: number;
-  bytesSent: number;
-  /** Upgrade responses: 101 per accepted connection. */
-  statusCodes: Record<string, number>;
-  /** Mean delay actually applied to echoes, ms (see `TestServerStats.appliedDelayMs`). */
-  appliedDelayMs: number;
-  websocket: WebSocketServerStats;
 }
 
 const emptyWebSocketStats = (): WebSocketServerStats => ({ messagesReceived: 0, messagesSent: 0, broadcasts: 0, closed: 0, garbage: 0 });
@@ -72,7 +44,7 @@ export async function createWsTestServer(options: WsServerOptions) {
   const mode: WebSocketMode = options.websocket === true ? {} : (options.websocket as WebSocketMode);
   const echo = mode.echo ?? true;
   const delayMs = options.delayMs ?? 0;
-  const stats: WsServerStats = {
+  const stats: TestServerStats & { websocket: WebSocketServerStats } = {
     requests: 0, connections: 0, openConnections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0,
     websocket: emptyWebSocketStats(),
   };
