@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import { HeadTemplate } from '../src/http1/head-template.js';
-import { ResponseParser, type ParseErrorCode, type ResponseHandler } from '../src/http1/parser.js';
+import { ResponseParser } from '../src/http1/parser.js';
+import type { ParseErrorCode, ResponseHandler } from '../src/http1/response-handler.js';
 import type { ResponseDetails } from '../src/transports/transport.js';
 
 interface Reported {

@@ -1,9 +1,9 @@
-import { equalsLower, isWhitespace } from './bytes.js';
+import { equalsLower, isWhitespace, SP } from './bytes.js';
 
 /**
- * The values of the fields that frame a response (Content-Length, Transfer-Encoding, Connection)
- * and chunk-size lines, read in place from the parser's buffer: pure functions over
- * `line[start, end)`, with the value's surrounding whitespace already trimmed.
+ * The status line, the values of the fields that frame a response (Content-Length,
+ * Transfer-Encoding, Connection) and chunk-size lines, read in place from the parser's buffer: pure
+ * functions over `line[start, end)`, with a field value's surrounding whitespace already trimmed.
  */
 
 const COMMA = 44;
@@ -88,4 +88,31 @@ export function parseChunkSize(line: Buffer, start: number, end: number): number
   while (i < end && isWhitespace(line[i])) i++;
   if (i < end && line[i] !== SEMICOLON) return -1;
   return size;
+}
+
+const HTTP_SLASH = Buffer.from('HTTP/', 'latin1');
+
+/**
+ * The status line `HTTP/1.x NNN ...` in `line[start, end)`: the status code times two, plus one for
+ * HTTP/1.0 (`status = parsed >> 1`, `http10 = parsed & 1`), or the `HPE_*` code it fails with.
+ */
+export function parseStatusLine(
+  line: Buffer,
+  start: number,
+  end: number,
+): number | 'HPE_INVALID_CONSTANT' | 'HPE_INVALID_VERSION' | 'HPE_INVALID_STATUS' {
+  for (let i = 0; i < HTTP_SLASH.length; i++) {
+    if (line[start + i] !== HTTP_SLASH[i]) return 'HPE_INVALID_CONSTANT';
+  }
+  const minor = line[start + 7];
+  if (line[start + 5] !== 0x31 || line[start + 6] !== 0x2e || (minor !== 0x30 && minor !== 0x31)) return 'HPE_INVALID_VERSION';
+  if (line[start + 8] !== SP || (end > start + 12 && line[start + 12] !== SP) || end < start + 12) return 'HPE_INVALID_STATUS';
+  let status = 0;
+  for (let i = start + 9; i < start + 12; i++) {
+    const digit = line[i]! - 0x30;
+    if (digit < 0 || digit > 9) return 'HPE_INVALID_STATUS';
+    status = status * 10 + digit;
+  }
+  if (status < 100) return 'HPE_INVALID_STATUS';
+  return status * 2 + (minor === 0x30 ? 1 : 0);
 }

@@ -1,5 +1,4 @@
-import type { ResponseDetails } from '../transports/transport.js';
-import { COLON, CONNECTION, CONTENT_LENGTH, CR, equalsLower, isWhitespace, LF, SP, TRANSFER_ENCODING } from './bytes.js';
+import { COLON, CONNECTION, CONTENT_LENGTH, CR, equalsLower, isWhitespace, LF, TRANSFER_ENCODING } from './bytes.js';
 import {
   CONNECTION_CLOSE,
   CONNECTION_KEEP_ALIVE,
@@ -8,44 +7,12 @@ import {
   lastTokenIsChunked,
   parseChunkSize,
   parseContentLength,
+  parseStatusLine,
 } from './field-values.js';
 import { HeadTemplate, type HeadFacts } from './head-template.js';
 import { PartialLine } from './partial-line.js';
-
-/**
- * Stable codes for malformed responses, named after llhttp's so that counts read the same whichever
- * transport produced them.
- */
-export type ParseErrorCode =
-  | 'HPE_INVALID_CONSTANT'
-  | 'HPE_INVALID_VERSION'
-  | 'HPE_INVALID_STATUS'
-  | 'HPE_INVALID_HEADER_TOKEN'
-  | 'HPE_HEADER_OVERFLOW'
-  | 'HPE_INVALID_CONTENT_LENGTH'
-  | 'HPE_INVALID_CHUNK_SIZE'
-  | 'HPE_UNEXPECTED_EOF';
-
-/** Receives each final response as soon as its last byte is parsed. */
-export interface ResponseHandler {
-  /**
-   * A final response (not 1xx) has fully arrived. `bytes` counts every byte received for it,
-   * informational responses before it included. `willClose`: the server closes the connection after
-   * it, so nothing after it is parsed. `details` is given only when the parser captures.
-   * Return false when the connection was closed or replaced from inside the callback: the parser
-   * then returns at once without touching its state, which may already belong to a new connection.
-   */
-  onResponse(status: number, bytes: number, willClose: boolean, details: ResponseDetails | undefined): boolean;
-}
-
-export interface ResponseParserOptions {
-  /** Build `ResponseDetails` (headers and body) for each response. Default false. */
-  capture?: boolean;
-  /** Most bytes a status line plus headers (or a trailer section, or a chunk-size line) may take. */
-  maxHeaderBytes?: number;
-  /** A template shared with other parsers (the connections of one transport); else its own. Unused when capturing. */
-  template?: HeadTemplate;
-}
+import type { ResponseDetails } from '../transports/transport.js';
+import type { ParseErrorCode, ResponseHandler, ResponseParserOptions } from './response-handler.js';
 
 const STATUS_LINE = 0;
 const HEADER_LINE = 1;
@@ -64,8 +31,6 @@ const CONTINUE = 0;
 const STOP = 1;
 const ERROR = 2;
 type Step = typeof CONTINUE | typeof STOP | typeof ERROR;
-
-const HTTP_SLASH = Buffer.from('HTTP/', 'latin1');
 
 /**
  * An incremental HTTP/1.1 response parser that works on the socket's read buffer in place: framing
@@ -283,25 +248,10 @@ export class ResponseParser {
   }
 
   #statusLine(line: Buffer, start: number, end: number): Step {
-    for (let i = 0; i < HTTP_SLASH.length; i++) {
-      if (line[start + i] !== HTTP_SLASH[i]) return this.#fail('HPE_INVALID_CONSTANT');
-    }
-    const minor = line[start + 7];
-    if (line[start + 5] !== 0x31 || line[start + 6] !== 0x2e || (minor !== 0x30 && minor !== 0x31)) {
-      return this.#fail('HPE_INVALID_VERSION');
-    }
-    if (line[start + 8] !== SP || (end > start + 12 && line[start + 12] !== SP) || end < start + 12) {
-      return this.#fail('HPE_INVALID_STATUS');
-    }
-    let status = 0;
-    for (let i = start + 9; i < start + 12; i++) {
-      const digit = line[i]! - 0x30;
-      if (digit < 0 || digit > 9) return this.#fail('HPE_INVALID_STATUS');
-      status = status * 10 + digit;
-    }
-    if (status < 100) return this.#fail('HPE_INVALID_STATUS');
-    this.#status = status;
-    this.#http10 = minor === 0x30;
+    const parsed = parseStatusLine(line, start, end);
+    if (typeof parsed === 'string') return this.#fail(parsed);
+    this.#status = parsed >> 1;
+    this.#http10 = (parsed & 1) === 1;
     this.#state = HEADER_LINE;
     return CONTINUE;
   }

@@ -1,7 +1,8 @@
 import net, { type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
-import { ResponseParser, type ResponseHandler, type ResponseParserOptions } from '../http1/parser.js';
+import { ResponseParser } from '../http1/parser.js';
+import type { ResponseHandler, ResponseParserOptions } from '../http1/response-handler.js';
 import { isHeadRequest } from '../http1/request.js';
 import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';

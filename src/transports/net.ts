@@ -1,5 +1,5 @@
 import { HeadTemplate } from '../http1/head-template.js';
-import type { ResponseParserOptions } from '../http1/parser.js';
+import type { ResponseParserOptions } from '../http1/response-handler.js';
 import { encodeRequest } from '../http1/request.js';
 import { cachedLookup } from './lookup-cache.js';
 import { Connection, sharedTlsOptions, type ConnectionOwner, type Endpoint } from './net-connection.js';
