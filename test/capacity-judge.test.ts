@@ -16,7 +16,7 @@ interface Shape {
   corrected: LatencyStats;
   uncorrected: LatencyStats;
   errors?: number;
-  generator?: { saturated: boolean };
+  generator?: { saturated: boolean; eventLoopUtilization?: number };
 }
 
 /** A one-second step's result, with the SLO evaluated the way runLoad does. */
@@ -98,12 +98,16 @@ t.test('a few slots missed at the end with lanes to spare: a stall of the genera
   t.equal(judgeStep(context(slo, 100), 'grow', 500, result(slo, shape), false).limitedBy, 'generator');
 });
 
-t.test("the generator's own saturation verdict makes it the limit whatever the latency", async (t) => {
-  const shape = { rate: 400, corrected: latency(80, 200), uncorrected: latency(70, 180), generator: { saturated: true } };
-  t.equal(judgeStep(context(slo), 'grow', 400, result(slo, shape), false).limitedBy, 'generator');
-  const warned = { ...result(slo, { ...shape, generator: undefined }), warnings: [{ code: 'GENERATOR_SATURATED', message: '' }] };
-  t.equal(judgeStep(context(slo), 'grow', 400, warned, false).limitedBy, 'generator', 'or its warning');
-  t.equal(judgeStep(context(slo), 'grow', 400, result(slo, { ...shape, generator: undefined }), false).limitedBy, 'server', 'without either');
+t.test("a generator whose event loop was busy is the limit whatever the latency; late sends alone are not, when the server broke the objective on its own time", async (t) => {
+  const busy = { rate: 400, corrected: latency(80, 200), uncorrected: latency(70, 180), generator: { saturated: true, eventLoopUtilization: 0.97 } };
+  t.equal(judgeStep(context(slo), 'grow', 400, result(slo, busy), false).limitedBy, 'generator', 'busy loop: its response times are its own delays too');
+  const lateOnly = { ...busy, generator: { saturated: true, eventLoopUtilization: 0.2 } };
+  t.equal(judgeStep(context(slo), 'grow', 400, result(slo, lateOnly), false).limitedBy, 'server', 'send lag alone: the server missed the objective from the write on');
+  const warned = { ...result(slo, { ...busy, generator: undefined }), warnings: [{ code: 'GENERATOR_SATURATED', message: '' }] };
+  t.equal(judgeStep(context(slo), 'grow', 400, warned, false).limitedBy, 'server', 'the warning alone does not outweigh the server\'s own time');
+  t.equal(judgeStep(context(slo), 'grow', 400, result(slo, { ...busy, generator: undefined }), false).limitedBy, 'server', 'without either');
+  const fastServer = { rate: 400, corrected: latency(80, 200), uncorrected: latency(1, 3), generator: { saturated: true, eventLoopUtilization: 0.2 } };
+  t.equal(judgeStep(context(slo), 'grow', 400, result(slo, fastServer), false).limitedBy, 'generator', 'late sends with the server within the objective');
 });
 
 t.test('a server that stops answering holds every connection with nothing slow to measure: the server', async (t) => {

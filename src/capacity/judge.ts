@@ -1,4 +1,5 @@
 import { formatThresholdActual } from '../stats/format.js';
+import { BUSY_UTILIZATION } from '../stats/generator.js';
 import { evaluateThresholds, type CompiledThreshold } from '../stats/thresholds.js';
 import type { LoadResult } from '../types.js';
 import type { CapacityPhase, CapacityStep, StepLimit } from './types.js';
@@ -76,8 +77,12 @@ export function judgeStep(
 }
 
 function blame(context: JudgeContext, result: LoadResult): StepLimit {
-  if (generatorSaturated(result)) return 'generator';
+  // A busy event loop also delays reading responses, so the server's own time is not to be trusted.
+  if (generatorBusy(result)) return 'generator';
+  // Late sends (send lag: a stall of the host, or of the pacer) are kept out of the latency from the
+  // write, so a server that broke the objective on its own time is the limit whatever the lag.
   if (!serverKeptObjective(context, result)) return 'server';
+  if (generatorSaturated(result)) return 'generator';
   const { sent, perSecond, missed } = result.requests;
   // Little's law: the requests in flight that the server's own latency implies at this rate.
   const inFlight = (perSecond * result.latencyUncorrected.mean) / 1000;
@@ -112,6 +117,12 @@ function serverKeptObjective(context: JudgeContext, result: LoadResult): boolean
  * warning, from the pacing work that measures its CPU and event loop). Read without relying on the
  * field's type, which lands separately.
  */
+/** Its event loop was busy for the run (the first half of the saturation verdict, not send lag). */
+function generatorBusy(result: LoadResult): boolean {
+  const generator = (result as { generator?: { eventLoopUtilization?: unknown } }).generator;
+  return typeof generator?.eventLoopUtilization === 'number' && generator.eventLoopUtilization > BUSY_UTILIZATION;
+}
+
 function generatorSaturated(result: LoadResult): boolean {
   const generator = (result as { generator?: { saturated?: unknown } }).generator;
   return generator?.saturated === true || result.warnings.some((warning) => warning.code === 'GENERATOR_SATURATED');
