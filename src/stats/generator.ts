@@ -1,6 +1,6 @@
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import type { GeneratorStats } from '../types.js';
-import { createHistogram, decodeHistogram, encodeHistogram, PendingLatencies, slotTop, type GeneratorSecond, type ShardGenerator } from './recorder.js';
+import { addEncodedInto, createHistogram, encodeHistogram, PendingLatencies, slotTop, type GeneratorSecond, type ShardGenerator } from './recorder.js';
 import { addWarning, type Warning } from './warnings.js';
 
 /** The `result.warnings` code raised when the load generator, not the server, may have set the numbers. */
@@ -157,9 +157,7 @@ export function mergeGenerator(shards: ReadonlyArray<ShardGenerator | undefined>
     merged.saturated ||= shard.saturated;
     if (shard.sendLag !== undefined) {
       lag ??= createHistogram();
-      const decoded = decodeHistogram(shard.sendLag);
-      lag.add(decoded);
-      decoded.destroy();
+      addEncodedInto(lag, shard.sendLag);
     }
   }
   let sendLagHistogram: string | undefined;

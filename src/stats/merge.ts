@@ -1,7 +1,7 @@
 import type { Histogram } from 'hdr-histogram-js';
 import type { Plan } from '../plan.js';
 import type { CheckStats, LatencyStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../types.js';
-import { createHistogram, decodeHistogram, encodeHistogram, type ShardStats } from './recorder.js';
+import { addCounts, addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, type ShardStats } from './recorder.js';
 import { mergeCheckStats } from './checks.js';
 import { mergeWarnings } from './warnings.js';
 import { mergePhases } from './phases.js';
@@ -30,16 +30,6 @@ export function latencyStats(histogram: Histogram): LatencyStats {
   };
 }
 
-function addInto(target: Histogram, encoded: string): void {
-  const decoded = decodeHistogram(encoded);
-  target.add(decoded);
-  decoded.destroy();
-}
-
-function addCounts(target: Record<string, number>, source: Record<string, number>): void {
-  for (const [key, count] of Object.entries(source)) target[key] = (target[key] ?? 0) + count;
-}
-
 /** One merged second: its numbers, and the encoded histogram of one shard until a second adds to it. */
 interface MergedSecond {
   entry: TimelineEntry;
@@ -66,9 +56,9 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
       } else if (s.histogram !== '') {
         if (merged.histogram === undefined) {
           merged.histogram = createHistogram();
-          if (merged.encoded !== '') addInto(merged.histogram, merged.encoded);
+          if (merged.encoded !== '') addEncodedInto(merged.histogram, merged.encoded);
         }
-        addInto(merged.histogram, s.histogram);
+        addEncodedInto(merged.histogram, s.histogram);
       }
       const { entry } = merged;
       entry.sent += s.sent;
@@ -185,8 +175,8 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
     startedAt = Math.min(startedAt, shard.startedAt);
     addCounts(statusCodes, shard.statusCodes);
     addCounts(errorsByCode, shard.errorsByCode);
-    addInto(corrected, shard.histogram);
-    addInto(uncorrected, shard.histogramUncorrected);
+    addEncodedInto(corrected, shard.histogram);
+    addEncodedInto(uncorrected, shard.histogramUncorrected);
     if (shard.checks) checks = checks ? mergeCheckStats(checks, shard.checks) : shard.checks;
     aborted ||= shard.aborted;
   }

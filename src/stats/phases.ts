@@ -7,7 +7,7 @@
  */
 import type { Histogram } from 'hdr-histogram-js';
 import type { PhaseHistograms as EncodedPhases, PhaseStats, Phases } from '../types.js';
-import { createHistogram, decodeHistogram, encodeHistogram, PendingLatencies } from './recorder.js';
+import { addEncodedInto, createHistogram, encodeHistogram, PendingLatencies } from './recorder.js';
 
 
 const PHASES = ['connect', 'tls', 'ttfb', 'receive'] as const;
@@ -102,10 +102,7 @@ export function mergePhases(list: ReadonlyArray<EncodedPhases | undefined>): { p
     const merged = createHistogram();
     for (const encoded of list) {
       const histogram = encoded?.[phase];
-      if (histogram === undefined) continue;
-      const decoded = decodeHistogram(histogram);
-      merged.add(decoded);
-      decoded.destroy();
+      if (histogram !== undefined) addEncodedInto(merged, histogram);
     }
     phases[phase] = phaseStats(merged);
     histograms[phase] = encodeHistogram(merged);

@@ -26,6 +26,18 @@ export function decodeHistogram(encoded: string): hdr.Histogram {
 
 export const encodeHistogram = (histogram: hdr.Histogram): string => hdr.encodeIntoCompressedBase64(histogram);
 
+/** Adds an encoded histogram (a shard's, a result's) to `target`. */
+export function addEncodedInto(target: hdr.Histogram, encoded: string): void {
+  const decoded = decodeHistogram(encoded);
+  target.add(decoded);
+  decoded.destroy();
+}
+
+/** Adds counts by key (status codes, error codes, close codes) into `target`. */
+export function addCounts(target: Record<string, number>, source: Record<string, number>): void {
+  for (const [key, count] of Object.entries(source)) target[key] = (target[key] ?? 0) + count;
+}
+
 /** One second of one shard, encoded for merging. */
 export interface ShardSecond {
   second: number;

@@ -1,7 +1,7 @@
 import http2, { type Http2Server, type Http2Session, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type { H2Stats, TestServerStats } from './stats.js';
+import { resetCounts, type H2Stats, type TestServerStats } from './stats.js';
 
 /** The test server's HTTP/2 mode (`createTestServer({ h2: { ... } })`, or `h2: true` for h2c defaults). */
 export interface H2Mode {
@@ -148,7 +148,7 @@ export async function createH2TestServer(options: H2ServerOptions) {
       stallUntil = Math.max(stallUntil, performance.now() + ms);
     },
     reset() {
-      Object.assign(stats, { requests: 0, connections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0 });
+      resetCounts(stats);
       stats.h2 = { sessions: 0, streams: 0, maxStreamsInFlight: 0, resets: 0, goaways: 0 };
       delayed = 0;
     },

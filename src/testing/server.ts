@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createH2TestServer, type H2Mode } from './h2-server.js';
 import { CapacityQueue } from './capacity-queue.js';
 import { createWsTestServer, type WebSocketMode } from './ws-server.js';
-import type { TestServerStats } from './stats.js';
+import { resetCounts, type TestServerStats } from './stats.js';
 
 /** Options of `createTestServer`. */
 export interface TestServerOptions {
@@ -316,7 +316,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
       stallUntil = Math.max(stallUntil, performance.now() + ms);
     },
     reset() {
-      Object.assign(stats, { requests: 0, connections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0 });
+      resetCounts(stats);
       delayed = 0;
     },
     async close() {

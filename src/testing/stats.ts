@@ -53,3 +53,8 @@ export interface WebSocketServerStats {
   closed: number;
   garbage: number;
 }
+
+/** Zeroes the counts every mode keeps (`reset()`); open connections stay as they are. */
+export function resetCounts(stats: TestServerStats): void {
+  Object.assign(stats, { requests: 0, connections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0 });
+}

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { TestServerStats, WebSocketServerStats } from './stats.js';
+import { resetCounts, type TestServerStats, type WebSocketServerStats } from './stats.js';
 
 /** The test server's WebSocket mode (`createTestServer({ websocket: { ... } })`, or `websocket: true`). */
 export interface WebSocketMode {
@@ -138,7 +138,7 @@ export async function createWsTestServer(options: WsServerOptions) {
       stallUntil = Math.max(stallUntil, performance.now() + ms);
     },
     reset() {
-      Object.assign(stats, { requests: 0, connections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0 });
+      resetCounts(stats);
       stats.websocket = emptyWebSocketStats();
       delayed = 0;
     },

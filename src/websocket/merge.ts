@@ -1,10 +1,6 @@
 import type { LoadResult, MessageStats, WebSocketStageStats, WebSocketStats } from '../types.js';
-import { createHistogram, decodeHistogram, encodeHistogram } from '../stats/recorder.js';
+import { addCounts, addEncodedInto, createHistogram, encodeHistogram } from '../stats/recorder.js';
 import type { ShardStage, ShardWebSocket } from './types.js';
-
-function addCounts(target: Record<string, number>, source: Record<string, number>): void {
-  for (const [key, count] of Object.entries(source)) target[key] = (target[key] ?? 0) + count;
-}
 
 /** `result.messages` from the merged counts. */
 export function messageStats(sent: number, received: number, durationMs: number): MessageStats {
@@ -31,11 +27,7 @@ export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>):
       into.sent += stage.sent;
       into.received += stage.received;
       const histogram = (histograms[index] ??= createHistogram());
-      if (stage.histogram !== '') {
-        const decoded = decodeHistogram(stage.histogram);
-        histogram.add(decoded);
-        decoded.destroy();
-      }
+      if (stage.histogram !== '') addEncodedInto(histogram, stage.histogram);
     });
   }
   if (merged === undefined) return { websocket: { closeCodes }, stageHistograms: undefined };

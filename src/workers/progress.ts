@@ -1,6 +1,6 @@
 import type { Histogram } from 'hdr-histogram-js';
 import { progressEvent } from '../stats/progress-event.js';
-import { createHistogram, decodeHistogram, type SecondSummary } from '../stats/recorder.js';
+import { addEncodedInto, createHistogram, type SecondSummary } from '../stats/recorder.js';
 import type { ProgressEvent } from '../types.js';
 
 type Totals = ProgressEvent['totals'];
@@ -66,9 +66,7 @@ export class ProgressMerger {
     // The busiest thread, as in the timeline (mergeShards).
     pending.cpuPercent = Math.max(pending.cpuPercent, summary.cpuPercent);
     pending.eventLoopUtilization = Math.max(pending.eventLoopUtilization, summary.eventLoopUtilization);
-    const decoded = decodeHistogram(summary.histogram);
-    pending.histogram.add(decoded);
-    decoded.destroy();
+    addEncodedInto(pending.histogram, summary.histogram);
     pending.totals.set(shard, totals);
     this.#emitReady(false);
   }
