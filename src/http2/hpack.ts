@@ -1,0 +1,445 @@
+import { huffmanDecode, huffmanEncode, huffmanEncodedLength } from './huffman.js';
+
+/**
+ * HPACK (RFC 7541): the response decoder, with its dynamic table, and the request encoder, which
+ * never uses one. A load test decodes one response head per request, almost always `:status` from
+ * the static table and a few fields nobody reads, so the decoder makes no string it does not have
+ * to: fields that are neither kept in the table nor asked for are stepped over undecoded.
+ */
+
+/** RFC 7541 Appendix A, from index 1. */
+// prettier-ignore
+const STATIC_TABLE: ReadonlyArray<readonly [string, string]> = [
+  [':authority', ''], [':method', 'GET'], [':method', 'POST'], [':path', '/'], [':path', '/index.html'],
+  [':scheme', 'http'], [':scheme', 'https'], [':status', '200'], [':status', '204'], [':status', '206'],
+  [':status', '304'], [':status', '400'], [':status', '404'], [':status', '500'], ['accept-charset', ''],
+  ['accept-encoding', 'gzip, deflate'], ['accept-language', ''], ['accept-ranges', ''], ['accept', ''],
+  ['access-control-allow-origin', ''], ['age', ''], ['allow', ''], ['authorization', ''], ['cache-control', ''],
+  ['content-disposition', ''], ['content-encoding', ''], ['content-language', ''], ['content-length', ''],
+  ['content-location', ''], ['content-range', ''], ['content-type', ''], ['cookie', ''], ['date', ''], ['etag', ''],
+  ['expect', ''], ['expires', ''], ['from', ''], ['host', ''], ['if-match', ''], ['if-modified-since', ''],
+  ['if-none-match', ''], ['if-range', ''], ['if-unmodified-since', ''], ['last-modified', ''], ['link', ''],
+  ['location', ''], ['max-forwards', ''], ['proxy-authenticate', ''], ['proxy-authorization', ''], ['range', ''],
+  ['referer', ''], ['refresh', ''], ['retry-after', ''], ['server', ''], ['set-cookie', ''],
+  ['strict-transport-security', ''], ['transfer-encoding', ''], ['user-agent', ''], ['vary', ''], ['via', ''],
+  ['www-authenticate', ''],
+];
+const STATIC_LENGTH = 61;
+/** Indexed by HPACK index (slot 0 unused), so lookups need no `- 1`. */
+const STATIC_NAMES = ['', ...STATIC_TABLE.map(([name]) => name)];
+const STATIC_VALUES = ['', ...STATIC_TABLE.map(([, value]) => value)];
+/** Static indices 8-14 are `:status` with a value; 1-14 are all pseudo-header fields. */
+const FIRST_STATUS = 8;
+const FIRST_REGULAR = 15;
+const STATIC_STATUS = STATIC_VALUES.map((value, index) =>
+  index >= FIRST_STATUS && index < FIRST_REGULAR ? Number(value) : 0,
+);
+
+/** RFC 7541 section 4.1: each entry counts its name and value octets plus this. */
+const ENTRY_OVERHEAD = 32;
+/** Integers past this are refused (RFC 7541 section 5.1 leaves the limit to the decoder). */
+const MAX_INTEGER = 2 ** 31 - 1;
+const COLON = 58;
+const STATUS = ':status';
+/** `:status` as a literal name, raw and Huffman-coded: a valid Huffman coding of it is unique. */
+const STATUS_RAW = Buffer.from(STATUS, 'latin1');
+const STATUS_HUFFMAN = huffmanEncodeAll(STATUS_RAW);
+
+/** Node's Buffer.prototype.latin1Slice: toString('latin1') without its argument checks, on any Uint8Array. */
+type Latin1Slice = (this: Uint8Array, start: number, end: number) => string;
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice: Latin1Slice }).latin1Slice;
+
+/**
+ * A string of latin1 bytes. Strings of one byte come from V8's single-character cache, many times
+ * cheaper than the call into C++ (content-length: 2, say).
+ */
+function latin1(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start === 1) return String.fromCharCode(bytes[start]!);
+  return start === end ? '' : latin1Slice.call(bytes, start, end);
+}
+
+/** Where an integer or string read left off, kept in one object per decoder so reads allocate nothing. */
+export interface Cursor {
+  pos: number;
+}
+
+/**
+ * Reads an integer with a `prefixBits`-bit prefix (RFC 7541 section 5.1) at `cursor.pos` and moves
+ * the cursor past it. Returns -1 when it runs past `end` or past 2^31 - 1.
+ */
+export function decodeInteger(src: Uint8Array, cursor: Cursor, end: number, prefixBits: number): number {
+  let pos = cursor.pos;
+  if (pos >= end) return -1;
+  const mask = (1 << prefixBits) - 1;
+  let value = src[pos++]! & mask;
+  if (value === mask) {
+    let scale = 1;
+    let byte: number;
+    do {
+      if (pos >= end || scale > 2 ** 28) return -1;
+      byte = src[pos++]!;
+      value += (byte & 0x7f) * scale;
+      if (value > MAX_INTEGER) return -1;
+      scale *= 128;
+    } while (byte >= 0x80);
+  }
+  cursor.pos = pos;
+  return value;
+}
+
+/** Appends `value` with a `prefixBits`-bit prefix; `pattern` holds the representation's bits above it. */
+export function encodeInteger(out: number[], value: number, prefixBits: number, pattern: number): void {
+  const mask = (1 << prefixBits) - 1;
+  if (value < mask) {
+    out.push(pattern | value);
+    return;
+  }
+  out.push(pattern | mask);
+  let rest = value - mask;
+  while (rest >= 0x80) {
+    out.push((rest % 0x80) | 0x80);
+    rest = Math.floor(rest / 0x80);
+  }
+  out.push(rest);
+}
+
+/** The status code in a `:status` value, or -1 unless it is three digits (100-999: 0 means none). */
+function parseStatus(value: string): number {
+  if (value.length !== 3) return -1;
+  const a = value.charCodeAt(0) - 0x30;
+  const b = value.charCodeAt(1) - 0x30;
+  const c = value.charCodeAt(2) - 0x30;
+  if (a < 1 || a > 9 || b < 0 || b > 9 || c < 0 || c > 9) return -1;
+  return a * 100 + b * 10 + c;
+}
+
+/** Joins a repeated field as HTTP/1.1 would, as the HTTP/1.1 parser does. */
+function addField(headers: Record<string, string>, name: string, value: string): void {
+  const previous = headers[name];
+  headers[name] = previous === undefined ? value : `${previous}, ${value}`;
+}
+
+/** Whether `src[start, end)` holds exactly the bytes of `expected`. */
+function bytesEqual(src: Uint8Array, start: number, end: number, expected: Uint8Array): boolean {
+  if (end - start !== expected.length) return false;
+  for (let i = 0; i < expected.length; i++) if (src[start + i] !== expected[i]) return false;
+  return true;
+}
+
+/**
+ * Decodes the header blocks of one connection, in order: the dynamic table carries from one block to
+ * the next, so every block must be decoded, even those of streams nobody waits for any more. A
+ * string stepped over is only checked to fit the block: bad Huffman in it goes unnoticed, which
+ * costs nothing, as nothing reads it.
+ */
+export class HpackDecoder {
+  /** The SETTINGS_HEADER_TABLE_SIZE we advertise: the encoder may not ask for more. */
+  readonly #maxTableSize: number;
+  /** The size the encoder last chose (a dynamic table size update), at most #maxTableSize. */
+  #capacity: number;
+  #size = 0;
+  /**
+   * The dynamic table as a ring, newest entry at #head. Every entry takes at least 32 octets, so
+   * maxTableSize / 32 + 1 slots never fill.
+   */
+  readonly #names: string[];
+  readonly #values: string[];
+  #head = 0;
+  #count = 0;
+  readonly #cursor: Cursor = { pos: 0 };
+  /** The last literal value indexed under each static name, encoded (length prefix included) and decoded. */
+  readonly #recentBytes: Array<Uint8Array | undefined> = new Array<Uint8Array | undefined>(STATIC_LENGTH + 1).fill(undefined);
+  readonly #recentValues: string[] = new Array<string>(STATIC_LENGTH + 1).fill('');
+  /** Huffman strings are decoded here before becoming strings; grown on demand, never shrunk. */
+  #scratch = Buffer.allocUnsafe(256);
+
+  constructor(maxTableSize = 4096) {
+    this.#maxTableSize = maxTableSize;
+    this.#capacity = maxTableSize;
+    const slots = Math.floor(maxTableSize / ENTRY_OVERHEAD) + 1;
+    this.#names = new Array<string>(slots).fill('');
+    this.#values = new Array<string>(slots).fill('');
+  }
+
+  /** The dynamic table's size in octets, by RFC 7541's rule. */
+  get tableSize(): number {
+    return this.#size;
+  }
+
+  /** The number of entries in the dynamic table. */
+  get tableLength(): number {
+    return this.#count;
+  }
+
+  /** The field at an HPACK index (static 1-61, then dynamic, newest first), or undefined. */
+  entry(index: number): [string, string] | undefined {
+    if (index >= 1 && index <= STATIC_LENGTH) return [STATIC_NAMES[index]!, STATIC_VALUES[index]!];
+    const slot = this.#slot(index);
+    return slot < 0 ? undefined : [this.#names[slot]!, this.#values[slot]!];
+  }
+
+  /**
+   * Decodes one complete header block, `block[start, end)`. Returns the `:status` (0 when there is
+   * none, as in trailers), -1 on a COMPRESSION_ERROR, after which the connection's table is lost,
+   * or -2 when `:status` is not one three-digit value; that block is still decoded to its end, as
+   * the table must stay in step. With `capture`, the regular fields are added to it by lower-case
+   * name, repeated names joined with ', '.
+   */
+  decode(block: Uint8Array, start: number, end: number, capture: Record<string, string> | undefined): number {
+    const cursor = this.#cursor;
+    cursor.pos = start;
+    let status = 0;
+    let malformed = false;
+    let fields = false;
+    while (cursor.pos < end) {
+      const first = block[cursor.pos]!;
+      let name: string;
+      let value: string;
+      if (first >= 0x80) {
+        // Indexed field. The common response head is a lone 0x88, `:status: 200`.
+        fields = true;
+        const index = decodeInteger(block, cursor, end, 7);
+        if (index <= 0) return -1;
+        if (index <= STATIC_LENGTH) {
+          if (index >= FIRST_REGULAR) {
+            if (capture !== undefined) addField(capture, STATIC_NAMES[index]!, STATIC_VALUES[index]!);
+          } else if (index >= FIRST_STATUS) {
+            if (status !== 0) malformed = true;
+            status = STATIC_STATUS[index]!;
+          }
+          continue;
+        }
+        const slot = this.#slot(index);
+        if (slot < 0) return -1;
+        name = this.#names[slot]!;
+        value = this.#values[slot]!;
+      } else if (first >= 0x40) {
+        // Literal with incremental indexing: decoded whatever the caller wants, for the table.
+        fields = true;
+        const index = decodeInteger(block, cursor, end, 6);
+        if (index < 0) return -1;
+        const indexedName = index === 0 ? this.#literalName(block, end) : this.#name(index);
+        if (indexedName === undefined) return -1;
+        const literal = index > 0 && index <= STATIC_LENGTH ? this.#repeatedString(index, block, end) : this.#string(block, end);
+        if (literal === undefined) return -1;
+        name = indexedName;
+        value = literal;
+        this.#insert(name, value);
+      } else if (first >= 0x20) {
+        // Dynamic table size update: only before the first field (RFC 7541 section 4.2).
+        if (fields) return -1;
+        const size = decodeInteger(block, cursor, end, 5);
+        if (size < 0 || size > this.#maxTableSize) return -1;
+        this.#capacity = size;
+        this.#evictTo(size);
+        continue;
+      } else {
+        // Literal without indexing (0000) or never indexed (0001): both leave the table alone, so
+        // unless asked for, only a `:status` is read; anything else is stepped over.
+        fields = true;
+        const index = decodeInteger(block, cursor, end, 4);
+        if (index < 0) return -1;
+        if (capture === undefined) {
+          let isStatus: boolean;
+          if (index === 0) {
+            const match = this.#skipName(block, end);
+            if (match < 0) return -1;
+            isStatus = match === 1;
+          } else if (index <= STATIC_LENGTH) {
+            isStatus = index >= FIRST_STATUS && index < FIRST_REGULAR;
+          } else {
+            const slot = this.#slot(index);
+            if (slot < 0) return -1;
+            isStatus = this.#names[slot] === STATUS;
+          }
+          if (!isStatus) {
+            if (!this.#skipString(block, end)) return -1;
+            continue;
+          }
+          name = STATUS;
+        } else {
+          const indexedName = index === 0 ? this.#literalName(block, end) : this.#name(index);
+          if (indexedName === undefined) return -1;
+          name = indexedName;
+        }
+        const literal = this.#string(block, end);
+        if (literal === undefined) return -1;
+        value = literal;
+      }
+      if (name.charCodeAt(0) === COLON) {
+        if (name === STATUS) {
+          if (status !== 0) malformed = true;
+          status = parseStatus(value);
+          if (status < 0) malformed = true;
+        }
+      } else if (capture !== undefined) {
+        addField(capture, name, value);
+      }
+    }
+    return malformed ? -2 : status;
+  }
+
+  /** The ring slot of HPACK index `index` in the dynamic table, or -1 past its end. */
+  #slot(index: number): number {
+    const age = index - STATIC_LENGTH - 1;
+    if (age < 0 || age >= this.#count) return -1;
+    const slot = this.#head - age;
+    return slot < 0 ? slot + this.#names.length : slot;
+  }
+
+  #name(index: number): string | undefined {
+    if (index <= STATIC_LENGTH) return STATIC_NAMES[index];
+    const slot = this.#slot(index);
+    return slot < 0 ? undefined : this.#names[slot];
+  }
+
+  /**
+   * A literal name, lower-cased once here (HTTP/2 names are lower case already) so that captures
+   * of static, dynamic and literal names alike need no case folding.
+   */
+  #literalName(block: Uint8Array, end: number): string | undefined {
+    return this.#string(block, end)?.toLowerCase();
+  }
+
+  /** Reads a string literal (RFC 7541 section 5.2), or undefined when it is cut short or bad Huffman. */
+  #string(block: Uint8Array, end: number): string | undefined {
+    const cursor = this.#cursor;
+    if (cursor.pos >= end) return undefined;
+    const huffman = block[cursor.pos]! >= 0x80;
+    const length = decodeInteger(block, cursor, end, 7);
+    if (length < 0) return undefined;
+    const start = cursor.pos;
+    if (length > end - start) return undefined;
+    cursor.pos = start + length;
+    if (!huffman) return latin1(block, start, start + length);
+    const most = Math.ceil((length * 8) / 5);
+    if (most > this.#scratch.length) this.#scratch = Buffer.allocUnsafe(Math.max(most, 2 * this.#scratch.length));
+    const n = huffmanDecode(block, start, start + length, this.#scratch);
+    return n < 0 ? undefined : latin1(this.#scratch, 0, n);
+  }
+
+  /**
+   * The value of a literal with incremental indexing under static name `index`: nginx sends
+   * `server`, `date`, `content-type` and `content-length` that way on every response, never
+   * referring back to the table, so the same encoded bytes come again and again. The last encoded
+   * value per static name and its string are kept, and a repeat costs a byte comparison instead of
+   * a Huffman decode and a new string.
+   */
+  #repeatedString(index: number, block: Uint8Array, end: number): string | undefined {
+    const cursor = this.#cursor;
+    const at = cursor.pos;
+    if (at >= end) return undefined;
+    const length = decodeInteger(block, cursor, end, 7);
+    if (length < 0 || length > end - cursor.pos) return undefined;
+    const stop = cursor.pos + length;
+    const previous = this.#recentBytes[index];
+    if (previous !== undefined && bytesEqual(block, at, stop, previous)) {
+      cursor.pos = stop;
+      return this.#recentValues[index];
+    }
+    cursor.pos = at;
+    const value = this.#string(block, end);
+    if (value !== undefined) {
+      this.#recentBytes[index] = block.slice(at, stop);
+      this.#recentValues[index] = value;
+    }
+    return value;
+  }
+
+  /** Steps over a string literal unread; false when it runs past `end`. */
+  #skipString(block: Uint8Array, end: number): boolean {
+    const cursor = this.#cursor;
+    const length = decodeInteger(block, cursor, end, 7);
+    if (length < 0 || length > end - cursor.pos) return false;
+    cursor.pos += length;
+    return true;
+  }
+
+  /** Steps over a literal name: 1 when it is `:status`, 0 when not, -1 when it runs past `end`. */
+  #skipName(block: Uint8Array, end: number): number {
+    const cursor = this.#cursor;
+    if (cursor.pos >= end) return -1;
+    const huffman = block[cursor.pos]! >= 0x80;
+    const length = decodeInteger(block, cursor, end, 7);
+    const start = cursor.pos;
+    if (length < 0 || length > end - start) return -1;
+    cursor.pos = start + length;
+    return bytesEqual(block, start, start + length, huffman ? STATUS_HUFFMAN : STATUS_RAW) ? 1 : 0;
+  }
+
+  /** Adds an entry, evicting the oldest first; one larger than the table empties it (section 4.4). */
+  #insert(name: string, value: string): void {
+    const size = name.length + value.length + ENTRY_OVERHEAD;
+    if (size > this.#capacity) {
+      this.#evictTo(0);
+      return;
+    }
+    this.#evictTo(this.#capacity - size);
+    if (++this.#head === this.#names.length) this.#head = 0;
+    this.#names[this.#head] = name;
+    this.#values[this.#head] = value;
+    this.#count++;
+    this.#size += size;
+  }
+
+  /** Evicts the oldest entries until the table takes at most `size` octets. */
+  #evictTo(size: number): void {
+    const slots = this.#names.length;
+    while (this.#size > size) {
+      let oldest = this.#head - this.#count + 1;
+      if (oldest < 0) oldest += slots;
+      this.#size -= this.#names[oldest]!.length + this.#values[oldest]!.length + ENTRY_OVERHEAD;
+      this.#names[oldest] = '';
+      this.#values[oldest] = '';
+      this.#count--;
+    }
+  }
+}
+
+function huffmanEncodeAll(bytes: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(huffmanEncodedLength(bytes));
+  huffmanEncode(bytes, out, 0);
+  return out;
+}
+
+/** Appends a string literal, Huffman-coded only when that is shorter. */
+function encodeString(out: number[], text: string): void {
+  const bytes = Buffer.from(text, 'latin1');
+  const huffmanLength = huffmanEncodedLength(bytes);
+  if (huffmanLength < bytes.length) {
+    encodeInteger(out, huffmanLength, 7, 0x80);
+    for (const byte of huffmanEncodeAll(bytes)) out.push(byte);
+  } else {
+    encodeInteger(out, bytes.length, 7, 0);
+    for (const byte of bytes) out.push(byte);
+  }
+}
+
+/**
+ * Encodes a request's header block once, to be sent unchanged on every stream: so it never touches
+ * the dynamic table. Exact static matches are indexed, everything else is a literal without
+ * indexing, naming the first static entry with the name when there is one. Names must be lower case.
+ */
+export function encodeHeaderBlock(fields: ReadonlyArray<readonly [string, string]>): Buffer {
+  const out: number[] = [];
+  for (const [name, value] of fields) {
+    let nameIndex = 0;
+    let fieldIndex = 0;
+    for (let index = 1; index <= STATIC_LENGTH; index++) {
+      if (STATIC_NAMES[index] !== name) continue;
+      if (nameIndex === 0) nameIndex = index;
+      if (STATIC_VALUES[index] === value) {
+        fieldIndex = index;
+        break;
+      }
+    }
+    if (fieldIndex !== 0) {
+      encodeInteger(out, fieldIndex, 7, 0x80);
+      continue;
+    }
+    encodeInteger(out, nameIndex, 4, 0);
+    if (nameIndex === 0) encodeString(out, name);
+    encodeString(out, value);
+  }
+  return Buffer.from(out);
+}

@@ -1,0 +1,167 @@
+import { once } from 'node:events';
+import http2 from 'node:http2';
+import net, { type AddressInfo, type Socket } from 'node:net';
+import t, { type Test } from 'tap';
+import { runLoad } from '../src/index.js';
+
+/** A node:http2 (nghttp2) server: the frames a spec-following peer sends, in forms nginx never uses. */
+async function nodeH2Server(t: Test, options: http2.ServerOptions, handler: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void): Promise<{ url: string; server: http2.Http2Server }> {
+  const server = http2.createServer(options);
+  server.on('stream', handler);
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.on('close', () => sessions.delete(session));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(async () => {
+    for (const session of sessions) session.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+const BIG_BODY = Buffer.alloc(1024 * 1024, 'abcdefgh');
+const LONG_VALUE = 'v'.repeat(40_000);
+
+t.test('padding, CONTINUATION, 1xx, trailers and a 1 MiB body arrive whole and are counted once', async (t) => {
+  const { url } = await nodeH2Server(t, { paddingStrategy: http2.constants.PADDING_STRATEGY_MAX }, (stream, headers) => {
+    const path = headers[':path'];
+    if (path === '/big') {
+      stream.respond({ ':status': 200, 'x-long': LONG_VALUE });
+      stream.end(BIG_BODY);
+    } else if (path === '/early') {
+      stream.additionalHeaders({ ':status': 103, link: '</style.css>; rel=preload' });
+      stream.respond({ ':status': 200 });
+      stream.end('after hints');
+    } else {
+      stream.respond({ ':status': 201 }, { waitForTrailers: true });
+      stream.on('wantTrailers', () => stream.sendTrailers({ 'x-checksum': 'abc' }));
+      stream.end('with trailers');
+    }
+  });
+  const big = await runLoad({ url: `${url}/big`, transport: 'h2', connections: 2, streams: 3, amount: 12, expect: { status: 200, body: BIG_BODY.toString('latin1'), headers: { 'x-long': LONG_VALUE } } });
+  t.equal(big.requests.completed, 12);
+  t.same(big.errors.byCode, {});
+  t.equal(big.checks?.failed, 0, 'every body (16 KiB frames, padded, over a window topped up as it went) and the 40 KB header (HEADERS + CONTINUATION) were whole');
+  // Each body is at least 64 DATA frames (16 KiB at most, each padded up to 255 bytes), each with its 9-byte header.
+  t.ok(big.bytes.received > 12 * (BIG_BODY.length + 64 * 9), `bytes received ${big.bytes.received} count the frames`);
+
+  const early = await runLoad({ url: `${url}/early`, transport: 'h2', connections: 1, amount: 10, expect: { status: 200, body: 'after hints' } });
+  t.same(early.statusCodes, { 200: 10 }, 'the 103 is not a response of its own');
+  t.equal(early.checks?.failed, 0);
+
+  const trailed = await runLoad({ url: `${url}/trailers`, transport: 'h2', connections: 1, streams: 2, amount: 10, expect: { status: 201, body: 'with trailers' } });
+  t.same(trailed.statusCodes, { 201: 10 }, 'the response ends with its trailers');
+  t.equal(trailed.checks?.failed, 0);
+});
+
+t.test("a request body larger than the server's flow-control windows is sent whole", async (t) => {
+  const received: number[] = [];
+  const { url } = await nodeH2Server(t, { settings: { initialWindowSize: 16_384 } }, (stream) => {
+    let length = 0;
+    stream.on('data', (chunk: Buffer) => (length += chunk.length));
+    stream.on('end', () => {
+      received.push(length);
+      stream.respond({ ':status': 200 });
+      stream.end(String(length));
+    });
+  });
+  const body = Buffer.alloc(200_000, 'b');
+  const result = await runLoad({ url, transport: 'h2', method: 'POST', body, connections: 2, streams: 4, amount: 24, expect: { status: 200, body: '200000' } });
+  t.equal(result.requests.completed, 24);
+  t.same(result.errors.byCode, {});
+  t.same(received, new Array(24).fill(200_000), 'each body arrived whole: 13 stream windows of 16 KiB, 4 connection windows');
+  t.ok(result.bytes.sent >= 24 * 200_000 && result.bytes.sent < 24 * 200_200, `bytes sent ${result.bytes.sent}: the bodies and their frame headers`);
+});
+
+t.test("the server's PING is answered", async (t) => {
+  const pings: Array<Error | null> = [];
+  const { url, server } = await nodeH2Server(t, {}, (stream) => {
+    stream.respond({ ':status': 200 });
+    stream.end('ok');
+  });
+  server.on('session', (session) => {
+    session.once('remoteSettings', () => session.ping(Buffer.from('salvo-ok'), (error) => pings.push(error)));
+  });
+  const result = await runLoad({ url, transport: 'h2', connections: 2, amount: 200 });
+  t.equal(result.requests.completed, 200);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  t.same(pings, [null, null], 'each session had its PING acknowledged');
+});
+
+/**
+ * A raw HTTP/2 server that answers the preface with SETTINGS and every request with `answer`
+ * (frames it builds by hand), and records the frame types the client sent.
+ */
+async function rawH2Server(t: Test, answer: (streamId: number) => Buffer): Promise<{ url: string; connections: () => number; received: number[] }> {
+  let connections = 0;
+  const received: number[] = [];
+  const server = net.createServer((socket: Socket) => {
+    connections++;
+    let buffer = Buffer.alloc(0);
+    let prefaceSeen = false;
+    socket.on('error', () => {});
+    socket.on('data', (chunk: Buffer) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      if (!prefaceSeen) {
+        if (buffer.length < 24) return;
+        buffer = buffer.subarray(24);
+        prefaceSeen = true;
+        socket.write(frame(0x4, 0, 0, Buffer.alloc(0)));
+      }
+      while (buffer.length >= 9) {
+        const length = buffer.readUIntBE(0, 3);
+        if (buffer.length < 9 + length) break;
+        const type = buffer[3]!;
+        const streamId = buffer.readUInt32BE(5) & 0x7fffffff;
+        received.push(type);
+        buffer = buffer.subarray(9 + length);
+        if (type === 0x1 && !socket.destroyed) socket.write(answer(streamId));
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, connections: () => connections, received };
+}
+
+function frame(type: number, flags: number, streamId: number, payload: Buffer): Buffer {
+  const header = Buffer.alloc(9);
+  header.writeUIntBE(payload.length, 0, 3);
+  header[3] = type;
+  header[4] = flags;
+  header.writeUInt32BE(streamId, 5);
+  return Buffer.concat([header, payload]);
+}
+
+const GOAWAY = 0x7;
+const RST_STREAM = 0x3;
+
+t.test('a server that breaks HTTP/2 is counted by error code, never thrown, and the run goes on', async (t) => {
+  const cases = [
+    // HPACK index 0 does not exist: the connection's header table is lost with it.
+    { name: 'COMPRESSION_ERROR', answer: (id: number) => frame(0x1, 0x5, id, Buffer.from([0x80])), code: 'H2_COMPRESSION_ERROR', connectionError: true },
+    // Push was disabled in our SETTINGS.
+    { name: 'PUSH_PROMISE', answer: (id: number) => frame(0x5, 0x4, id, Buffer.from([0, 0, 0, 2, 0x88])), code: 'H2_PROTOCOL_ERROR', connectionError: true },
+    // 20,000 bytes is above the 16,384 we allow.
+    { name: 'oversized frame', answer: (id: number) => frame(0x0, 0x1, id, Buffer.alloc(20_000)), code: 'H2_FRAME_SIZE_ERROR', connectionError: true },
+    // A body before any response head: that stream alone is broken.
+    { name: 'DATA before HEADERS', answer: (id: number) => frame(0x0, 0x1, id, Buffer.from('xx')), code: 'H2_PROTOCOL_ERROR', connectionError: false },
+  ];
+  for (const { name, answer, code, connectionError } of cases) {
+    const server = await rawH2Server(t, answer);
+    const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, amount: 6, timeout: 2000 });
+    t.same(result.errors.byCode, { [code]: 6 }, `${name}: each request counted once, under ${code}`);
+    t.equal(result.requests.completed, 0);
+    if (connectionError) {
+      t.equal(server.connections(), 6, `${name}: a connection error ends the connection; the next request opens another`);
+      t.equal(server.received.filter((type) => type === GOAWAY).length, 6, `${name}: each ended with our GOAWAY`);
+    } else {
+      t.equal(server.connections(), 1, `${name}: a stream error leaves the connection up`);
+      t.equal(server.received.filter((type) => type === RST_STREAM).length, 6, `${name}: each stream reset by us`);
+    }
+  }
+});
