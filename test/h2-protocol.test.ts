@@ -165,3 +165,23 @@ t.test('a server that breaks HTTP/2 is counted by error code, never thrown, and 
     }
   }
 });
+
+t.test('a server that accepts and never speaks HTTP/2 does not hold the run: it ends on time, its requests time out', async (t) => {
+  const sockets = new Set<Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise((resolve) => server.close(resolve));
+  });
+  const startedAt = performance.now();
+  const result = await runLoad({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, transport: 'h2', connections: 2, duration: 300, timeout: 200 });
+  const tookMs = performance.now() - startedAt;
+  t.ok(tookMs < 2000, `ended after ${Math.round(tookMs)} ms: 200 ms waiting for SETTINGS, 300 ms of run`);
+  t.equal(result.requests.completed, 0);
+  t.same(Object.keys(result.errors.byCode), ['TIMEOUT']);
+});

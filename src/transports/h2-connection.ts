@@ -72,7 +72,7 @@ const OPENING = Buffer.concat([
   encodeWindowUpdate(0, RECEIVE_WINDOW_BYTES - DEFAULT_WINDOW_BYTES),
 ]);
 /** Frames are written into slabs of this size, gathered per tick into one write. */
-const SLAB_BYTES = 16 * 1024;
+const SLAB_BYTES = 4 * 1024;
 /** A slab with less room than this left is retired (the bytes written from it stay untouched). */
 const SLAB_MIN_ROOM = 512;
 
@@ -292,6 +292,7 @@ export class H2Connection implements FrameHandler {
     this.#queue(encodeRstStream(stream.id, ErrorCode.CANCEL));
     this.#scheduleFlush();
     this.#forget(stream);
+    this.#afterStream();
   }
 
   /** No new streams; closes once the streams in flight are done (ramping down). */
@@ -327,6 +328,8 @@ export class H2Connection implements FrameHandler {
   // ---- FrameHandler ----
 
   onFrame(type: number, flags: number, streamId: number, bytes: Uint8Array, start: number, end: number): boolean {
+    // A response handler may have closed this connection in the middle of a read.
+    if (this.closed) return false;
     if (this.#blockStream !== 0 && (type !== FrameType.CONTINUATION || streamId !== this.#blockStream)) {
       return this.#fail(ErrorCode.PROTOCOL_ERROR);
     }
@@ -377,6 +380,7 @@ export class H2Connection implements FrameHandler {
   }
 
   onDataEnd(streamId: number, flags: number, frameBytes: number): boolean {
+    if (this.closed) return false;
     if (streamId === 0 || !this.settled) return this.#fail(ErrorCode.PROTOCOL_ERROR);
     this.#unacknowledged += frameBytes;
     if (this.#unacknowledged >= WINDOW_REFILL_BYTES) {

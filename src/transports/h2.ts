@@ -111,7 +111,12 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     for (let slot = 0; slot < Math.min(count, this.#slots.length); slot++) {
       if (this.#slots[slot] === undefined) opening.push(this.#open(slot).whenSettled());
     }
-    await Promise.all(opening);
+    // A server that accepts and never sends SETTINGS must not hold the start: after the request
+    // timeout the run begins, and its requests time out like any other.
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.#config.timeoutMs)));
+    await Promise.race([Promise.all(opening), bound]);
+    clearTimeout(timer);
   }
 
   release(connection: number): void {
