@@ -1,8 +1,10 @@
 import { once } from 'node:events';
 import http2 from 'node:http2';
 import net, { type AddressInfo, type Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
+import { localhostCert, localhostKey } from './fixtures/raw-http-server.js';
 
 /** A node:http2 (nghttp2) server: the frames a spec-following peer sends, in forms nginx never uses. */
 async function nodeH2Server(t: Test, options: http2.ServerOptions, handler: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void): Promise<{ url: string; server: http2.Http2Server }> {
@@ -184,4 +186,33 @@ t.test('a server that accepts and never speaks HTTP/2 does not hold the run: it 
   t.ok(tookMs < 2000, `ended after ${Math.round(tookMs)} ms: 200 ms waiting for SETTINGS, 300 ms of run`);
   t.equal(result.requests.completed, 0);
   t.same(Object.keys(result.errors.byCode), ['TIMEOUT']);
+});
+
+t.test('h2 over TLS resumes sessions on new connections, as the server counts them, unless told not to', async (t) => {
+  for (const maxVersion of ['TLSv1.3', 'TLSv1.2'] as const) {
+    const server = http2.createSecureServer({ key: localhostKey, cert: localhostCert, maxVersion });
+    let connections = 0;
+    let resumed = 0;
+    server.on('secureConnection', (socket: TLSSocket) => {
+      connections++;
+      if (socket.isSessionReused()) resumed++;
+    });
+    server.on('stream', (stream) => {
+      stream.respond({ ':status': 200 });
+      stream.end('ok');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `https://localhost:${(server.address() as AddressInfo).port}/`;
+    // One connection at a time: the first handshake is full, every later one resumes.
+    const reused = await runLoad({ url, transport: 'h2', connections: 1, amount: 20, keepAlive: false, tls: { ca: localhostCert } });
+    t.equal(reused.requests.completed, 20, `${maxVersion}: responses`);
+    t.equal(connections, 20, `${maxVersion}: connections`);
+    t.equal(resumed, 19, `${maxVersion}: resumed handshakes`);
+    connections = resumed = 0;
+    const full = await runLoad({ url, transport: 'h2', connections: 1, amount: 10, keepAlive: false, tlsSessionReuse: false, tls: { ca: localhostCert } });
+    t.equal(full.requests.completed, 10);
+    t.equal(resumed, 0, `${maxVersion}, tlsSessionReuse false: every handshake full`);
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
