@@ -105,4 +105,9 @@ t.test('pending latencies move into histograms exactly as recording each value w
   for (const p of [0, 50, 90, 99, 99.9, 100]) t.equal(viaPending.getValueAtPercentile(p), direct.getValueAtPercentile(p), `p${p}`);
   pending.flushInto(viaPending);
   t.equal(viaPending.totalCount, values.length, 'a flush forgets what it moved');
+  const single = createHistogram();
+  pending.record(5);
+  pending.record(5);
+  pending.flushInto(single);
+  t.same([single.totalCount, single.minNonZeroValue, single.maxValue], [2, 5, 5], 'one slot only: counted once, min and max kept');
 });

@@ -127,22 +127,52 @@ export class PendingLatencies {
     if (index > this.#high) this.#high = index;
   }
 
-  /** Adds every pending count to each histogram, then forgets them. */
+  /**
+   * Adds every pending count to each histogram, then forgets them. The slots between the lowest and
+   * the highest are added at their index, which is the histograms' own counts index (the same layout,
+   * checked in test/merge.test.ts), with the total added once: recording each slot by value costs
+   * hdr-histogram-js a `Math.log2` and two `Math.pow` to find that index again, a few thousand slots a
+   * second at 10k latencies/s spread over 100 ms. The two end slots are recorded by value, which keeps
+   * each histogram's min and max exactly as if every value had been recorded.
+   */
   flushInto(first: hdr.Histogram, second?: hdr.Histogram): void {
+    const low = this.#low;
+    const high = this.#high;
+    if (high < 0) return;
     const counts = this.#counts;
-    for (let index = this.#low; index <= this.#high; index++) {
+    const firstAt = first as unknown as hdr.JsHistogram;
+    const secondAt = second as unknown as hdr.JsHistogram | undefined;
+    let inner = 0;
+    for (let index = low + 1; index < high; index++) {
       const count = counts[index]!;
       if (count === 0) continue;
       counts[index] = 0;
-      const bucket = Math.max(0, (index >>> HALF_BUCKET_BITS) - 1);
-      // The lowest value that falls in this slot.
-      const us = (index - (bucket << HALF_BUCKET_BITS)) * 2 ** bucket;
-      first.recordValueWithCount(us, count);
-      second?.recordValueWithCount(us, count);
+      inner += count;
+      firstAt.addToCountAtIndex(index, count);
+      secondAt?.addToCountAtIndex(index, count);
     }
+    if (inner > 0) {
+      firstAt.setTotalCount(firstAt.totalCount + inner);
+      secondAt?.setTotalCount(secondAt.totalCount + inner);
+    }
+    this.#recordSlot(low, first, second);
+    if (high !== low) this.#recordSlot(high, first, second);
     this.#low = Number.MAX_SAFE_INTEGER;
     this.#high = -1;
   }
+
+  #recordSlot(index: number, first: hdr.Histogram, second: hdr.Histogram | undefined): void {
+    const count = this.#counts[index]!;
+    this.#counts[index] = 0;
+    first.recordValueWithCount(slotValue(index), count);
+    second?.recordValueWithCount(slotValue(index), count);
+  }
+}
+
+/** The lowest value (µs) that falls in slot `index` of the counts. */
+function slotValue(index: number): number {
+  const bucket = Math.max(0, (index >>> HALF_BUCKET_BITS) - 1);
+  return (index - (bucket << HALF_BUCKET_BITS)) * 2 ** bucket;
 }
 
 /** The bucket of a whole number of microseconds: its slots are 2^bucket µs wide. */

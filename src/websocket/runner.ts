@@ -44,6 +44,10 @@ export class WebSocketRunner implements ConnectionEvents {
   readonly #earlyErrors: string[] = [];
   readonly #message: string | Buffer | undefined;
   readonly #messageBytes: number;
+  /** `websocket.message` as a function: called for each message sent. */
+  readonly #dynamicMessage: boolean;
+  /** `amount`: the run ends after this many measured messages sent. */
+  readonly #amount: number | undefined;
   readonly #sends: boolean;
   readonly #intervalMs: number | undefined;
   readonly #timestampOf: TimestampReader | undefined;
@@ -80,7 +84,9 @@ export class WebSocketRunner implements ConnectionEvents {
     const { message } = this.#ws;
     this.#message = message instanceof Uint8Array ? Buffer.from(message.buffer, message.byteOffset, message.byteLength) : message;
     this.#messageBytes = this.#message === undefined ? 0 : Buffer.byteLength(this.#message);
-    this.#sends = this.#message !== undefined || this.#ws.dynamicMessage;
+    this.#dynamicMessage = this.#ws.dynamicMessage;
+    this.#amount = plan.amount;
+    this.#sends = this.#message !== undefined || this.#dynamicMessage;
     this.#intervalMs = this.#ws.rate === undefined ? undefined : 1000 / this.#ws.rate;
     this.#timestampOf = timestampReader(this.#ws, hooks.websocket);
     this.#abortOnFail = abortOnFailCheck(plan.thresholds);
@@ -146,7 +152,7 @@ export class WebSocketRunner implements ConnectionEvents {
   }
 
   #amountReached(): boolean {
-    return this.#plan.amount !== undefined && this.#measuredSent >= this.#plan.amount;
+    return this.#amount !== undefined && this.#measuredSent >= this.#amount;
   }
 
   #startSending(connection: WsConnection, now: number): void {
@@ -185,7 +191,7 @@ export class WebSocketRunner implements ConnectionEvents {
     if (socket === undefined || !connection.open) return;
     let data = this.#message;
     let bytes = this.#messageBytes;
-    if (this.#ws.dynamicMessage) {
+    if (this.#dynamicMessage) {
       try {
         data = this.#hooks.websocket!.message!(connection.index, connection.sequence);
         bytes = Buffer.byteLength(data);
