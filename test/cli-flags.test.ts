@@ -32,6 +32,7 @@ t.test('every flag becomes its runLoad option', async (t) => {
     thresholds: { 'latency.p99': ['<50', '> 1'], 'errors.rate': ['<= 0.01'] },
   });
   t.match(invocation, { json: true, html: 'r.html', quiet: true, plannedMs: 30_000 });
+  t.same(parseRunFlags([url, '--transport', 'h2', '-c', '4', '--streams', '10']).options, { url, transport: 'h2', connections: 4, streams: 10, duration: 10_000 });
 });
 
 t.test('defaults: 10 s unless an amount or stages set the length', async (t) => {
