@@ -1,9 +1,12 @@
 // WebSocket runs against the test server's WebSocket mode: exact counts at both ends, echo latency
 // against the server's applied delay, broadcast latency against its timestamps, stages, workers.
 import t, { type Test } from 'tap';
+import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
+import * as wsModule from 'ws';
 import { formatResult, mergeResults, runLoad } from '../src/index.js';
 import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { textFrame } from '../src/testing/ws-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
 async function wsServer(t: Test, options: TestServerOptions) {
@@ -156,4 +159,58 @@ t.test('workers split connections and stages exactly and merge exactly', async (
   const merged = mergeResults([staged]);
   t.same(merged.websocket, staged.websocket, 'mergeResults keeps a WebSocket result whole');
   t.same(merged.messages, staged.messages);
+});
+
+const WebSocket = wsModule.WebSocket;
+/** ws's Sender (exported by ws at runtime, absent from its types): how ws itself frames a message. */
+const { Sender } = wsModule as unknown as {
+  Sender: { frame(data: Buffer, options: { fin: boolean; opcode: number; mask: boolean; readOnly: boolean; rsv1: boolean }): Buffer[] };
+};
+
+t.test("textFrame frames a text message byte for byte as ws's Sender does", async (t) => {
+  // 7-bit, 16-bit and 64-bit payload lengths, with each boundary.
+  for (const length of [0, 1, 125, 126, 127, 65535, 65536, 70000]) {
+    const data = Buffer.alloc(length, 'a');
+    const list = Sender.frame(data, { fin: true, opcode: 1, mask: false, readOnly: true, rsv1: false });
+    t.same(textFrame(data), Buffer.concat(list), `${length} bytes`);
+  }
+});
+
+t.test('a broadcast framed once reaches every client whole, counted exactly', async (t) => {
+  // 70,000 bytes: a 64-bit length, and more than one socket write on loopback.
+  for (const bytes of [64, 300, 70_000]) {
+    const server = await wsServer(t, { websocket: { echo: false, broadcastIntervalMs: 20, broadcastBytes: bytes } });
+    const clients = await Promise.all(
+      [1, 2, 3].map(async () => {
+        const ws = new WebSocket(server.url, { perMessageDeflate: false });
+        await once(ws, 'open');
+        return ws;
+      }),
+    );
+    const messages = await Promise.all(
+      clients.map(
+        (ws) =>
+          new Promise<{ seq: number; length: number }[]>((resolve) => {
+            const seen: { seq: number; length: number }[] = [];
+            ws.on('message', (data: Buffer, isBinary: boolean) => {
+              t.notOk(isBinary, 'a text message');
+              seen.push({ seq: JSON.parse(String(data)).seq, length: data.length });
+              if (seen.length === 5) resolve(seen);
+            });
+          }),
+      ),
+    );
+    const sentBefore = server.stats.websocket!.messagesSent;
+    const broadcastsBefore = server.stats.websocket!.broadcasts;
+    for (const seen of messages) {
+      t.ok(seen.every((m, i) => i === 0 || m.seq === seen[i - 1]!.seq + 1), `${bytes} bytes: consecutive broadcasts`);
+      t.ok(seen.every((m) => m.length === bytes), `${bytes} bytes: each padded to its size`);
+    }
+    for (const ws of clients) ws.close();
+    await Promise.all(clients.map((ws) => once(ws, 'close')));
+    t.ok(broadcastsBefore >= 5, 'at least five broadcasts');
+    // The first broadcast may have found only some clients connected; each later one reached all three.
+    t.ok(sentBefore >= 3 * (broadcastsBefore - 1) && sentBefore <= 3 * broadcastsBefore, `${sentBefore} sent in ${broadcastsBefore} broadcasts`);
+    t.equal(server.stats.bytesSent, server.stats.websocket!.messagesSent * bytes, 'bytes: the payloads');
+  }
 });

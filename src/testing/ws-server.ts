@@ -32,6 +32,29 @@ export interface WsServerOptions {
   websocket?: boolean | WebSocketMode;
 }
 
+/**
+ * `data` as one unmasked server-to-client text frame (RFC 6455 5.2): FIN + opcode 0x1, then the
+ * payload length in 7 bits, or 126 + 16 bits, or 127 + 64 bits (network order), then the payload.
+ * A broadcast frames its message once with this and writes the same Buffer to every client.
+ */
+export function textFrame(data: Buffer): Buffer {
+  const length = data.length;
+  const headerLength = length < 126 ? 2 : length < 65536 ? 4 : 10;
+  const frame = Buffer.allocUnsafe(headerLength + length);
+  frame[0] = 0x81;
+  if (length < 126) {
+    frame[1] = length;
+  } else if (length < 65536) {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  } else {
+    frame[1] = 127;
+    frame.writeBigUInt64BE(BigInt(length), 2);
+  }
+  data.copy(frame, headerLength);
+  return frame;
+}
+
 const emptyWebSocketStats = (): WebSocketServerStats => ({ messagesReceived: 0, messagesSent: 0, broadcasts: 0, closed: 0, garbage: 0 });
 /** FIN + opcode 0x3, which RFC 6455 reserves: a client must fail the connection (1002). */
 const GARBAGE_FRAME = Buffer.from([0x83, 0x00]);
@@ -52,7 +75,11 @@ export async function createWsTestServer(options: WsServerOptions) {
   let stallUntil = 0;
   const server = http.createServer((_request, response) => response.writeHead(426, { connection: 'close' }).end('WebSocket only\n'));
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
-  const clients = new Set<WebSocket>();
+  /**
+   * Each open connection, with its TCP socket (the one `handleUpgrade` was given) where a broadcast
+   * may write its frame there directly (see `sendFrame`), or undefined where it must use `ws.send`.
+   */
+  const clients = new Map<WebSocket, Socket | undefined>();
   const sockets = new Set<Socket>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -66,13 +93,32 @@ export async function createWsTestServer(options: WsServerOptions) {
     stats.bytesSent += data.length;
   };
 
+  /**
+   * A broadcast's send: `frame` (the message framed once by `textFrame`) written straight to the
+   * connection's socket, which spares `ws` framing the same message again for each of thousands of
+   * clients. Safe because ws's Sender writes each frame whole and synchronously (cork, header,
+   * payload, uncork) whenever it has nothing queued: with compression off (`perMessageDeflate:
+   * false`) and only Buffers sent, its queue stays empty, so a frame written here lands between
+   * two of its frames, never inside one. Where an extension was negotiated (no socket in
+   * `clients`) or the Sender has queued anything (its part of `bufferedAmount`, the rest being the
+   * socket's own `writableLength`), the message goes through `ws.send` instead, behind the queue.
+   */
+  const sendFrame = (ws: WebSocket, socket: Socket | undefined, message: Buffer, frame: Buffer) => {
+    if (ws.readyState !== ws.OPEN) return;
+    if (socket === undefined || ws.bufferedAmount > socket.writableLength) return send(ws, message, false);
+    socket.write(frame);
+    stats.websocket.messagesSent++;
+    stats.bytesSent += message.length;
+  };
+
   server.on('upgrade', (request, socket: Socket, head) => {
     wss.handleUpgrade(request, socket, head, (ws) => {
       socket.setNoDelay(true);
       stats.connections++;
       stats.openConnections++;
       stats.statusCodes['101'] = (stats.statusCodes['101'] ?? 0) + 1;
-      clients.add(ws);
+      // Compression would frame differently (and `perMessageDeflate: false` should rule it out).
+      clients.set(ws, ws.extensions === '' ? socket : undefined);
       let received = 0;
       ws.on('message', (data: Buffer, isBinary: boolean) => {
         received++;
@@ -121,7 +167,8 @@ export async function createWsTestServer(options: WsServerOptions) {
       const pad = mode.broadcastBytes === undefined ? 0 : mode.broadcastBytes - body.length - 10;
       const message = Buffer.from(pad > 0 ? `${body},"pad":"${'x'.repeat(pad)}"}` : `${body}}`);
       stats.websocket.broadcasts++;
-      for (const ws of clients) send(ws, message, false);
+      const frame = textFrame(message);
+      for (const [ws, socket] of clients) sendFrame(ws, socket, message, frame);
     }, mode.broadcastIntervalMs);
   }
 
