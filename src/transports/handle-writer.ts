@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { getSystemErrorName } from 'node:util';
+import { processBinding } from './process-binding.js';
 
 /**
  * Writes to a connected plain-TCP socket's libuv handle the way `net.Socket` itself does
@@ -15,12 +16,20 @@ import { getSystemErrorName } from 'node:util';
  *
  * It needs Node's `stream_wrap` binding, which `process.binding` still provides on Node 20, 22
  * and 24; where it does not, `createHandleWriter` returns undefined and the transport writes
- * through the stream.
+ * through the stream. `HandleWrites` is the same for bare TCP handles (raw-tcp.ts).
  */
 export interface HandleWriter {
   /** Writes `data`; write errors destroy the socket with an errno-coded error, as the stream does. */
   write(data: Uint8Array): void;
 }
+
+/** A libuv stream handle's write method (`LibuvStreamWrap#writeBuffer`). */
+export interface StreamHandle {
+  writeBuffer(request: WriteRequest, data: Uint8Array): number;
+}
+
+/** Told of a write that failed after it was queued (negative libuv status), with its handle. */
+export type WriteFailure = (handle: StreamHandle, status: number) => void;
 
 interface WriteRequest {
   handle: StreamHandle;
@@ -28,11 +37,7 @@ interface WriteRequest {
   async: boolean;
   bytes: number;
   buffer: Uint8Array | null;
-  socket: Socket;
-}
-
-interface StreamHandle {
-  writeBuffer(request: WriteRequest, data: Uint8Array): number;
+  fail: WriteFailure;
 }
 
 interface StreamBinding {
@@ -42,29 +47,23 @@ interface StreamBinding {
 }
 
 function loadStreamBinding(): StreamBinding | undefined {
-  const binding = (process as unknown as { binding?: (name: string) => unknown }).binding;
-  if (typeof binding !== 'function') return undefined;
-  // DEP0111 is documentation-only; it warns only under --pending-deprecation, and not for this.
-  const noDeprecation = process.noDeprecation;
-  try {
-    process.noDeprecation = true;
-    const candidate = binding('stream_wrap') as Partial<StreamBinding> | undefined;
-    if (
-      typeof candidate?.WriteWrap === 'function' &&
-      candidate.streamBaseState instanceof Int32Array &&
-      typeof candidate.kLastWriteWasAsync === 'number'
-    ) {
-      return candidate as StreamBinding;
-    }
-  } catch {
-    // Removed, or refused by a policy: write through the stream.
-  } finally {
-    process.noDeprecation = noDeprecation;
+  const candidate = processBinding('stream_wrap') as Partial<StreamBinding> | undefined;
+  if (
+    typeof candidate?.WriteWrap === 'function' &&
+    candidate.streamBaseState instanceof Int32Array &&
+    typeof candidate.kLastWriteWasAsync === 'number'
+  ) {
+    return candidate as StreamBinding;
   }
   return undefined;
 }
 
 let binding: StreamBinding | null | undefined = null;
+
+function streamBinding(): StreamBinding | undefined {
+  if (binding === null) binding = loadStreamBinding();
+  return binding;
+}
 
 function writeFailure(status: number): Error {
   const code = getSystemErrorName(status);
@@ -73,40 +72,78 @@ function writeFailure(status: number): Error {
 
 function onWriteComplete(this: WriteRequest, status: number): void {
   this.buffer = null;
-  if (status < 0 && !this.socket.destroyed) this.socket.destroy(writeFailure(status));
+  if (status < 0) this.fail(this.handle, status);
 }
 
-function newRequest(WriteWrap: StreamBinding['WriteWrap'], handle: StreamHandle, socket: Socket): WriteRequest {
+function newRequest(WriteWrap: StreamBinding['WriteWrap'], handle: StreamHandle, fail: WriteFailure): WriteRequest {
   const request = new WriteWrap();
   request.handle = handle;
   request.oncomplete = onWriteComplete;
   request.async = false;
   request.bytes = 0;
   request.buffer = null;
-  request.socket = socket;
+  request.fail = fail;
   return request;
+}
+
+/**
+ * Writes to libuv stream handles, one write request object reused for as long as writes complete
+ * inline, whichever handle they go to (a write that completes inline leaves nothing attached to
+ * its request). Used by a connection slot across the handles it opens one after another.
+ */
+export class HandleWrites {
+  readonly #WriteWrap: StreamBinding['WriteWrap'];
+  readonly #state: Int32Array;
+  readonly #lastWriteWasAsync: number;
+  readonly #fail: WriteFailure;
+  #request: WriteRequest | undefined;
+
+  constructor(stream: StreamBinding, fail: WriteFailure) {
+    this.#WriteWrap = stream.WriteWrap;
+    this.#state = stream.streamBaseState;
+    this.#lastWriteWasAsync = stream.kLastWriteWasAsync;
+    this.#fail = fail;
+  }
+
+  /**
+   * Writes `data` to `handle`. Returns 0, or the negative libuv status of a write that failed at
+   * once; a queued write that fails later goes to `fail` with its handle.
+   */
+  write(handle: StreamHandle, data: Uint8Array): number {
+    let request = this.#request;
+    if (request === undefined) request = this.#request = newRequest(this.#WriteWrap, handle, this.#fail);
+    else request.handle = handle;
+    const status = handle.writeBuffer(request, data);
+    if (status === 0 && this.#state[this.#lastWriteWasAsync] !== 0) {
+      // libuv queued it: this request now belongs to the write until `oncomplete`.
+      request.async = true;
+      request.buffer = data;
+      this.#request = undefined;
+    }
+    return status;
+  }
+}
+
+/** Writes for bare handles (see `HandleWrites`); undefined where the binding is unsupported. */
+export function createHandleWrites(fail: WriteFailure): HandleWrites | undefined {
+  const stream = streamBinding();
+  return stream === undefined ? undefined : new HandleWrites(stream, fail);
 }
 
 /** A writer for `socket`, which must be a connected plain-TCP socket; undefined where unsupported. */
 export function createHandleWriter(socket: Socket): HandleWriter | undefined {
-  if (binding === null) binding = loadStreamBinding();
+  const stream = streamBinding();
   const handle = (socket as unknown as { _handle?: Partial<StreamHandle> | null })._handle;
-  if (binding === undefined || typeof handle?.writeBuffer !== 'function') return undefined;
-  const { WriteWrap, streamBaseState, kLastWriteWasAsync } = binding;
+  if (stream === undefined || typeof handle?.writeBuffer !== 'function') return undefined;
   const streamHandle = handle as StreamHandle;
-  let request = newRequest(WriteWrap, streamHandle, socket);
+  const writes = new HandleWrites(stream, (_handle, status) => {
+    if (!socket.destroyed) socket.destroy(writeFailure(status));
+  });
   return {
     write(data: Uint8Array): void {
       if (socket.destroyed) return;
-      const status = streamHandle.writeBuffer(request, data);
-      if (status !== 0) {
-        socket.destroy(writeFailure(status));
-      } else if (streamBaseState[kLastWriteWasAsync] !== 0) {
-        // libuv queued it: this request now belongs to the write until `oncomplete`.
-        request.async = true;
-        request.buffer = data;
-        request = newRequest(WriteWrap, streamHandle, socket);
-      }
+      const status = writes.write(streamHandle, data);
+      if (status !== 0) socket.destroy(writeFailure(status));
     },
   };
 }

@@ -8,6 +8,7 @@ import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import { CONNECTION_CLOSED, errorCode } from './error-code.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
+import { RawTcp, rawTcpSupported, type RawTcpEvents } from './raw-tcp.js';
 import { SessionStore, sharedSecureContext } from './tls-setup.js';
 import { FIRST_BYTE_IN_LAST_READ, type Lane, type ResponseDetails, type TransportSink } from './transport.js';
 
@@ -42,6 +43,12 @@ export interface Endpoint {
   phases: PhaseRecorder;
   /** Host names are resolved once per transport. */
   lookup: net.LookupFunction;
+  /**
+   * The one address `host` stands for (an IP literal, or the only address a host name resolved
+   * to): plain-TCP connections without pipelining go there on a bare TCP handle (`RawTcp`).
+   * Undefined until known, or when the name has several addresses (net.connect then tries them).
+   */
+  address: { ip: string; family: number } | undefined;
 }
 
 /**
@@ -62,11 +69,15 @@ export function sharedTlsOptions(options: tls.ConnectionOptions, host: string, p
 }
 
 /**
- * One connection slot: the socket open on it now (or none), its parser, and the lanes in flight on
- * it in send order, since HTTP/1.1 answers pipelined requests in order.
+ * One connection slot: the connection open on it now (or none), its parser, and the lanes in flight
+ * on it in send order, since HTTP/1.1 answers pipelined requests in order.
+ *
+ * A connection is a `net`/`tls` socket, or, for plain TCP with one request in flight at a time and
+ * a known address, a bare TCP handle (`RawTcp`), which costs a new connection about half the CPU.
+ * Either way `#link` is the object that identifies it, so that a callback of one already replaced
+ * is dropped.
  */
 export class Connection implements ResponseHandler {
-  socket: Socket | undefined;
   connected = false;
   /** Close once idle: the engine is ramping connections down. */
   released = false;
@@ -82,8 +93,23 @@ export class Connection implements ResponseHandler {
   #heads: boolean[];
   #first = 0;
   #count = 0;
-  /** The socket whose bytes are being parsed, to tell whether a callback replaced it. */
-  #reading: Socket | undefined;
+  /** The connection open now: its socket, or its `RawTcp` handle. */
+  #link: object | undefined;
+  /** The socket, when the connection open now is one. */
+  #socket: Socket | undefined;
+  /** This slot's bare handles, once it has opened one; `#rawCapable` says whether it may. */
+  #raw: RawTcp | undefined;
+  readonly #rawCapable: boolean;
+  readonly #rawEvents: RawTcpEvents;
+  readonly #readBuffer: Buffer;
+  /** A bare handle was opened at (performance.now() ms), for its connect time. */
+  #openedAt = 0;
+  /** Requests sent while a bare handle connects, written once it has. */
+  #pending: Buffer | undefined;
+  /** `whenOpen` is waiting for this connection to connect or go. */
+  #onOpen: (() => void) | undefined;
+  /** The connection whose bytes are being parsed, to tell whether a callback replaced it. */
+  #reading: object | undefined;
   /** Writes past the Writable stream, once a plain-TCP socket is connected and not pipelining. */
   #writer: HandleWriter | undefined;
   /** The socket became ready (performance.now() ms): requests sent before went out then. */
@@ -126,6 +152,8 @@ export class Connection implements ResponseHandler {
     this.#lanes = new Array<Lane | undefined>(capacity).fill(undefined);
     this.#heads = new Array<boolean>(capacity).fill(false);
     this.#sessions = sessions;
+    this.#readBuffer = readBuffer;
+    this.#rawCapable = endpoint.tls === undefined && capacity === 1 && rawTcpSupported();
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listeners' `this` is the socket
     const connection = this;
     this.#onread = {
@@ -147,15 +175,41 @@ export class Connection implements ResponseHandler {
     this.#onCloseEvent = function (this: Socket) {
       connection.#onClose(this);
     };
+    this.#rawEvents = {
+      connected: (handle) => connection.#onConnect(handle),
+      read: (handle, nread, buffer) => connection.#onRead(handle, nread, buffer),
+      ended: (handle) => connection.#onEnd(handle),
+      failed: (handle, code) => connection.#onFailure(handle, code),
+    };
     const { host, port, lookup } = endpoint;
     this.#tcpOptions = { host, port, lookup, onread: this.#onread, noDelay: true };
     this.#tlsOptions = endpoint.tls === undefined ? undefined : { ...endpoint.tls, onread: this.#onread };
   }
 
-  open(): Socket {
+  /** A connection is open (or opening) on this slot. */
+  get isOpen(): boolean {
+    return this.#link !== undefined;
+  }
+
+  /** Opens a connection ahead of the first request; resolves once it has connected or gone. */
+  whenOpen(): Promise<void> {
+    this.open();
+    return new Promise((resolve) => {
+      this.#onOpen = resolve;
+    });
+  }
+
+  open(): void {
     this.#parser.reset();
     this.#firstByteAt = 0;
     this.released = false;
+    const address = this.#endpoint.address;
+    if (this.#rawCapable && address !== undefined) {
+      this.#raw ??= new RawTcp(this.#rawEvents, this.#readBuffer);
+      this.#openedAt = performance.now();
+      this.#link = this.#raw.open(address.ip, address.family, this.#endpoint.port);
+      return;
+    }
     let socket: Socket;
     const tlsOptions = this.#tlsOptions;
     if (tlsOptions === undefined) {
@@ -174,14 +228,21 @@ export class Connection implements ResponseHandler {
     socket.on('end', this.#onEndEvent);
     socket.on('close', this.#onCloseEvent);
     watchConnect(socket, tlsOptions !== undefined, this.#endpoint.phases);
-    this.socket = socket;
-    return socket;
+    this.#socket = socket;
+    this.#link = socket;
   }
 
   send(lane: Lane, request: Buffer): void {
-    const socket = this.socket ?? this.open();
+    if (this.#link === undefined) this.open();
     this.released = false;
     this.#push(lane, isHeadRequest(request));
+    const socket = this.#socket;
+    if (socket === undefined) {
+      // A bare handle: written now, or as soon as it connects.
+      if (this.connected) this.#raw!.write(request);
+      else this.#pending = this.#pending === undefined ? request : Buffer.concat([this.#pending, request]);
+      return;
+    }
     if (this.#writer !== undefined) {
       this.#writer.write(request);
       return;
@@ -203,7 +264,7 @@ export class Connection implements ResponseHandler {
     return false;
   }
 
-  /** Destroys the socket and reports every lane in flight on it: the first with `firstCode`. */
+  /** Closes the connection and reports every lane in flight on it: the first with `firstCode`. */
   abort(firstCode: string, restCode: string): void {
     const lost = this.#drain();
     this.#detach();
@@ -215,10 +276,12 @@ export class Connection implements ResponseHandler {
     if (this.#count === 0) this.#detach();
   }
 
-  /** Destroys the socket without reporting anything; resolves once it has closed. */
+  /** Closes the connection without reporting anything; resolves once it has closed. */
   discard(): Promise<void> {
-    const socket = this.socket;
+    const socket = this.#socket;
+    const raw = this.#link !== undefined && socket === undefined;
     this.#drain();
+    if (raw) return new Promise((resolve) => this.#detach(resolve));
     this.#detach();
     if (socket === undefined || socket.closed) return Promise.resolve();
     return new Promise((resolve) => socket.once('close', () => resolve()));
@@ -245,67 +308,97 @@ export class Connection implements ResponseHandler {
     }
     if (this.#count > 0) this.#parser.headRequest = this.#heads[this.#first]!;
     this.#sink.onResponse(lane, status, bytes, details);
-    // The sink may have cancelled a lane of this connection, which replaced the socket.
-    return this.socket === reading;
+    // The sink may have cancelled a lane of this connection, which replaced it.
+    return this.#link === reading;
   }
 
-  #onConnect(socket: Socket): void {
-    if (socket !== this.socket) return;
+  #onConnect(link: object): void {
+    if (link !== this.#link) return;
     this.connected = true;
     this.#readyAt = performance.now();
     this.#owner.connectedCount++;
-    // A connection that carries one request (no keep-alive) wrote it before it connected.
-    if (this.#endpoint.tls === undefined && !this.#batchWrites && this.#endpoint.keepAlive) {
+    const socket = this.#socket;
+    if (socket === undefined) {
+      // A bare handle records its own connect time (a socket's is watched by `watchConnect`).
+      this.#endpoint.phases.recordConnection(this.#readyAt - this.#openedAt, undefined);
+      const pending = this.#pending;
+      if (pending !== undefined) {
+        this.#pending = undefined;
+        this.#raw!.write(pending);
+      }
+    } else if (this.#endpoint.tls === undefined && !this.#batchWrites && this.#endpoint.keepAlive) {
+      // A connection that carries one request (no keep-alive) wrote it before it connected.
       this.#writer = createHandleWriter(socket);
     }
+    this.#opened();
   }
 
-  #onRead(socket: Socket, nread: number, buffer: Buffer): void {
-    if (socket !== this.socket) return;
+  #onRead(link: object, nread: number, buffer: Buffer): void {
+    if (link !== this.#link) return;
     if (this.#count === 0) {
       this.#detach();
       return;
     }
-    this.#reading = socket;
-    // Requests the sink sends while responses are parsed leave in one write.
-    if (this.#batchWrites) socket.cork();
+    this.#reading = link;
+    // Requests the sink sends while responses are parsed leave in one write (batching is only
+    // ever on sockets: bare handles carry one request at a time).
+    const socket = this.#batchWrites ? this.#socket : undefined;
+    socket?.cork();
     const error = this.#parser.execute(buffer, 0, nread);
-    if (this.#batchWrites) socket.uncork();
+    socket?.uncork();
     // A response that began in this read and goes on in the next: its first byte came now.
-    if (this.#firstByteAt === 0 && socket === this.socket && this.#parser.inMessage) this.#firstByteAt = performance.now();
-    if (error !== undefined && socket === this.socket) this.abort(error, error);
+    if (this.#firstByteAt === 0 && link === this.#link && this.#parser.inMessage) this.#firstByteAt = performance.now();
+    if (error !== undefined && link === this.#link) this.abort(error, error);
   }
 
   #onError(socket: Socket, error: Error): void {
-    if (socket !== this.socket) return;
-    const code = errorCode(error);
+    this.#onFailure(socket, errorCode(error));
+  }
+
+  #onFailure(link: object, code: string): void {
+    if (link !== this.#link) return;
     this.abort(code, code);
   }
 
-  #onEnd(socket: Socket): void {
-    if (socket !== this.socket) return;
-    this.#reading = socket;
+  #onEnd(link: object): void {
+    if (link !== this.#link) return;
+    this.#reading = link;
     // A body delimited by the close completes here; a response cut short is a parse error.
     const error = this.#parser.finish();
-    if (socket !== this.socket) return;
+    if (link !== this.#link) return;
     this.abort(error ?? CONNECTION_CLOSED, CONNECTION_CLOSED);
   }
 
   #onClose(socket: Socket): void {
-    if (socket !== this.socket) return;
+    if (socket !== this.#link) return;
     this.abort(CONNECTION_CLOSED, CONNECTION_CLOSED);
   }
 
-  #detach(): void {
-    const socket = this.socket;
-    if (socket === undefined) return;
-    this.socket = undefined;
+  /** Closes the connection open now; `onClosed` (bare handles only) hears when it has closed. */
+  #detach(onClosed?: () => void): void {
+    if (this.#link === undefined) {
+      if (onClosed !== undefined) onClosed();
+      return;
+    }
+    const socket = this.#socket;
+    this.#link = undefined;
+    this.#socket = undefined;
     this.#writer = undefined;
+    this.#pending = undefined;
     if (this.connected) {
       this.connected = false;
       this.#owner.connectedCount--;
     }
-    socket.destroy();
+    if (socket === undefined) this.#raw!.close(onClosed);
+    else socket.destroy();
+    this.#opened();
+  }
+
+  #opened(): void {
+    const onOpen = this.#onOpen;
+    if (onOpen === undefined) return;
+    this.#onOpen = undefined;
+    onOpen();
   }
 
   #push(lane: Lane, head: boolean): void {

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { HeadTemplate } from '../http1/head-template.js';
 import type { ResponseParserOptions } from '../http1/response-handler.js';
 import { encodeRequest } from '../http1/request.js';
@@ -52,6 +53,7 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
       keepAlive: config.keepAlive,
       phases: config.phases,
       lookup,
+      address: net.isIP(host) === 0 ? undefined : { ip: host, family: net.isIP(host) },
     };
     this.#sessions = secure && config.tlsSessionReuse ? new SessionStore(config.tls?.session) : undefined;
     // Without keep-alive each request needs its own socket, so every lane gets a slot of its own.
@@ -76,18 +78,11 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
   }
 
   async connect(count: number): Promise<void> {
+    await this.#resolveAddress();
     const connecting: Array<Promise<void>> = [];
     for (let slot = 0; slot < Math.min(count, this.#connections.length); slot++) {
       const connection = this.#connection(slot);
-      if (connection.socket !== undefined) continue;
-      const socket = connection.open();
-      const connectEvent = this.#endpoint.tls === undefined ? 'connect' : 'secureConnect';
-      connecting.push(
-        new Promise((resolve) => {
-          socket.once(connectEvent, () => resolve());
-          socket.once('close', () => resolve());
-        }),
-      );
+      if (!connection.isOpen) connecting.push(connection.whenOpen());
     }
     await Promise.all(connecting);
   }
@@ -113,6 +108,26 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
       if (connection !== undefined) closing.push(connection.discard());
     }
     await Promise.all(closing);
+  }
+
+  /**
+   * A host name that resolves to one address is connected to on bare TCP handles (see `Endpoint`);
+   * through the transport's lookup, so the sockets' lookups later are answered from its cache. A
+   * failed lookup leaves the name to the sockets, which report it per request.
+   */
+  #resolveAddress(): Promise<void> {
+    const endpoint = this.#endpoint;
+    // Pipelined keep-alive connections stay on sockets, which gather a burst into one write.
+    const raw = !this.#config.keepAlive || this.#config.pipelining === 1;
+    if (endpoint.address !== undefined || endpoint.tls !== undefined || !raw) return Promise.resolve();
+    return new Promise((resolve) => {
+      endpoint.lookup(endpoint.host, { all: true }, (error, addresses) => {
+        if (error === null && Array.isArray(addresses) && addresses.length === 1) {
+          endpoint.address = { ip: addresses[0]!.address, family: addresses[0]!.family };
+        }
+        resolve();
+      });
+    });
   }
 
   #slotOf(lane: Lane): number {
