@@ -83,8 +83,15 @@ t.test('FILE_LIMIT: more connections than the open-file limit allows reject befo
 });
 
 t.test('FILE_LIMIT: EMFILE during a run is counted and explained', { skip: process.platform === 'win32' && 'needs bash and ulimit' }, async (t) => {
-  // 24 connections fit the limit, but the server in the same process takes a file for each too.
-  const run = await underFileLimit(24, 'local');
+  // 28 connections fit the limit, but the server in the same process takes a file for each too.
+  // Which side runs out first is a race: the server's accept (libuv then drops the connection, and
+  // the client sees it closed) or the client's socket (EMFILE). The client wins it most of the
+  // time; a run the server won is repeated, up to 5 runs.
+  let run = await underFileLimit(28, 'local');
+  for (let attempt = 1; attempt < 5 && run.error === undefined && (run.errors?.EMFILE ?? 0) === 0; attempt++) {
+    t.comment(`run ${attempt}: the server ran out of files first (${JSON.stringify(run.errors)}); again`);
+    run = await underFileLimit(28, 'local');
+  }
   t.notOk(run.error);
   t.ok((run.errors?.EMFILE ?? 0) > 0, `EMFILE counted: ${JSON.stringify(run.errors)}`);
   const warning = run.warnings?.find((w) => w.code === 'FILE_LIMIT');
