@@ -2,29 +2,9 @@ import { once } from 'node:events';
 import net from 'node:net';
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
-import { PhaseRecorder } from '../src/stats/phases.js';
 import { CONNECTION_CLOSED } from '../src/transports/error-code.js';
-import { createNetTransport } from '../src/transports/net.js';
-import { Lane, type ResolvedRequest, type Transport, type TransportConfig } from '../src/transports/transport.js';
-import { connectionsClosed, localhostCert, localhostKey, rawServer, RecordingSink, requestsReceived } from './fixtures/raw-http-server.js';
-
-function netTransport(t: Test, url: string, sink: RecordingSink, overrides: Partial<TransportConfig> = {}): Transport<Buffer> {
-  const config: TransportConfig = {
-    url: new URL(url),
-    connections: 1,
-    pipelining: 1,
-    keepAlive: true,
-    tls: undefined,
-    tlsSessionReuse: true,
-    timeoutMs: 10_000,
-    captureResponses: false,
-    phases: new PhaseRecorder(),
-    ...overrides,
-  };
-  const transport = createNetTransport(config, sink) as Transport<Buffer>;
-  t.teardown(() => transport.close());
-  return transport;
-}
+import { Lane, type ResolvedRequest, type Transport } from '../src/transports/transport.js';
+import { connectionsClosed, localhostCert, localhostKey, netTransport, rawServer, RecordingSink, requestsReceived } from './fixtures/raw-http-server.js';
 
 function get(path = '/', method = 'GET'): ResolvedRequest {
   return { method, path, headers: {}, body: undefined };

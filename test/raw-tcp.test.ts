@@ -4,10 +4,9 @@ import net from 'node:net';
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
 import { PhaseRecorder } from '../src/stats/phases.js';
-import { createNetTransport } from '../src/transports/net.js';
 import { rawTcpSupported } from '../src/transports/raw-tcp.js';
 import { Lane, type ResolvedRequest, type Transport, type TransportConfig } from '../src/transports/transport.js';
-import { rawServer, RecordingSink, refusedPort } from './fixtures/raw-http-server.js';
+import { netTransport, rawServer, RecordingSink, refusedPort } from './fixtures/raw-http-server.js';
 
 const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
 const GET: ResolvedRequest = { method: 'GET', path: '/', headers: {}, body: undefined };
@@ -21,23 +20,7 @@ class CountingPhases extends PhaseRecorder {
 }
 
 function transport(t: Test, url: string, sink: RecordingSink, overrides: Partial<TransportConfig> = {}): Transport<Buffer> {
-  const created = createNetTransport(
-    {
-      url: new URL(url),
-      connections: 1,
-      pipelining: 1,
-      keepAlive: false,
-      tls: undefined,
-      tlsSessionReuse: true,
-      timeoutMs: 10_000,
-      captureResponses: false,
-      phases: new PhaseRecorder(),
-      ...overrides,
-    },
-    sink,
-  ) as Transport<Buffer>;
-  t.teardown(() => created.close());
-  return created;
+  return netTransport(t, url, sink, { keepAlive: false, ...overrides });
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,7 +1,7 @@
 import { encodeHeaderBlock } from '../http2/hpack.js';
 import { H2Connection, H2Stream, H2_NOT_SUPPORTED, encodeRequestFrames, type H2ConnectionOwner, type H2Endpoint, type H2Request } from './h2-connection.js';
 import { cachedLookup } from './lookup-cache.js';
-import { sharedTlsOptions } from './net-connection.js';
+import { sharedTlsOptions, socketTarget } from './net-connection.js';
 import { SessionStore } from './tls-setup.js';
 import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 
@@ -48,11 +48,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     this.sink = sink;
     this.capture = config.captureResponses;
     this.keepAlive = config.keepAlive;
-    const { url } = config;
-    const secure = url.protocol === 'https:';
-    // URL keeps IPv6 literals in brackets; sockets want them bare.
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
+    const { secure, host, port } = socketTarget(config.url);
     const lookup = cachedLookup();
     this.#endpoint = {
       host,

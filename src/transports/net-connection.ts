@@ -51,6 +51,13 @@ export interface Endpoint {
   address: { ip: string; family: number } | undefined;
 }
 
+/** Where a URL points, for sockets: the host without IPv6 brackets, the scheme's port by default. */
+export function socketTarget(url: URL): { secure: boolean; host: string; port: number } {
+  const secure = url.protocol === 'https:';
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return { secure, host, port: url.port === '' ? (secure ? 443 : 80) : Number(url.port) };
+}
+
 /**
  * The user's tls.connect options with what every connection shares worked out once: the secure
  * context and the SNI name (none for an IP address, which SNI does not allow).

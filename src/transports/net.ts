@@ -3,7 +3,7 @@ import { HeadTemplate } from '../http1/head-template.js';
 import type { ResponseParserOptions } from '../http1/response-handler.js';
 import { encodeRequest } from '../http1/request.js';
 import { cachedLookup } from './lookup-cache.js';
-import { Connection, sharedTlsOptions, type ConnectionOwner, type Endpoint } from './net-connection.js';
+import { Connection, sharedTlsOptions, socketTarget, type ConnectionOwner, type Endpoint } from './net-connection.js';
 import { SessionStore } from './tls-setup.js';
 import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 
@@ -40,11 +40,7 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
   constructor(config: TransportConfig, sink: TransportSink) {
     this.#config = config;
     this.#sink = sink;
-    const { url } = config;
-    const secure = url.protocol === 'https:';
-    // URL keeps IPv6 literals in brackets; sockets want them bare.
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
+    const { secure, host, port } = socketTarget(config.url);
     const lookup = cachedLookup();
     this.#endpoint = {
       host,
