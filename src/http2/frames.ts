@@ -167,12 +167,6 @@ export class FrameReader {
     this.#handler = handler;
   }
 
-  reset(): void {
-    this.#headerFilled = 0;
-    this.#state = State.HEADER;
-    this.#payload = new Uint8Array(0);
-  }
-
   /** Reads `bytes[start, end)`; returns false when the handler stopped it or the framing broke. */
   execute(bytes: Uint8Array, start: number, end: number): boolean {
     let at = start;
@@ -259,11 +253,6 @@ export class FrameReader {
       }
     }
     return true;
-  }
-
-  /** Between frames: nothing of a frame is pending. */
-  get idle(): boolean {
-    return this.#state === State.HEADER && this.#headerFilled === 0;
   }
 
   #endData(): boolean {
