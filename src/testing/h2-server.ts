@@ -1,7 +1,7 @@
 import http2, { type Http2Server, type Http2Session, type Http2SecureServer, type ServerHttp2Stream } from 'node:http2';
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { resetCounts, type H2Stats, type TestServerStats } from './stats.js';
+import { listening } from './listening.js';
 
 /** The test server's HTTP/2 mode (`createTestServer({ h2: { ... } })`, or `h2: true` for h2c defaults). */
 export interface H2Mode {
@@ -137,12 +137,10 @@ export async function createH2TestServer(options: H2ServerOptions) {
   });
 
   server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const { url, port } = await listening(server, mode.tls ? 'https' : 'http');
   return {
-    url: `${mode.tls ? 'https' : 'http'}://${host}:${address.port}/`,
-    port: address.port,
+    url,
+    port,
     stats,
     stall(ms: number) {
       stallUntil = Math.max(stallUntil, performance.now() + ms);

@@ -4,6 +4,7 @@ import { createH2TestServer, type H2Mode } from './h2-server.js';
 import { CapacityQueue } from './capacity-queue.js';
 import { createWsTestServer, type WebSocketMode } from './ws-server.js';
 import { resetCounts, type TestServerStats } from './stats.js';
+import { listening } from './listening.js';
 
 /** Options of `createTestServer`. */
 export interface TestServerOptions {
@@ -304,13 +305,11 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
 
   const server = net.createServer(onConnection);
   server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address() as net.AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const { url, port } = await listening(server, 'http');
 
   return {
-    url: `http://${host}:${address.port}/`,
-    port: address.port,
+    url,
+    port,
     stats,
     stall(ms: number) {
       stallUntil = Math.max(stallUntil, performance.now() + ms);

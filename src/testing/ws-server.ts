@@ -1,9 +1,10 @@
 import http from 'node:http';
 import { once } from 'node:events';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { resetCounts, type TestServerStats, type WebSocketServerStats } from './stats.js';
+import { listening } from './listening.js';
 
 /** The test server's WebSocket mode (`createTestServer({ websocket: { ... } })`, or `websocket: true`). */
 export interface WebSocketMode {
@@ -172,14 +173,12 @@ export async function createWsTestServer(options: WsServerOptions) {
     }, mode.broadcastIntervalMs);
   }
 
-  const host = options.host ?? '127.0.0.1';
   // Thousands of clients connect at once in a ramp or a benchmark: a deeper accept queue than 511.
-  server.listen({ port: options.port ?? 0, host, backlog: 4096 });
-  await once(server, 'listening');
-  const address = server.address() as AddressInfo;
+  server.listen({ port: options.port ?? 0, host: options.host ?? '127.0.0.1', backlog: 4096 });
+  const { url, port } = await listening(server, 'ws');
   return {
-    url: `ws://${host}:${address.port}/`,
-    port: address.port,
+    url,
+    port,
     stats,
     stall(ms: number) {
       stallUntil = Math.max(stallUntil, performance.now() + ms);
