@@ -467,11 +467,8 @@ export class H2Connection implements FrameHandler {
       return true;
     }
     stream.status = status;
-    if (endStream) {
-      stream.firstByteAt = FIRST_BYTE_IN_LAST_READ;
-      return this.#complete(stream);
-    }
     stream.firstByteAt = FIRST_BYTE_IN_LAST_READ;
+    if (endStream) return this.#complete(stream);
     this.#stampPending = true;
     return true;
   }
@@ -727,10 +724,8 @@ export class H2Connection implements FrameHandler {
       this.draining = true;
       this.#owner.onRetired(this);
     }
-    if (this.streams.size === 0 && !this.#reading) {
-      this.flush();
-      this.#close();
-    }
+    // Inside a read, the stream that ends closes it (`#afterStream`).
+    if (!this.#reading) this.#afterStream();
   }
 
   #settle(): void {

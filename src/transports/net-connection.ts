@@ -51,6 +51,15 @@ export interface Endpoint {
   address: { ip: string; family: number } | undefined;
 }
 
+/**
+ * Whether a slot carrying `capacity` requests at a time opens bare TCP handles (`RawTcp`) once the
+ * endpoint's address is known: plain TCP, one request at a time (a pipelined connection stays on a
+ * socket, which gathers a burst into one write), and a Node that offers the bindings.
+ */
+export function opensRawTcp(endpoint: Endpoint, capacity: number): boolean {
+  return endpoint.tls === undefined && capacity === 1 && rawTcpSupported();
+}
+
 /** Where a URL points, for sockets: the host without IPv6 brackets, the scheme's port by default. */
 export function socketTarget(url: URL): { secure: boolean; host: string; port: number } {
   const secure = url.protocol === 'https:';
@@ -160,7 +169,7 @@ export class Connection implements ResponseHandler {
     this.#heads = new Array<boolean>(capacity).fill(false);
     this.#sessions = sessions;
     this.#readBuffer = readBuffer;
-    this.#rawCapable = endpoint.tls === undefined && capacity === 1 && rawTcpSupported();
+    this.#rawCapable = opensRawTcp(endpoint, capacity);
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listeners' `this` is the socket
     const connection = this;
     this.#onread = {

@@ -3,7 +3,7 @@ import { HeadTemplate } from '../http1/head-template.js';
 import type { ResponseParserOptions } from '../http1/response-handler.js';
 import { encodeRequest } from '../http1/request.js';
 import { cachedLookup } from './lookup-cache.js';
-import { Connection, sharedTlsOptions, socketTarget, type ConnectionOwner, type Endpoint } from './net-connection.js';
+import { Connection, opensRawTcp, sharedTlsOptions, socketTarget, type ConnectionOwner, type Endpoint } from './net-connection.js';
 import { SessionStore } from './tls-setup.js';
 import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 
@@ -36,6 +36,8 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
   readonly #sessions: SessionStore | undefined;
   /** Every connection usually gets the same head: one template, hot in cache, for all of them. */
   readonly #parsing: ResponseParserOptions;
+  /** Requests in flight per connection: `pipelining` with keep-alive, else each lane has its own. */
+  readonly #capacity: number;
 
   constructor(config: TransportConfig, sink: TransportSink) {
     this.#config = config;
@@ -56,6 +58,7 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
     const slots = config.keepAlive ? config.connections : config.connections * config.pipelining;
     this.#connections = new Array<Connection | undefined>(slots).fill(undefined);
     this.#sharedReadBuffer = secure ? undefined : Buffer.allocUnsafe(SHARED_READ_BUFFER_BYTES);
+    this.#capacity = config.keepAlive ? config.pipelining : 1;
     this.#parsing = { capture: config.captureResponses, template: new HeadTemplate() };
   }
 
@@ -113,9 +116,7 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
    */
   #resolveAddress(): Promise<void> {
     const endpoint = this.#endpoint;
-    // Pipelined keep-alive connections stay on sockets, which gather a burst into one write.
-    const raw = !this.#config.keepAlive || this.#config.pipelining === 1;
-    if (endpoint.address !== undefined || endpoint.tls !== undefined || !raw) return Promise.resolve();
+    if (endpoint.address !== undefined || !opensRawTcp(endpoint, this.#capacity)) return Promise.resolve();
     return new Promise((resolve) => {
       endpoint.lookup(endpoint.host, { all: true }, (error, addresses) => {
         if (error === null && Array.isArray(addresses) && addresses.length === 1) {
@@ -134,8 +135,7 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
     let connection = this.#connections[slot];
     if (connection === undefined) {
       const readBuffer = this.#sharedReadBuffer ?? Buffer.allocUnsafe(TLS_READ_BUFFER_BYTES);
-      const capacity = this.#config.keepAlive ? this.#config.pipelining : 1;
-      connection = new Connection(this, this.#endpoint, this.#sink, readBuffer, capacity, this.#parsing, this.#sessions);
+      connection = new Connection(this, this.#endpoint, this.#sink, readBuffer, this.#capacity, this.#parsing, this.#sessions);
       this.#connections[slot] = connection;
     }
     return connection;
