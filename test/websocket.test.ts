@@ -41,15 +41,58 @@ t.test('echo: a fixed number of messages is exact at the server and the client',
   t.match(summary, /handshake +7 /, 'and the handshake phase');
 });
 
-t.test('echo latency is within 1 ms of the server delay', (t) =>
+/**
+ * A bare `ws` echo loop (send the next message as soon as the reply came) for `durationMs`, timed by
+ * hand: what the host and `ws` themselves add to a round trip on top of the server's delay.
+ */
+async function bareEchoMean(url: string, connections: number, durationMs: number): Promise<number> {
+  const endAt = performance.now() + durationMs;
+  let sum = 0;
+  let count = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      const ws = new wsModule.WebSocket(url, { perMessageDeflate: false });
+      await once(ws, 'open');
+      const payload = Buffer.from('binary ping');
+      let sentAt = performance.now();
+      ws.send(payload);
+      await new Promise<void>((resolve) => {
+        ws.on('message', () => {
+          const now = performance.now();
+          sum += now - sentAt;
+          count++;
+          if (now >= endAt) return void ws.close();
+          sentAt = now;
+          ws.send(payload);
+        });
+        ws.on('close', () => resolve());
+      });
+    }),
+  );
+  return sum / count;
+}
+
+t.test('echo latency is within 1 ms of the server delay, beyond what a bare ws loop sees', (t) =>
+  // On loopback in one process a round trip costs this VM's event loop about 1-2 ms of wake-ups on
+  // top of the delay, for any client: a bare ws loop against its own server, in the same run, says
+  // how much. salvo's mean may sit no more than 0.5 ms above the applied delay plus that, nor below
+  // the delay: a client that adds a timer tick, a Nagle stall or a deferred send goes past it.
   inSomeRun(t, 6, async (timing) => {
+    const reference = await wsServer(t, { websocket: true, delayMs: 20 });
+    const bareMean = await bareEchoMean(reference.url, 10, 1000);
+    const hostMs = bareMean - reference.stats.appliedDelayMs;
     const server = await wsServer(t, { websocket: true, delayMs: 20 });
     const result = await runLoad({ url: server.url, connections: 10, duration: 1000, websocket: { message: Buffer.from('binary ping') } });
     const applied = server.stats.appliedDelayMs;
     t.ok(applied >= 20, `server applied ${applied.toFixed(3)} ms, never less than its delay`);
-    timing.hostKept(applied < 22, `the host let the server keep its delay (${applied.toFixed(3)} ms)`);
+    timing.hostKept(applied < 22 && hostMs < 3, `the host let the server keep its delay (${applied.toFixed(3)} ms) and loopback fast (bare ws: +${hostMs.toFixed(3)} ms)`);
     t.ok(result.latency.min >= 20, `min ${result.latency.min} not below the delay`);
-    timing.ok(Math.abs(result.latency.mean - applied) < 1, `mean ${result.latency.mean} within 1 ms of the applied ${applied.toFixed(3)}`);
+    t.ok(result.latency.mean >= applied, `mean ${result.latency.mean} not below the applied ${applied.toFixed(3)}`);
+    const excess = result.latency.mean - applied;
+    timing.ok(
+      excess < Math.max(hostMs, 0) + 0.5,
+      `mean ${result.latency.mean} is the applied ${applied.toFixed(3)} + ${excess.toFixed(3)} ms, a bare ws loop's +${hostMs.toFixed(3)} ms + at most 0.5`,
+    );
     timing.ok(result.messages!.received >= 10 * 40, `10 connections × ~47 round trips: got ${result.messages!.received}`);
   }),
 );
