@@ -1,6 +1,7 @@
 // WebSocket load: salvo against a bare `ws` client loop doing the same work, each in its own process.
 //
 //   node websocket.mjs [--rounds 3] [--seconds 10] [--scenarios broadcast-1000,broadcast-10000,broadcast-10000@1000,echo-100]
+//                      [--before /path/to/other/dist/index.js]
 //
 // broadcast-N: N clients connected to the test server, which broadcasts a 64-byte timestamped message
 //   to every client every 100 ms; each client times every message from its timestamp. Compared:
@@ -12,7 +13,8 @@
 // sent in any one second (it kept up if that is clients × 1000 / interval). A generator at ~100% CPU
 // is saturated: its CPU says nothing then, compare messages/s (the same-round ratio shows both).
 // Server pinned to core 1, generator to core 0 (as bench.mjs), contenders alternating order each
-// round; one JSON line per run, then a table of medians with the range over rounds.
+// round; one JSON line per run, then a table of medians with the range over rounds. `--before` adds
+// another build of salvo as a third contender, "salvo before" (e.g. main's), in the same rounds.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '10' },
     scenarios: { type: 'string', default: 'broadcast-1000,broadcast-10000,broadcast-10000@1000,echo-100' },
+    before: { type: 'string' },
   },
 });
 const rounds = Number(values.rounds);
@@ -65,7 +68,8 @@ async function startServer(mode, intervalMs) {
 }
 
 async function runClient(contender, scenario, url) {
-  const argv = wrapCommand(['node', here('lib/ws-client.mjs'), contender, scenario.mode, url, String(scenario.clients), String(seconds)], {
+  const build = contender === 'salvo before' ? ['salvo', scenario.mode, url, String(scenario.clients), String(seconds), values.before] : [contender, scenario.mode, url, String(scenario.clients), String(seconds)];
+  const argv = wrapCommand(['node', here('lib/ws-client.mjs'), ...build], {
     taskset: pinning.taskset,
     cpu: pinning.generator,
   });
@@ -74,10 +78,11 @@ async function runClient(contender, scenario, url) {
   return JSON.parse(stdout.trim().split('\n').at(-1));
 }
 
+const contenders = values.before ? ['salvo', 'salvo before', 'bare'] : ['salvo', 'bare'];
 const runs = [];
 for (let round = 0; round < rounds; round++) {
   for (const scenario of scenarios) {
-    const order = round % 2 === 0 ? ['salvo', 'bare'] : ['bare', 'salvo'];
+    const order = contenders.map((_, k) => contenders[(k + round) % contenders.length]);
     for (const contender of order) {
       const server = await startServer(scenario.mode, scenario.intervalMs);
       let client;
@@ -90,7 +95,7 @@ for (let round = 0; round < rounds; round++) {
       } finally {
         serverStats = await server.stop();
       }
-      const run = { round, scenario: scenario.name, ...client, serverCpuPercent: serverStats.cpuPercent, serverSent: serverStats.messagesSent, serverPeakPerSecond: serverStats.peakSentPerSecond };
+      const run = { round, scenario: scenario.name, ...client, contender, serverCpuPercent: serverStats.cpuPercent, serverSent: serverStats.messagesSent, serverPeakPerSecond: serverStats.peakSentPerSecond };
       console.log(JSON.stringify(run));
       runs.push(run);
     }
@@ -107,9 +112,7 @@ console.log(`\n${rounds} rounds of ${seconds} s, medians (range); server pinned 
 console.log('| scenario | contender | generator CPU % | peak RSS MB | messages/s | server CPU % | server peak sent/s |');
 console.log('|---|---|---:|---:|---:|---:|---:|');
 for (const scenario of scenarios) {
-  const ratios = [];
-  const messageRatios = [];
-  for (const contender of ['salvo', 'bare']) {
+  for (const contender of contenders) {
     const mine = runs.filter((run) => run.scenario === scenario.name && run.contender === contender && run.failed === undefined);
     if (mine.length === 0) {
       console.log(`| ${scenario.name} | ${contender} | failed every round | | | | |`);
@@ -120,14 +123,18 @@ for (const scenario of scenarios) {
         `${cell(mine.map((r) => r.perSecond), 0)} | ${cell(mine.map((r) => r.serverCpuPercent), 1)} | ${cell(mine.map((r) => r.serverPeakPerSecond), 0)} |`,
     );
   }
-  for (let round = 0; round < rounds; round++) {
-    const [salvo, bare] = ['salvo', 'bare'].map((contender) => runs.find((run) => run.scenario === scenario.name && run.contender === contender && run.round === round));
-    if (salvo && bare && salvo.failed === undefined && bare.failed === undefined) {
-      ratios.push(salvo.cpuPercent / bare.cpuPercent);
-      messageRatios.push(salvo.perSecond / bare.perSecond);
+  for (const salvoContender of contenders.filter((contender) => contender !== 'bare')) {
+    const ratios = [];
+    const messageRatios = [];
+    for (let round = 0; round < rounds; round++) {
+      const [salvo, bare] = [salvoContender, 'bare'].map((contender) => runs.find((run) => run.scenario === scenario.name && run.contender === contender && run.round === round));
+      if (salvo && bare && salvo.failed === undefined && bare.failed === undefined) {
+        ratios.push(salvo.cpuPercent / bare.cpuPercent);
+        messageRatios.push(salvo.perSecond / bare.perSecond);
+      }
     }
+    if (ratios.length === 0) continue;
+    const label = scenario.mode === 'echo' ? `messages/s ${cell(messageRatios, 2)}` : `CPU ${cell(ratios, 2)}; messages/s ${cell(messageRatios, 2)}`;
+    console.log(`| ${scenario.name} | ${salvoContender} / bare (same round) | ${label} | | | | |`);
   }
-  if (ratios.length === 0) continue;
-  const label = scenario.mode === 'echo' ? `messages/s ${cell(messageRatios, 2)}` : `CPU ${cell(ratios, 2)}; messages/s ${cell(messageRatios, 2)}`;
-  console.log(`| ${scenario.name} | salvo / bare (same round) | ${label} | | | | |`);
 }

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import * as wsModule from 'ws';
 import { formatResult, mergeResults, runLoad } from '../src/index.js';
 import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { decodeHistogram } from '../src/stats/recorder.js';
 import { textFrame } from '../src/testing/ws-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
@@ -72,11 +73,12 @@ async function bareEchoMean(url: string, connections: number, durationMs: number
   return sum / count;
 }
 
-t.test('echo latency is within 1 ms of the server delay, beyond what a bare ws loop sees', (t) =>
-  // On loopback in one process a round trip costs this VM's event loop about 1-2 ms of wake-ups on
-  // top of the delay, for any client: a bare ws loop against its own server, in the same run, says
-  // how much. salvo's mean may sit no more than 0.5 ms above the applied delay plus that, nor below
-  // the delay: a client that adds a timer tick, a Nagle stall or a deferred send goes past it.
+t.test('echo latency is within 1 ms of the server delay, beyond what a bare ws loop sees there', (t) =>
+  // On loopback in one process a round trip costs this VM's event loop 0.4-2 ms of wake-ups on top
+  // of the delay, for any client: a bare ws loop against its own server, in the same run, says how
+  // much. salvo's mean may sit no more than 1 ms above the applied delay plus that, nor below the
+  // delay: a client that adds a timer tick, a Nagle stall or a deferred send goes past it. (salvo
+  // measured 0.0-0.6 ms above the bare loop here, 0.5-0.8 ms in a CI run on a busier host.)
   inSomeRun(t, 6, async (timing) => {
     const reference = await wsServer(t, { websocket: true, delayMs: 20 });
     const bareMean = await bareEchoMean(reference.url, 10, 1000);
@@ -90,8 +92,8 @@ t.test('echo latency is within 1 ms of the server delay, beyond what a bare ws l
     t.ok(result.latency.mean >= applied, `mean ${result.latency.mean} not below the applied ${applied.toFixed(3)}`);
     const excess = result.latency.mean - applied;
     timing.ok(
-      excess < Math.max(hostMs, 0) + 0.5,
-      `mean ${result.latency.mean} is the applied ${applied.toFixed(3)} + ${excess.toFixed(3)} ms, a bare ws loop's +${hostMs.toFixed(3)} ms + at most 0.5`,
+      excess < Math.max(hostMs, 0) + 1,
+      `mean ${result.latency.mean} is the applied ${applied.toFixed(3)} + ${excess.toFixed(3)} ms, a bare ws loop's +${hostMs.toFixed(3)} ms + at most 1`,
     );
     timing.ok(result.messages!.received >= 10 * 40, `10 connections × ~47 round trips: got ${result.messages!.received}`);
   }),
@@ -136,6 +138,19 @@ t.test('broadcast latency is measured from the server timestamps', (t) =>
     t.ok(result.bytes.received === received * 204, 'bytes: 200-byte messages with a 4-byte header (extended length)');
   }),
 );
+
+t.test('messages larger than one read arrive whole: every timestamp read, every byte counted', async (t) => {
+  // 70,000-byte broadcasts take several socket reads each and a 64-bit frame length: each one is
+  // timed from its own timestamp and counted with its whole frame.
+  const server = await wsServer(t, { websocket: { echo: false, broadcastIntervalMs: 20, broadcastBytes: 70_000 } });
+  const result = await runLoad({ url: server.url, connections: 3, duration: 500, websocket: { timestamp: { field: 'ts' } } });
+  const received = result.messages!.received;
+  t.ok(received >= 3 * 10, `3 clients × ~25 broadcasts: ${received}`);
+  t.same(result.errors.byCode, {}, 'no message failed to parse');
+  t.equal(decodeHistogram(result.histogram).totalCount, received, 'a latency from the timestamp of every message');
+  t.ok(result.latency.min >= 0 && result.latency.max < 1000, `latencies from real timestamps: ${result.latency.min}-${result.latency.max} ms`);
+  t.equal(result.bytes.received, received * (70_000 + 10), 'bytes: 70,000-byte payloads with a 10-byte header (64-bit length)');
+});
 
 t.test('a server clock ahead of the client raises CLOCK_SKEW', async (t) => {
   const server = await wsServer(t, { websocket: { echo: false, broadcastIntervalMs: 20 } });

@@ -2,13 +2,16 @@
 // loop doing the same work, measured the same way over the same window (from every client connected
 // to the end): process CPU (100 = one core), RSS sampled once a second (the peak), messages/s.
 //
-//   node ws-client.mjs <salvo|bare> <broadcast|echo> <url> <clients> <seconds>
+//   node ws-client.mjs <salvo|bare> <broadcast|echo> <url> <clients> <seconds> [salvo's dist/index.js]
 // Prints one JSON line.
 import { performance } from 'node:perf_hooks';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import WebSocket from 'ws';
-import { runLoad } from '../../dist/index.js';
 
-const [contender, mode, url, clientsText, secondsText] = process.argv.slice(2);
+const [contender, mode, url, clientsText, secondsText, dist] = process.argv.slice(2);
+// Another build of salvo (`websocket.mjs --before`), or this checkout's.
+const { runLoad } = await import(dist === undefined ? '../../dist/index.js' : pathToFileURL(resolve(dist)).href);
 const clients = Number(clientsText);
 const durationMs = Number(secondsText) * 1000;
 const ECHO_MESSAGE = 'x'.repeat(32);
