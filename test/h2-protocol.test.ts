@@ -213,6 +213,13 @@ t.test('h2 over TLS resumes sessions on new connections, as the server counts th
     const full = await runLoad({ url, transport: 'h2', connections: 1, amount: 10, keepAlive: false, tlsSessionReuse: false, tls: { ca: localhostCert } });
     t.equal(full.requests.completed, 10);
     t.equal(resumed, 0, `${maxVersion}, tlsSessionReuse false: every handshake full`);
+    // A certificate for another name: every connection fails as Node fails it, and the sessions the
+    // server issued during those handshakes (TLS 1.2) are never resumed around the check.
+    connections = resumed = 0;
+    const refused = await runLoad({ url, transport: 'h2', connections: 1, amount: 5, keepAlive: false, tls: { ca: localhostCert, servername: 'elsewhere.test' } });
+    t.equal(refused.requests.completed, 0, `${maxVersion}, wrong name: rejected`);
+    t.same(Object.keys(refused.errors.byCode), ['ERR_TLS_CERT_ALTNAME_INVALID'], `${maxVersion}, wrong name: ${JSON.stringify(refused.errors.byCode)}`);
+    t.equal(resumed, 0, `${maxVersion}, wrong name: nothing resumed`);
     await new Promise((resolve) => server.close(resolve));
   }
 });

@@ -21,6 +21,8 @@ export function watchConnect(socket: Socket, secure: boolean, phases: PhaseRecor
   });
   if (secure) {
     socket.once('secureConnect', () => {
+      // Failed by the session store's certificate check (`SessionStore.accept`) just before.
+      if (socket.destroyed) return;
       const readyAt = performance.now();
       // A TLS socket layered on a socket connected elsewhere never sees its own 'connect'.
       if (tcpAt === 0) tcpAt = startAt;

@@ -235,8 +235,10 @@ export class H2Connection implements FrameHandler {
       const session = endpoint.sessions?.session;
       socket = tls.connect({ ...endpoint.tls, session, onread } as tls.ConnectionOptions);
       socket.setNoDelay(true);
-      socket.once('secureConnect', () => this.#onConnect());
-      if (endpoint.sessions !== undefined) socket.on('session', endpoint.sessions.remember);
+      const { sessions } = endpoint;
+      // Where the session store checks the certificate, one that failed is destroyed ('error' follows).
+      socket.once('secureConnect', () => (sessions === undefined || sessions.accept(socket as tls.TLSSocket)) && this.#onConnect());
+      if (sessions !== undefined) socket.on('session', sessions.remember);
     }
     socket.on('error', (error) => this.#lose(this.#errorCode(error)));
     socket.on('end', () => this.#lose(this.#lossCode ?? CONNECTION_CLOSED));

@@ -50,14 +50,16 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     this.keepAlive = config.keepAlive;
     const { secure, host, port } = socketTarget(config.url);
     const lookup = cachedLookup();
+    const sessions = secure && config.tlsSessionReuse ? new SessionStore(config.tls) : undefined;
+    const tlsOptions = secure ? { ...sharedTlsOptions(config.tls ?? {}, host, port, lookup), ALPNProtocols: ['h2'] } : undefined;
     this.#endpoint = {
       host,
       port,
-      tls: secure ? { ...sharedTlsOptions(config.tls ?? {}, host, port, lookup), ALPNProtocols: ['h2'] } : undefined,
+      tls: tlsOptions === undefined ? undefined : (sessions?.connectOptions(tlsOptions) ?? tlsOptions),
       phases: config.phases,
       lookup,
       readBuffer: secure ? undefined : Buffer.allocUnsafe(SHARED_READ_BUFFER_BYTES),
-      sessions: secure && config.tlsSessionReuse ? new SessionStore(config.tls?.session) : undefined,
+      sessions,
     };
     this.#slots = new Array<H2Connection | undefined>(config.keepAlive ? config.connections : config.connections * config.pipelining).fill(undefined);
   }

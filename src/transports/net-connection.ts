@@ -330,6 +330,9 @@ export class Connection implements ResponseHandler {
 
   #onConnect(link: object): void {
     if (link !== this.#link) return;
+    // A TLS socket whose certificate the session store checks: one that failed is destroyed (its
+    // 'error' and 'close' follow).
+    if (this.#sessions !== undefined && !this.#sessions.accept(link as tls.TLSSocket)) return;
     this.connected = true;
     this.#readyAt = performance.now();
     this.#owner.connectedCount++;

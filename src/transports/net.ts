@@ -44,16 +44,17 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
     this.#sink = sink;
     const { secure, host, port } = socketTarget(config.url);
     const lookup = cachedLookup();
+    this.#sessions = secure && config.tlsSessionReuse ? new SessionStore(config.tls) : undefined;
+    const tlsOptions = secure ? sharedTlsOptions(config.tls ?? {}, host, port, lookup) : undefined;
     this.#endpoint = {
       host,
       port,
-      tls: secure ? sharedTlsOptions(config.tls ?? {}, host, port, lookup) : undefined,
+      tls: tlsOptions === undefined ? undefined : (this.#sessions?.connectOptions(tlsOptions) ?? tlsOptions),
       keepAlive: config.keepAlive,
       phases: config.phases,
       lookup,
       address: net.isIP(host) === 0 ? undefined : { ip: host, family: net.isIP(host) },
     };
-    this.#sessions = secure && config.tlsSessionReuse ? new SessionStore(config.tls?.session) : undefined;
     // Without keep-alive each request needs its own socket, so every lane gets a slot of its own.
     const slots = config.keepAlive ? config.connections : config.connections * config.pipelining;
     this.#connections = new Array<Connection | undefined>(slots).fill(undefined);

@@ -11,25 +11,69 @@ export function sharedSecureContext(options: tls.ConnectionOptions): tls.SecureC
 
 /**
  * The TLS session to resume, one per transport (that is per thread and origin), kept the way wrk
- * and browsers keep it: the latest one the server issued. TLS 1.3 servers send their tickets after
- * the handshake, in 'session' events; `remember` is the listener for them.
+ * and browsers keep it: the latest one the server issued, without the server's certificate (see
+ * `withoutPeerCertificate`). `remember` is the listener for the sockets' 'session' events.
+ *
+ * Node checks a certificate only when a handshake carries one, and fails a resumed TLS 1.2
+ * handshake whose session has none. So where the user's options reject unverified servers (Node's
+ * default), the store does the check itself: sockets connect with Node's check off
+ * (`connectOptions`), and at 'secureConnect' `accept` fails, with Node's error code, every
+ * connection that was neither verified (Node's `authorized`, which includes the host name check)
+ * nor resumed. A session is kept only from a connection that passed, so resuming one never skips
+ * a check that failed: TLS 1.2 servers issue theirs during the handshake, before it is verified,
+ * and those wait for `accept`.
  */
 export class SessionStore {
   session: Buffer | undefined;
+  /** Whether this store checks certificates (the user's options reject unverified servers). */
+  readonly #verifies: boolean;
+  readonly #verified = new WeakSet<tls.TLSSocket>();
+  /** Sessions issued before their connection was verified (TLS 1.2), until `accept`. */
+  readonly #early = new WeakMap<tls.TLSSocket, Buffer>();
+  readonly remember: (this: tls.TLSSocket, session: Buffer) => void;
 
-  constructor(initial: Buffer | undefined) {
+  constructor(options: tls.ConnectionOptions | undefined) {
+    const initial = options?.session;
     this.session = initial === undefined ? undefined : withoutPeerCertificate(initial);
+    this.#verifies = options?.rejectUnauthorized !== false;
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listener's `this` is the socket
+    const store = this;
+    this.remember = function (this: tls.TLSSocket, session: Buffer): void {
+      const stripped = withoutPeerCertificate(session);
+      if (!store.#verifies || store.#verified.has(this)) store.session = stripped;
+      else store.#early.set(this, stripped);
+    };
   }
 
-  readonly remember = (session: Buffer): void => {
-    this.session = withoutPeerCertificate(session);
-  };
+  /** The options to connect with: Node's own certificate check off where the store does it. */
+  connectOptions<T extends tls.ConnectionOptions>(options: T): T {
+    return this.#verifies ? { ...options, rejectUnauthorized: false } : options;
+  }
+
+  /**
+   * At 'secureConnect', before the connection is used: false when it must not be (the socket is
+   * then destroyed with the error Node would have failed it with, code included).
+   */
+  accept(socket: tls.TLSSocket): boolean {
+    if (!this.#verifies) return true;
+    const early = this.#early.get(socket);
+    this.#early.delete(socket);
+    if (!socket.authorized && !socket.isSessionReused()) {
+      const code = String(socket.authorizationError ?? 'CERT_UNTRUSTED');
+      socket.destroy(Object.assign(new Error(`the server's certificate was not verified: ${code}`), { code }));
+      return false;
+    }
+    this.#verified.add(socket);
+    if (early !== undefined) this.session = early;
+    return true;
+  }
 }
 
 /** DER tag of `peer [3] EXPLICIT Certificate` in OpenSSL's SSL_SESSION encoding (ssl/ssl_asn1.c). */
 const PEER_CERTIFICATE_TAG = 0xa3;
 const SEQUENCE_TAG = 0x30;
-const TLS13_SESSION_START = Buffer.from([0x02, 0x01, 0x01, 0x02, 0x02, 0x03, 0x04]);
+/** SEQUENCE { version INTEGER 1, ssl_version INTEGER 0x03xx: TLS 1.2 (0x0303) or 1.3 (0x0304) } */
+const SESSION_START = Buffer.from([0x02, 0x01, 0x01, 0x02, 0x02, 0x03]);
 
 /** How Node 22+ starts a serialized session: NUL, `nodejs:tls:session:1`, NUL. */
 const NODE_SESSION_MAGIC = Buffer.from('\0nodejs:tls:session:1\0', 'latin1');
@@ -54,14 +98,14 @@ function encodeLength(length: number): Buffer {
 }
 
 /**
- * A TLS 1.3 session without the server's certificate in it. Node hands sessions over as DER, and
- * decoding one decodes the certificate inside it, which OpenSSL 3 makes the most expensive step of
- * a resumed handshake on the client (about 200 us of CPU, more than the handshake's own crypto).
- * Resuming does not need it: the certificate was verified when the session was first made, and a
- * resumed handshake proves the server holds the session's secret; Node accepts a resumed TLS 1.3
- * connection without a certificate (as it does PSK), a TLS 1.2 one it does not, so TLS 1.2
- * sessions are kept whole. (A resumed socket's `getPeerCertificate()` is then empty, which nothing
- * in a load run reads.) Anything that does not parse as expected is returned unchanged.
+ * A TLS 1.2 or 1.3 session without the server's certificate in it. Node hands sessions over as DER,
+ * and decoding one decodes the certificate inside it, which OpenSSL 3 makes the most expensive step
+ * of a resumed handshake on the client (about 200 us of CPU, more than the handshake's own crypto).
+ * Resuming does not need it: the certificate was verified when the session was first made (see
+ * `SessionStore`, which keeps only sessions of verified connections), and a resumed handshake
+ * proves the server holds the session's secret. (A resumed socket's `getPeerCertificate()` is then
+ * empty, which nothing in a load run reads.) Anything that does not parse as expected, and any
+ * other protocol version, is returned unchanged.
  */
 export function withoutPeerCertificate(session: Buffer): Buffer {
   // Node 22 and later wrap the DER in a header of their own: a magic string, then the server name
@@ -82,8 +126,8 @@ function withoutPeerCertificateDer(session: Buffer): Buffer {
   const outer = readLength(session, 1);
   if (outer === undefined || 1 + outer[1] + outer[0] !== session.length) return session;
   const start = 1 + outer[1];
-  // SEQUENCE { version INTEGER (1), ssl_version INTEGER (0x0304 for TLS 1.3), ... }
-  if (!session.subarray(start, start + 7).equals(TLS13_SESSION_START)) return session;
+  const minor = session[start + SESSION_START.length];
+  if (!session.subarray(start, start + SESSION_START.length).equals(SESSION_START) || (minor !== 0x03 && minor !== 0x04)) return session;
   for (let offset = start; offset < session.length; ) {
     const length = readLength(session, offset + 1);
     if (length === undefined) return session;
