@@ -1,7 +1,7 @@
 import t from 'tap';
 import { planLoad } from '../src/options.js';
 import { mergeShards } from '../src/stats/merge.js';
-import { createHistogram, decodeHistogram, encodeHistogram, PendingLatencies, Recorder, slotTop } from '../src/stats/recorder.js';
+import { createHistogram, decodeHistogram, encodeHistogram, moments, PendingLatencies, Recorder, slotTop } from '../src/stats/recorder.js';
 
 const plan = planLoad({ url: 'http://127.0.0.1:9/', duration: 3000 }).plan;
 const gauges = { connections: () => 4, targetRate: () => undefined };
@@ -110,4 +110,27 @@ t.test('pending latencies move into histograms exactly as recording each value w
   pending.record(5);
   pending.flushInto(single);
   t.same([single.totalCount, single.minNonZeroValue, single.maxValue], [2, 5, 5], 'one slot only: counted once, min and max kept');
+});
+
+t.test("moments: mean and standard deviation exactly as hdr-histogram-js's getters give them", async (t) => {
+  // Spreads from one slot to seven decades, including 0 µs and the top slot, fresh and decoded.
+  let seed = 7;
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  const spreads: Array<() => number> = [
+    () => 1234,
+    () => Math.floor(random() * 3),
+    () => 20_000 + Math.floor(random() * 5_000),
+    () => Math.floor(10 ** (random() * 7)),
+    () => (random() < 0.01 ? 3_600_000_000 : Math.floor(random() * 1_000_000)),
+  ];
+  for (const [k, draw] of spreads.entries()) {
+    const histogram = createHistogram();
+    for (let i = 0; i < 5_000; i++) histogram.recordValue(draw());
+    for (const [label, h] of [['recorded', histogram], ['decoded', decodeHistogram(encodeHistogram(histogram))]] as const) {
+      const { mean, stddev } = moments(h);
+      t.equal(mean, h.mean, `spread ${k}, ${label}: mean ${mean}`);
+      t.equal(stddev, h.stdDeviation, `spread ${k}, ${label}: stddev ${stddev}`);
+    }
+  }
+  t.same(moments(createHistogram()), { mean: 0, stddev: 0 }, 'empty: zeros');
 });

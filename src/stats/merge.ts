@@ -1,7 +1,7 @@
 import type { Histogram } from 'hdr-histogram-js';
 import type { Plan } from '../plan.js';
 import type { CheckStats, LatencyStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../types.js';
-import { addCounts, addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, type ShardStats } from './recorder.js';
+import { addCounts, addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, moments, type ShardStats } from './recorder.js';
 import { mergeCheckStats } from './checks.js';
 import { mergeWarnings } from './warnings.js';
 import { mergePhases } from './phases.js';
@@ -16,10 +16,11 @@ export function latencyStats(histogram: Histogram): LatencyStats {
     return { min: 0, mean: 0, stddev: 0, max: 0, p50: 0, p75: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
   }
   const at = (percentile: number) => histogram.getValueAtPercentile(percentile) / US_PER_MS;
+  const { mean, stddev } = moments(histogram);
   return {
     min: histogram.minNonZeroValue / US_PER_MS,
-    mean: histogram.mean / US_PER_MS,
-    stddev: histogram.stdDeviation / US_PER_MS,
+    mean: mean / US_PER_MS,
+    stddev: stddev / US_PER_MS,
     max: histogram.maxValue / US_PER_MS,
     p50: at(50),
     p75: at(75),

@@ -7,7 +7,7 @@
  */
 import type { Histogram } from 'hdr-histogram-js';
 import type { PhaseHistograms as EncodedPhases, PhaseStats, Phases } from '../types.js';
-import { addEncodedInto, createHistogram, encodeHistogram, PendingLatencies } from './recorder.js';
+import { addEncodedInto, createHistogram, encodeHistogram, moments, PendingLatencies } from './recorder.js';
 
 
 const PHASES = ['connect', 'tls', 'ttfb', 'receive'] as const;
@@ -82,7 +82,7 @@ export function phaseStats(histogram: Histogram): PhaseStats {
     count,
     // A phase can take 0 µs (a whole response in one read): minNonZeroValue would skip it.
     min: histogram.getValueAtPercentile(0) / 1000,
-    mean: histogram.mean / 1000,
+    mean: moments(histogram).mean / 1000,
     p50: histogram.getValueAtPercentile(50) / 1000,
     p90: histogram.getValueAtPercentile(90) / 1000,
     p99: histogram.getValueAtPercentile(99) / 1000,

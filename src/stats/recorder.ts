@@ -26,6 +26,40 @@ export function decodeHistogram(encoded: string): hdr.Histogram {
 
 export const encodeHistogram = (histogram: hdr.Histogram): string => hdr.encodeIntoCompressedBase64(histogram);
 
+/**
+ * The mean and standard deviation (µs) of a histogram, exactly as hdr-histogram-js's `mean` and
+ * `stdDeviation` compute them (each recorded slot at its median value, summed in slot order), in
+ * two plain walks over the counts: its own getters walk them with an iterator that allocates an
+ * object per recorded slot, and `stdDeviation` computes the mean again first. Summarising a run
+ * does this for the whole run and for every second of its timeline.
+ */
+export function moments(histogram: hdr.Histogram): { mean: number; stddev: number } {
+  const total = histogram.totalCount;
+  if (total === 0) return { mean: 0, stddev: 0 };
+  const counts = histogram as unknown as Partial<Pick<hdr.JsHistogram, 'getCountAtIndex' | 'valueFromIndex' | 'medianEquivalentValue' | 'countsArrayLength'>>;
+  if (counts.getCountAtIndex === undefined) return { mean: histogram.mean, stddev: histogram.stdDeviation };
+  const h = counts as Pick<hdr.JsHistogram, 'getCountAtIndex' | 'valueFromIndex' | 'medianEquivalentValue' | 'countsArrayLength'>;
+  let sum = 0;
+  let seen = 0;
+  let end = 0;
+  for (let index = 0; seen < total && index < h.countsArrayLength; index++) {
+    const count = h.getCountAtIndex(index);
+    if (count === 0) continue;
+    seen += count;
+    sum += h.medianEquivalentValue(h.valueFromIndex(index)) * count;
+    end = index + 1;
+  }
+  const mean = sum / total;
+  let squares = 0;
+  for (let index = 0; index < end; index++) {
+    const count = h.getCountAtIndex(index);
+    if (count === 0) continue;
+    const deviation = h.medianEquivalentValue(h.valueFromIndex(index)) - mean;
+    squares += deviation * deviation * count;
+  }
+  return { mean, stddev: Math.sqrt(squares / total) };
+}
+
 /** Adds an encoded histogram (a shard's, a result's) to `target`. */
 export function addEncodedInto(target: hdr.Histogram, encoded: string): void {
   const decoded = decodeHistogram(encoded);
