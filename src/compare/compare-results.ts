@@ -1,7 +1,17 @@
-import ttest2 from '@stdlib/stats-ttest2';
+import { createRequire } from 'node:module';
+import type ttest2Function from '@stdlib/stats-ttest2';
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
 import { KNOWN_METRICS, metricReader, type MetricReader } from '../stats/thresholds.js';
 import type { LoadResult } from '../types.js';
+
+/**
+ * @stdlib's t-test, loaded on the first comparison: its module graph (about 60 packages) was half
+ * of the time `import 'salvo'` took, paid by every run that never compares.
+ */
+let ttest2: typeof ttest2Function | undefined;
+function tTest(): typeof ttest2Function {
+  return (ttest2 ??= createRequire(import.meta.url)('@stdlib/stats-ttest2') as typeof ttest2Function);
+}
 
 /** compare.R's stars: `'*'` p < 0.05, `'**'` p < 0.01, `'***'` p < 0.001; `''` when none holds. */
 export type Confidence = '' | '*' | '**' | '***';
@@ -175,7 +185,7 @@ function compareMetric(metric: string, base: number[], cand: number[], test: 'we
   const intervals = {} as Record<ConfidenceLevel, [number, number]>;
   for (const [level, alpha] of LEVELS) {
     // ttest2 tests x - y; candidate first gives the interval of candidate - baseline.
-    const { pValue, ci } = ttest2(cand, base, { alpha, variance });
+    const { pValue, ci } = tTest()(cand, base, { alpha, variance });
     row.pValue = pValue;
     intervals[level] = [ci[0]!, ci[1]!];
   }
