@@ -36,9 +36,9 @@ export const encodeHistogram = (histogram: hdr.Histogram): string => hdr.encodeI
 export function moments(histogram: hdr.Histogram): { mean: number; stddev: number } {
   const total = histogram.totalCount;
   if (total === 0) return { mean: 0, stddev: 0 };
-  const counts = histogram as unknown as Partial<Pick<hdr.JsHistogram, 'getCountAtIndex' | 'valueFromIndex' | 'medianEquivalentValue' | 'countsArrayLength'>>;
-  if (counts.getCountAtIndex === undefined) return { mean: histogram.mean, stddev: histogram.stdDeviation };
-  const h = counts as Pick<hdr.JsHistogram, 'getCountAtIndex' | 'valueFromIndex' | 'medianEquivalentValue' | 'countsArrayLength'>;
+  // Every histogram salvo makes or decodes is a JsHistogram (no WebAssembly); anything else keeps the getters.
+  const h = histogram as unknown as Pick<hdr.JsHistogram, 'getCountAtIndex' | 'valueFromIndex' | 'medianEquivalentValue' | 'countsArrayLength'>;
+  if (typeof h.getCountAtIndex !== 'function') return { mean: histogram.mean, stddev: histogram.stdDeviation };
   let sum = 0;
   let seen = 0;
   let end = 0;
