@@ -1,6 +1,6 @@
 import net, { type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import tls from 'node:tls';
+import type tls from 'node:tls';
 import {
   CLIENT_PREFACE,
   DEFAULT_MAX_FRAME_BYTES,
@@ -30,7 +30,7 @@ import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import { CONNECTION_CLOSED, errorCode } from './error-code.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
-import type { SessionStore } from './tls-setup.js';
+import { connectTls, type SessionStore } from './tls-setup.js';
 import { FIRST_BYTE_IN_LAST_READ, type Lane, type TransportSink } from './transport.js';
 
 /** A request in flight on a stream above the last stream id of the server's GOAWAY: never processed, never re-sent. */
@@ -232,13 +232,11 @@ export class H2Connection implements FrameHandler {
       socket = net.connect({ host, port, lookup, onread, noDelay: true });
       socket.once('connect', () => this.#onConnect());
     } else {
-      const session = endpoint.sessions?.session;
-      socket = tls.connect({ ...endpoint.tls, session, onread } as tls.ConnectionOptions);
-      socket.setNoDelay(true);
       const { sessions } = endpoint;
+      const secureSocket = connectTls({ ...endpoint.tls, onread } as tls.ConnectionOptions, sessions);
       // Where the session store checks the certificate, one that failed is destroyed ('error' follows).
-      socket.once('secureConnect', () => (sessions === undefined || sessions.accept(socket as tls.TLSSocket)) && this.#onConnect());
-      if (sessions !== undefined) socket.on('session', sessions.remember);
+      secureSocket.once('secureConnect', () => (sessions === undefined || sessions.accept(secureSocket)) && this.#onConnect());
+      socket = secureSocket;
     }
     socket.on('error', (error) => this.#lose(this.#errorCode(error)));
     socket.on('end', () => this.#lose(this.#lossCode ?? CONNECTION_CLOSED));

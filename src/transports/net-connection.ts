@@ -1,6 +1,6 @@
 import net, { type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import tls from 'node:tls';
+import type tls from 'node:tls';
 import { ResponseParser } from '../http1/parser.js';
 import type { ResponseHandler, ResponseParserOptions } from '../http1/response-handler.js';
 import { isHeadRequest } from '../http1/request.js';
@@ -9,7 +9,7 @@ import { watchConnect } from './connect-timing.js';
 import { CONNECTION_CLOSED, errorCode } from './error-code.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
 import { RawTcp, rawTcpSupported, type RawTcpEvents } from './raw-tcp.js';
-import { SessionStore, sharedSecureContext } from './tls-setup.js';
+import { connectTls, SessionStore, sharedSecureContext } from './tls-setup.js';
 import { FIRST_BYTE_IN_LAST_READ, type Lane, type ResponseDetails, type TransportSink } from './transport.js';
 
 /** What a connection reports to the transport that owns it. */
@@ -23,15 +23,6 @@ const NO_LANES: readonly Lane[] = [];
 function uncork(socket: Socket): void {
   socket.uncork();
 }
-
-/**
- * `TLSSocket#setSession`, which tls.connect itself uses (and @types/node does not declare). Given
- * as the `session` option, tls.connect decodes the session twice (in the TLSSocket and again
- * before connecting), each time parsing the server's certificate inside it: about 200 us of CPU
- * with OpenSSL 3. Set on the socket before the TCP connect completes, so before the handshake
- * starts, it is decoded once. Where it is missing the session goes in as the option.
- */
-const SET_SESSION = (tls.TLSSocket.prototype as Partial<{ setSession(this: Socket, session: Buffer): void }>).setSession;
 
 /** Where and how to connect, worked out once from the config. */
 export interface Endpoint {
@@ -232,13 +223,8 @@ export class Connection implements ResponseHandler {
       socket = net.connect(this.#tcpOptions);
       socket.on('connect', this.#onConnectEvent);
     } else {
-      const session = this.#sessions?.session;
-      if (SET_SESSION === undefined) tlsOptions.session = session;
-      socket = tls.connect(tlsOptions);
-      if (SET_SESSION !== undefined && session !== undefined) SET_SESSION.call(socket, session);
-      socket.setNoDelay(true);
+      socket = connectTls(tlsOptions, this.#sessions);
       socket.on('secureConnect', this.#onConnectEvent);
-      if (this.#sessions !== undefined) socket.on('session', this.#sessions.remember);
     }
     socket.on('error', this.#onErrorEvent);
     socket.on('end', this.#onEndEvent);

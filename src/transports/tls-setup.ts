@@ -69,6 +69,28 @@ export class SessionStore {
   }
 }
 
+/**
+ * `TLSSocket#setSession`, which tls.connect itself uses (and @types/node does not declare). Given
+ * as the `session` option, tls.connect decodes the session twice (in the TLSSocket and again
+ * before connecting). Set on the socket before the TCP connect completes, so before the handshake
+ * starts, it is decoded once. Where it is missing the session goes in as the option.
+ */
+const SET_SESSION = (tls.TLSSocket.prototype as Partial<{ setSession(this: tls.TLSSocket, session: Buffer): void }>).setSession;
+
+/**
+ * Opens a TLS connection for a transport (`net`, `h2`): with TCP_NODELAY, offering the session
+ * `sessions` keeps, and keeping the ones the server issues on it. The caller runs
+ * `sessions.accept(socket)` at 'secureConnect' before using it.
+ */
+export function connectTls(options: tls.ConnectionOptions, sessions: SessionStore | undefined): tls.TLSSocket {
+  const session = sessions?.session;
+  const socket = tls.connect(session === undefined || SET_SESSION !== undefined ? options : { ...options, session });
+  if (session !== undefined && SET_SESSION !== undefined) SET_SESSION.call(socket, session);
+  socket.setNoDelay(true);
+  if (sessions !== undefined) socket.on('session', sessions.remember);
+  return socket;
+}
+
 /** DER tag of `peer [3] EXPLICIT Certificate` in OpenSSL's SSL_SESSION encoding (ssl/ssl_asn1.c). */
 const PEER_CERTIFICATE_TAG = 0xa3;
 const SEQUENCE_TAG = 0x30;
