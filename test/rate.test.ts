@@ -1,8 +1,12 @@
 // Open-loop rate mode against server-side ground truth: when requests arrive (performance.now() in
 // the server's onRequest), how many, and what latency a stalled server really causes.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
 import type { TestServerOptions } from '../src/testing/index.js';
+import { refusedPort } from './fixtures/raw-http-server.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
@@ -133,3 +137,25 @@ t.test('a zero rate with stages from 0: the first request goes at the start', (t
     timing.ok(second > 65 && second < 150, `the second request came ${second.toFixed(1)} ms after the first; sqrt(1 / 200) s is 70.7 ms`);
   }),
 );
+
+t.test('every connection refused, alone in a process: the run still ends on time, errors counted', async (t) => {
+  // test/fixtures/refused-child.ts holds nothing open but the run. The pacing thread did not keep the
+  // process alive while it started, and connections refused at once left nothing else that did: the
+  // process exited (13, the promise unsettled) with the run unfinished. Closed loop for comparison.
+  const script = fileURLToPath(new URL('./fixtures/refused-child.ts', import.meta.url));
+  const port = await refusedPort();
+  for (const transport of ['net', 'http', 'undici', 'h2'] as const) {
+    for (const rate of ['200', '-']) {
+      const child = spawn(process.execPath, ['--import=tsx', script, String(port), transport, rate], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      const [code] = (await once(child, 'close')) as [number];
+      const what = `${transport}, ${rate === '-' ? 'closed loop' : `rate ${rate}`}`;
+      t.equal(code, 0, `${what}: exit code`);
+      const run = JSON.parse(out || '{}') as { tookMs?: number; sent?: number; errors?: Record<string, number> };
+      t.ok((run.errors?.ECONNREFUSED ?? 0) > 0, `${what}: refusals counted (${JSON.stringify(run.errors)})`);
+      t.equal(run.errors?.ECONNREFUSED, run.sent, `${what}: each request sent was refused`);
+      t.ok((run.tookMs ?? Infinity) < 3000, `${what}: ended in ${run.tookMs?.toFixed(0)} ms of 500`);
+    }
+  }
+});

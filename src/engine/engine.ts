@@ -131,8 +131,7 @@ export class Engine implements TransportSink {
       this.stop(true);
       return done;
     }
-    const now = performance.now();
-    this.#begin(now);
+    const now = this.#begin();
     // A server may allow fewer requests per connection than asked (HTTP/2 streams): the lanes
     // above its limit stay idle instead of queueing behind the others.
     const { pipelining } = this.#plan;
@@ -153,10 +152,10 @@ export class Engine implements TransportSink {
     return done;
   }
 
-  #begin(now: number): void {
+  /** Starts the thread's clock (see `startMeasuring`); returns when, performance.now() ms. */
+  #begin(): number {
     this.#begun = true;
-    this.#startAt = now;
-    const measuring = (this.#measuring = startMeasuring(this.#plan, now, {
+    const measuring = (this.#measuring = startMeasuring(this.#plan, {
       openLoop: this.#schedule !== undefined,
       gauges: {
         connections: () => this.#transport.openConnections(),
@@ -173,7 +172,9 @@ export class Engine implements TransportSink {
     this.#endAt = measuring.endAt;
     this.#monitor = measuring.monitor;
     this.#recorder = measuring.recorder;
+    this.#startAt = measuring.startAt;
     if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
+    return measuring.startAt;
   }
 
   #amountReached(): boolean {
@@ -355,7 +356,7 @@ export class Engine implements TransportSink {
     this.#stopped = true;
     const now = performance.now();
     // Aborted while the connections were still opening: nothing was measured.
-    if (!this.#begun) this.#begin(now);
+    if (!this.#begun) this.#begin();
     this.#pacer?.close();
     this.#measuring.cancelTimers();
     clearInterval(this.#tickTimer);

@@ -8,6 +8,8 @@ export type OnSecond = (summary: SecondSummary, totals: { sent: number; complete
 
 /** One thread's measured run, from its clock's start: shared by the HTTP engine and the WebSocket runner. */
 export interface Measuring {
+  /** When the clock started (the warm-up begins), performance.now() ms. */
+  startAt: number;
   /** When measuring starts (after the warm-up), performance.now() ms. */
   measureAt: number;
   /** When the run ends (`duration`), or Infinity when only `amount` ends it. */
@@ -19,32 +21,39 @@ export interface Measuring {
 }
 
 /**
- * Starts a thread's clock at `now`: the warm-up (after which the generator monitor starts again),
- * the recorder from the end of the warm-up, and a timer that calls `onEnd` at the end of the run.
+ * Starts a thread's clock: the warm-up (after which the generator monitor starts again), the recorder
+ * from the end of the warm-up, and a timer that calls `onEnd` at the end of the run. The clock starts
+ * once the monitor and the recorder are built: the first of them in a thread costs 3-6 ms here
+ * (histograms, the event-loop delay monitor, code run for the first time), which would otherwise make
+ * the first open-loop slots late and add to the first latencies.
  */
 export function startMeasuring(
   plan: Plan,
-  now: number,
   { openLoop, gauges, onSecond, onEnd }: { openLoop: boolean; gauges: Omit<Gauges, 'generator'>; onSecond: OnSecond | undefined; onEnd: () => void },
 ): Measuring {
-  const measureAt = now + plan.warmupMs;
-  const endAt = plan.durationMs === undefined ? Infinity : measureAt + plan.durationMs;
-  const monitor = new GeneratorMonitor(openLoop);
-  const warmupTimer = plan.warmupMs > 0 ? setTimeout(() => monitor.restart(), plan.warmupMs) : undefined;
   const recorder: Recorder = new Recorder(
-    measureAt,
+    0,
     { ...gauges, generator: () => monitor.closeSecond() },
     onSecond && ((summary) => onSecond(summary, { sent: recorder.sent, completed: recorder.completed, errors: recorder.errors })),
   );
-  let endTimer: NodeJS.Timeout | undefined;
+  // Its window opens as it is built, a few microseconds before the clock.
+  const monitor = new GeneratorMonitor(openLoop);
+  let endAt = Infinity;
   // libuv's clock is coarser than performance.now(): a timer can fire a fraction of a ms early.
+  let endTimer: NodeJS.Timeout | undefined;
   const onEndTimer = (): void => {
     const left = endAt - performance.now();
     if (left <= 0) onEnd();
     else endTimer = setTimeout(onEndTimer, Math.max(1, Math.ceil(left)));
   };
-  if (endAt !== Infinity) endTimer = setTimeout(onEndTimer, endAt - now);
+  if (plan.durationMs !== undefined) endTimer = setTimeout(onEndTimer, plan.warmupMs + plan.durationMs);
+  const warmupTimer = plan.warmupMs > 0 ? setTimeout(() => monitor.restart(), plan.warmupMs) : undefined;
+  const now = performance.now();
+  const measureAt = now + plan.warmupMs;
+  if (plan.durationMs !== undefined) endAt = measureAt + plan.durationMs;
+  recorder.start(measureAt);
   return {
+    startAt: now,
     measureAt,
     endAt,
     monitor,

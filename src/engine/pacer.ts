@@ -109,16 +109,20 @@ export class Pacer {
       onWake();
     });
     this.#worker.on('error', (error) => process.emitWarning(`salvo: the pacing thread failed: ${String(error)}`));
-    // A pacer never keeps the process alive; the engine's own timers and sockets do.
-    this.#worker.unref();
   }
 
-  /** Resolves once the thread runs, or has ended (closed by an abort while connecting, or failed). */
+  /**
+   * Resolves once the thread runs, or has ended (closed by an abort while connecting, or failed).
+   * Until then the thread keeps the process alive: connections refused at once leave nothing else
+   * that would, and the process used to exit with the run unfinished. From then on the engine's own
+   * timers and sockets do.
+   */
   async ready(): Promise<void> {
     const controller = new AbortController();
     const options = { signal: controller.signal };
     await Promise.race([once(this.#worker, 'online', options), once(this.#worker, 'exit', options)]).catch(() => undefined);
     controller.abort();
+    this.#worker.unref();
   }
 
   /**

@@ -264,11 +264,17 @@ export class Recorder {
   #nextSecondAt: number;
 
   constructor(
-    /** Start of the measured run, performance.now() ms. */
-    readonly startAt: number,
+    /** Start of the measured run, performance.now() ms (`start` can set it later). */
+    public startAt: number,
     readonly gauges: Gauges,
     readonly onSecond: ((summary: SecondSummary) => void) | undefined,
   ) {
+    this.#nextSecondAt = startAt + 1000;
+  }
+
+  /** The measured run starts at `startAt` (performance.now() ms): for a recorder built before its clock started. */
+  start(startAt: number): void {
+    this.startAt = startAt;
     this.#nextSecondAt = startAt + 1000;
   }
 
@@ -288,7 +294,8 @@ export class Recorder {
     // Closed-loop latencies are the same measured both ways: keep one histogram until they differ.
     if (uncorrectedMs !== latencyMs && !this.#uncorrectedApart) {
       this.#flush();
-      this.#latencyUncorrected.add(this.#latency);
+      // Adding walks every slot: worth it only for what was recorded (in open loop, usually nothing yet).
+      if (this.#latency.totalCount > 0) this.#latencyUncorrected.add(this.#latency);
       this.#uncorrectedApart = true;
     }
     this.#pending.record(Math.min(HIGHEST_US, Math.round(latencyMs * 1000)));

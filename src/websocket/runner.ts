@@ -121,17 +121,17 @@ export class WebSocketRunner implements ConnectionEvents {
       this.stop(true);
       return done;
     }
-    const now = performance.now();
-    this.#begin(now);
+    const now = this.#begin();
     this.#tickTimer = setInterval(() => this.#tick(), TICK_MS);
     for (const connection of this.#connections) if (connection.open) this.#startSending(connection, now);
     return done;
   }
 
-  #begin(now: number): void {
+  /** Starts the thread's clock (see `startMeasuring`); returns when, performance.now() ms. */
+  #begin(): number {
     this.#begun = true;
     const openConnections = () => this.#open;
-    const measuring = (this.#measuring = startMeasuring(this.#plan, now, {
+    const measuring = (this.#measuring = startMeasuring(this.#plan, {
       openLoop: false,
       gauges: { connections: openConnections, targetRate: () => undefined },
       onSecond: this.#hooks.onSecond,
@@ -144,6 +144,7 @@ export class WebSocketRunner implements ConnectionEvents {
     const stages = this.#plan.stages;
     if (stages?.[0]?.connections !== undefined) this.#stages = new StageMeter(stages, this.#measureAt, openConnections);
     for (const code of this.#earlyErrors) this.#recorder.recordError(code, this.#measureAt);
+    return measuring.startAt;
   }
 
   /** Counted: not during the warm-up (what happens while the first connections open is). */
@@ -364,7 +365,7 @@ export class WebSocketRunner implements ConnectionEvents {
     if (this.#stopped) return;
     this.#stopped = true;
     const now = performance.now();
-    if (!this.#begun) this.#begin(now);
+    if (!this.#begun) this.#begin();
     this.#measuring.cancelTimers();
     clearInterval(this.#tickTimer);
     this.#hooks.signal?.removeEventListener('abort', this.#onAbort);
