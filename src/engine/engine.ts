@@ -9,7 +9,7 @@ import { PhaseRecorder } from '../stats/phases.js';
 import type { GeneratorMonitor } from '../stats/generator.js';
 import { Pacer } from './pacer.js';
 import { connectionTarget } from './ramp.js';
-import { measuredSpan, startMeasuring, type Measuring, type OnSecond } from './measuring.js';
+import { measuredSpan, prepareMeasuring, type Measuring, type OnSecond } from './measuring.js';
 import { RequestSequence } from './request-sequence.js';
 import { RateSchedule } from './schedule.js';
 import { addWarning, type Warning } from '../stats/warnings.js';
@@ -67,6 +67,7 @@ export class Engine implements TransportSink {
   #pacer: Pacer | undefined;
   #monitor!: GeneratorMonitor;
   #measuring!: Measuring;
+  #startMeasuring: (() => Measuring) | undefined;
   #tickTimer: NodeJS.Timeout | undefined;
   readonly #backoffTimers = new Set<NodeJS.Timeout>();
   #stopped = false;
@@ -125,6 +126,7 @@ export class Engine implements TransportSink {
     signal?.addEventListener('abort', this.#onAbort, { once: true });
     if (this.#schedule) this.#pacer = new Pacer(this.#onPumpWake);
     await Promise.all([this.#transport.connect(this.#activeConnections), this.#pacer?.ready()]);
+    this.#prepare();
     await this.#hooks.ready?.();
     if (this.#stopped) return done;
     if (signal?.aborted) {
@@ -152,10 +154,9 @@ export class Engine implements TransportSink {
     return done;
   }
 
-  /** Starts the thread's clock (see `startMeasuring`); returns when, performance.now() ms. */
-  #begin(): number {
-    this.#begun = true;
-    const measuring = (this.#measuring = startMeasuring(this.#plan, {
+  /** Builds what measures this thread, before it waits for its start (see `prepareMeasuring`). */
+  #prepare(): void {
+    this.#startMeasuring ??= prepareMeasuring(this.#plan, {
       openLoop: this.#schedule !== undefined,
       gauges: {
         connections: () => this.#transport.openConnections(),
@@ -167,7 +168,14 @@ export class Engine implements TransportSink {
       },
       onSecond: this.#hooks.onSecond,
       onEnd: () => this.stop(false),
-    }));
+    });
+  }
+
+  /** Starts the thread's clock; returns when, performance.now() ms. */
+  #begin(): number {
+    this.#begun = true;
+    this.#prepare();
+    const measuring = (this.#measuring = this.#startMeasuring!());
     this.#measureAt = measuring.measureAt;
     this.#endAt = measuring.endAt;
     this.#monitor = measuring.monitor;

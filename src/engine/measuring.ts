@@ -20,48 +20,57 @@ export interface Measuring {
   cancelTimers(): void;
 }
 
+/** What `prepareMeasuring` needs from a thread's runner. */
+export interface MeasuringHooks {
+  openLoop: boolean;
+  gauges: Omit<Gauges, 'generator'>;
+  onSecond: OnSecond | undefined;
+  onEnd: () => void;
+}
+
 /**
- * Starts a thread's clock: the warm-up (after which the generator monitor starts again), the recorder
- * from the end of the warm-up, and a timer that calls `onEnd` at the end of the run. The clock starts
- * once the monitor and the recorder are built: the first of them in a thread costs 3-6 ms here
- * (histograms, the event-loop delay monitor, code run for the first time), which would otherwise make
- * the first open-loop slots late and add to the first latencies.
+ * Builds a thread's recorder and generator monitor, and returns what starts its clock: the warm-up
+ * (after which the monitor starts again), the recorder from the end of the warm-up, and a timer that
+ * calls `onEnd` at the end of the run. Built before the runner waits for its start (`startAt`) and
+ * started after: the first of them in a thread costs 3-6 ms here (histograms, the event-loop delay
+ * monitor, code run for the first time), which would otherwise make the start late, the first
+ * open-loop slots late, and the first latencies longer.
  */
-export function startMeasuring(
-  plan: Plan,
-  { openLoop, gauges, onSecond, onEnd }: { openLoop: boolean; gauges: Omit<Gauges, 'generator'>; onSecond: OnSecond | undefined; onEnd: () => void },
-): Measuring {
+export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd }: MeasuringHooks): () => Measuring {
   const recorder: Recorder = new Recorder(
     0,
     { ...gauges, generator: () => monitor.closeSecond() },
     onSecond && ((summary) => onSecond(summary, { sent: recorder.sent, completed: recorder.completed, errors: recorder.errors })),
   );
-  // Its window opens as it is built, a few microseconds before the clock.
   const monitor = new GeneratorMonitor(openLoop);
-  let endAt = Infinity;
-  // libuv's clock is coarser than performance.now(): a timer can fire a fraction of a ms early.
-  let endTimer: NodeJS.Timeout | undefined;
-  const onEndTimer = (): void => {
-    const left = endAt - performance.now();
-    if (left <= 0) onEnd();
-    else endTimer = setTimeout(onEndTimer, Math.max(1, Math.ceil(left)));
-  };
-  if (plan.durationMs !== undefined) endTimer = setTimeout(onEndTimer, plan.warmupMs + plan.durationMs);
-  const warmupTimer = plan.warmupMs > 0 ? setTimeout(() => monitor.restart(), plan.warmupMs) : undefined;
-  const now = performance.now();
-  const measureAt = now + plan.warmupMs;
-  if (plan.durationMs !== undefined) endAt = measureAt + plan.durationMs;
-  recorder.start(measureAt);
-  return {
-    startAt: now,
-    measureAt,
-    endAt,
-    monitor,
-    recorder,
-    cancelTimers: () => {
-      clearTimeout(warmupTimer);
-      clearTimeout(endTimer);
-    },
+  return () => {
+    let endAt = Infinity;
+    // libuv's clock is coarser than performance.now(): a timer can fire a fraction of a ms early.
+    let endTimer: NodeJS.Timeout | undefined;
+    const onEndTimer = (): void => {
+      const left = endAt - performance.now();
+      if (left <= 0) onEnd();
+      else endTimer = setTimeout(onEndTimer, Math.max(1, Math.ceil(left)));
+    };
+    if (plan.durationMs !== undefined) endTimer = setTimeout(onEndTimer, plan.warmupMs + plan.durationMs);
+    const warmupTimer = plan.warmupMs > 0 ? setTimeout(() => monitor.restart(), plan.warmupMs) : undefined;
+    // Its window opens here, a few microseconds before the clock (warm by now: tens of microseconds).
+    monitor.restart();
+    const now = performance.now();
+    const measureAt = now + plan.warmupMs;
+    if (plan.durationMs !== undefined) endAt = measureAt + plan.durationMs;
+    recorder.start(measureAt);
+    return {
+      startAt: now,
+      measureAt,
+      endAt,
+      monitor,
+      recorder,
+      cancelTimers: () => {
+        clearTimeout(warmupTimer);
+        clearTimeout(endTimer);
+      },
+    };
   };
 }
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { EngineHooks } from '../engine/engine.js';
 import { connectionTarget } from '../engine/ramp.js';
-import { measuredSpan, startMeasuring, type Measuring } from '../engine/measuring.js';
+import { measuredSpan, prepareMeasuring, type Measuring } from '../engine/measuring.js';
 import type { Plan } from '../plan.js';
 import { PhaseRecorder } from '../stats/phases.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
@@ -57,6 +57,7 @@ export class WebSocketRunner implements ConnectionEvents {
   #nextAbortCheckAt = Infinity;
   #recorder!: Recorder;
   #measuring!: Measuring;
+  #startMeasuring: (() => Measuring) | undefined;
   #stages: StageMeter | undefined;
   #begun = false;
   #stopped = false;
@@ -115,6 +116,7 @@ export class WebSocketRunner implements ConnectionEvents {
     for (let index = 0; index < this.#active; index++) this.#connections[index]!.connect(this.#settings, this);
     if (this.#unsettled === 0) this.#settled();
     await settled;
+    this.#prepare();
     await this.#hooks.ready?.();
     if (this.#stopped) return done;
     if (signal?.aborted) {
@@ -127,22 +129,27 @@ export class WebSocketRunner implements ConnectionEvents {
     return done;
   }
 
-  /** Starts the thread's clock (see `startMeasuring`); returns when, performance.now() ms. */
-  #begin(): number {
-    this.#begun = true;
-    const openConnections = () => this.#open;
-    const measuring = (this.#measuring = startMeasuring(this.#plan, {
+  /** Builds what measures this thread, before it waits for its start (see `prepareMeasuring`). */
+  #prepare(): void {
+    this.#startMeasuring ??= prepareMeasuring(this.#plan, {
       openLoop: false,
-      gauges: { connections: openConnections, targetRate: () => undefined },
+      gauges: { connections: () => this.#open, targetRate: () => undefined },
       onSecond: this.#hooks.onSecond,
       onEnd: () => this.stop(false),
-    }));
+    });
+  }
+
+  /** Starts the thread's clock; returns when, performance.now() ms. */
+  #begin(): number {
+    this.#begun = true;
+    this.#prepare();
+    const measuring = (this.#measuring = this.#startMeasuring!());
     this.#measureAt = measuring.measureAt;
     this.#endAt = measuring.endAt;
     this.#recorder = measuring.recorder;
     if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
     const stages = this.#plan.stages;
-    if (stages?.[0]?.connections !== undefined) this.#stages = new StageMeter(stages, this.#measureAt, openConnections);
+    if (stages?.[0]?.connections !== undefined) this.#stages = new StageMeter(stages, this.#measureAt, () => this.#open);
     for (const code of this.#earlyErrors) this.#recorder.recordError(code, this.#measureAt);
     return measuring.startAt;
   }
