@@ -112,6 +112,36 @@ t.test('pending latencies move into histograms exactly as recording each value w
   t.same([single.totalCount, single.minNonZeroValue, single.maxValue], [2, 5, 5], 'one slot only: counted once, min and max kept');
 });
 
+t.test("a second's latencies encoded from their counts: hdr-histogram-js's very string, and its percentiles", async (t) => {
+  let seed = 7;
+  const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+  const spreads: Array<[string, () => number]> = [
+    ['empty', () => 0],
+    ['one value', () => 1_234],
+    ['zero latency', () => 0],
+    ['the lowest slots (0-3 us)', () => random() % 4],
+    ['loopback (50 us - 2 ms)', () => 50 + (random() % 1_950)],
+    ['every bucket', () => Math.min(3_600_000_000, Math.floor(2 ** (random() % 32) * ((random() >>> 8) / 2 ** 23)))],
+    ['the highest value', () => 3_600_000_000],
+    ['counts past 127 in a slot (several LEB128 bytes)', () => 1_000 + (random() % 3)],
+  ];
+  const pending = new PendingLatencies();
+  for (const [name, next] of spreads) {
+    const direct = createHistogram();
+    const size = name === 'empty' ? 0 : name.startsWith('one') ? 1 : name.startsWith('counts past') ? 100_000 : 5_000;
+    for (let i = 0; i < size; i++) {
+      const us = next();
+      direct.recordValue(us);
+      pending.record(us);
+    }
+    for (const p of [0, 0.1, 50, 90, 99, 99.9, 100]) t.equal(pending.valueAtPercentile(p), direct.getValueAtPercentile(p), `${name}: p${p}`);
+    const encoded = pending.takeEncoded();
+    t.equal(encoded, encodeHistogram(direct), `${name}: the same string`);
+    t.equal(decodeHistogram(encoded).totalCount, size, `${name}: decodes to every value`);
+  }
+  t.equal(pending.takeEncoded(), encodeHistogram(createHistogram()), 'taking forgets the counts');
+});
+
 t.test("moments: mean and standard deviation exactly as hdr-histogram-js's getters give them", async (t) => {
   // Spreads from one slot to seven decades, including 0 µs and the top slot, fresh and decoded.
   let seed = 7;

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { deflateSync } from 'node:zlib';
 import * as hdr from 'hdr-histogram-js';
 import type { CheckStats, PhaseHistograms } from '../types.js';
 import type { PartialLoadResult } from './thresholds.js';
@@ -136,6 +137,10 @@ export interface SecondSummary extends ShardSecond {
   p99: number;
 }
 
+/** hdr-histogram-js's V2 encoding cookies (word size 9, zero runs), plain and compressed. */
+const ENCODING_COOKIE = 0x1c849303 | 0x10;
+const COMPRESSED_ENCODING_COOKIE = 0x1c849304 | 0x10;
+
 /** 3 significant digits at 1 µs resolution: 2048 slots per bucket, the lower half shared. */
 const HALF_BUCKET_BITS = 10;
 
@@ -159,6 +164,83 @@ export class PendingLatencies {
     this.#counts[index]!++;
     if (index < this.#low) this.#low = index;
     if (index > this.#high) this.#high = index;
+  }
+
+  /**
+   * The value (µs) at percentile `p` of the pending counts, exactly as hdr-histogram-js's
+   * `getValueAtPercentile` returns it for a histogram holding them (the top of the slot reached).
+   */
+  valueAtPercentile(p: number): number {
+    const counts = this.#counts;
+    let total = 0;
+    for (let index = this.#low; index <= this.#high; index++) total += counts[index]!;
+    const rank = (Math.min(p, 100) / 100) * total;
+    const wanted = Math.max(Math.ceil(rank - (rank > 0 ? 2 ** (Math.floor(Math.log2(rank)) - 52) : 0)), 1);
+    let seen = 0;
+    for (let index = this.#low; index <= this.#high; index++) {
+      seen += counts[index]!;
+      if (seen >= wanted) return p === 0 ? slotValue(index) : slotTop(slotValue(index));
+    }
+    return 0;
+  }
+
+  /**
+   * The pending counts as hdr-histogram-js's compressed base64 (its V2 format, the very string its
+   * `encodeIntoCompressedBase64` gives for a histogram of `createHistogram`'s shape holding them;
+   * test/merge.test.ts compares them), then forgets them. Once a second per thread for the
+   * timeline: hdr-histogram-js walks all 23,552 slots a byte at a time and took 0.6-9 ms here, on
+   * the event loop at each second's turn, which made open-loop slots late; this walks the slots
+   * recorded and lets zlib and Buffer do the rest, in tens of microseconds.
+   */
+  takeEncoded(): string {
+    const counts = this.#counts;
+    const low = this.#low;
+    const high = this.#high;
+    // Counts up to the highest recorded slot (an empty histogram: the one zero at slot 0), zigzag
+    // LEB128, a run of more than one zero as its negated length.
+    const payload = Buffer.allocUnsafe(40 + 10 * (high < 0 ? 1 : high - low + 2));
+    let at = 40;
+    const put = (value: number): void => {
+      let zigzag = value >= 0 ? value * 2 : -value * 2 - 1;
+      while (zigzag >= 0x80) {
+        payload[at++] = (zigzag % 0x80) | 0x80;
+        zigzag = Math.floor(zigzag / 0x80);
+      }
+      payload[at++] = zigzag;
+    };
+    if (high < 0) put(0);
+    else {
+      if (low > 0) put(low === 1 ? 0 : -low);
+      for (let index = low; index <= high; ) {
+        const count = counts[index]!;
+        if (count !== 0) {
+          put(count);
+          counts[index++] = 0;
+          continue;
+        }
+        let zeros = 0;
+        while (counts[index] === 0) {
+          zeros++;
+          index++;
+        }
+        put(zeros === 1 ? 0 : -zeros);
+      }
+      this.#low = Number.MAX_SAFE_INTEGER;
+      this.#high = -1;
+    }
+    payload.writeInt32BE(ENCODING_COOKIE, 0);
+    payload.writeInt32BE(at - 40, 4);
+    payload.writeInt32BE(1, 8); // normalizing index offset, as hdr-histogram-js writes it
+    payload.writeInt32BE(3, 12); // significant digits
+    payload.writeBigInt64BE(1n, 16); // lowest discernible value
+    payload.writeBigInt64BE(BigInt(HIGHEST_US), 24);
+    payload.writeBigInt64BE(1n, 32); // integer to double conversion ratio
+    const compressed = deflateSync(payload.subarray(0, at));
+    const framed = Buffer.allocUnsafe(8 + compressed.length);
+    framed.writeInt32BE(COMPRESSED_ENCODING_COOKIE, 0);
+    framed.writeInt32BE(compressed.length, 4);
+    compressed.copy(framed, 8);
+    return framed.toString('base64');
   }
 
   /**
@@ -255,7 +337,8 @@ export class Recorder {
   readonly #pendingUncorrected = new PendingLatencies();
   /** Some response's uncorrected latency differed from its corrected one (open loop). */
   #uncorrectedApart = false;
-  readonly #secondLatency = createHistogram();
+  /** This second's latencies, also in `#pending`: encoded at the second's end, never added into a histogram. */
+  readonly #secondPending = new PendingLatencies();
   readonly #timeline: ShardSecond[] = [];
   #second = 0;
   #secondSent = 0;
@@ -298,7 +381,9 @@ export class Recorder {
       if (this.#latency.totalCount > 0) this.#latencyUncorrected.add(this.#latency);
       this.#uncorrectedApart = true;
     }
-    this.#pending.record(Math.min(HIGHEST_US, Math.round(latencyMs * 1000)));
+    const us = Math.min(HIGHEST_US, Math.round(latencyMs * 1000));
+    this.#pending.record(us);
+    this.#secondPending.record(us);
     if (this.#uncorrectedApart) {
       this.#pendingUncorrected.record(Math.min(HIGHEST_US, Math.round(uncorrectedMs * 1000)));
     }
@@ -313,11 +398,15 @@ export class Recorder {
     this.completed++;
     this.#secondCompleted++;
     this.bytesReceived += bytes;
-    if (latencyMs >= 0) this.#pending.record(Math.min(HIGHEST_US, Math.round(latencyMs * 1000)));
+    if (latencyMs >= 0) {
+      const us = Math.min(HIGHEST_US, Math.round(latencyMs * 1000));
+      this.#pending.record(us);
+      this.#secondPending.record(us);
+    }
   }
 
   #flush(): void {
-    this.#pending.flushInto(this.#latency, this.#secondLatency);
+    this.#pending.flushInto(this.#latency);
     this.#pendingUncorrected.flushInto(this.#latencyUncorrected);
   }
 
@@ -340,9 +429,11 @@ export class Recorder {
     }
   }
 
+  /** The second's latencies are encoded from their own counts; the run's stay pending until read. */
   #closeSecond(): void {
-    this.#flush();
     const second = this.#second++;
+    const seconds = this.#secondPending;
+    const percentiles = this.onSecond && { p50: seconds.valueAtPercentile(50) / 1000, p99: seconds.valueAtPercentile(99) / 1000 };
     const entry: ShardSecond = {
       second,
       sent: this.#secondSent,
@@ -350,16 +441,11 @@ export class Recorder {
       errors: this.#secondErrors,
       connections: this.gauges.connections(),
       targetRate: this.gauges.targetRate(second),
-      histogram: encodeHistogram(this.#secondLatency),
+      histogram: seconds.takeEncoded(),
       ...(this.gauges.generator?.() ?? { cpuPercent: 0, eventLoopUtilization: 0 }),
     };
     this.#timeline.push(entry);
-    this.onSecond?.({
-      ...entry,
-      p50: this.#secondLatency.getValueAtPercentile(50) / 1000,
-      p99: this.#secondLatency.getValueAtPercentile(99) / 1000,
-    });
-    this.#secondLatency.reset();
+    if (percentiles) this.onSecond!({ ...entry, ...percentiles });
     this.#secondSent = this.#secondCompleted = this.#secondErrors = 0;
   }
 
