@@ -286,6 +286,11 @@ export class PendingLatencies {
   }
 }
 
+/** A latency in ms as the whole microseconds the histograms count, at most HIGHEST_US. */
+function latencyUs(ms: number): number {
+  return Math.min(HIGHEST_US, Math.round(ms * 1000));
+}
+
 /** The lowest value (µs) that falls in slot `index` of the counts. */
 function slotValue(index: number): number {
   const bucket = Math.max(0, (index >>> HALF_BUCKET_BITS) - 1);
@@ -382,12 +387,15 @@ export class Recorder {
       if (this.#latency.totalCount > 0) this.#latencyUncorrected.add(this.#latency);
       this.#uncorrectedApart = true;
     }
-    const us = Math.min(HIGHEST_US, Math.round(latencyMs * 1000));
+    this.#recordLatency(latencyMs);
+    if (this.#uncorrectedApart) this.#pendingUncorrected.record(latencyUs(uncorrectedMs));
+  }
+
+  /** One latency (ms) for the run and for its second. */
+  #recordLatency(latencyMs: number): void {
+    const us = latencyUs(latencyMs);
     this.#pending.record(us);
     this.#secondPending.record(us);
-    if (this.#uncorrectedApart) {
-      this.#pendingUncorrected.record(Math.min(HIGHEST_US, Math.round(uncorrectedMs * 1000)));
-    }
   }
 
   /**
@@ -399,11 +407,7 @@ export class Recorder {
     this.completed++;
     this.#secondCompleted++;
     this.bytesReceived += bytes;
-    if (latencyMs >= 0) {
-      const us = Math.min(HIGHEST_US, Math.round(latencyMs * 1000));
-      this.#pending.record(us);
-      this.#secondPending.record(us);
-    }
+    if (latencyMs >= 0) this.#recordLatency(latencyMs);
   }
 
   #flush(): void {
