@@ -5,7 +5,8 @@
 //
 // broadcast-N: N clients connected to the test server, which broadcasts a 64-byte timestamped message
 //   to every client every 100 ms; each client times every message from its timestamp. Compared:
-//   the generator's CPU (100 = one core) and peak RSS over the measured window (all clients open).
+//   the generator's CPU (100 = one core) and peak RSS over the measured window (all clients open),
+//   sampled every 100 ms, and the process's RSS high-water mark (getrusage, its whole life).
 // echo-N: N connections each sending a 32-byte message as soon as the reply to the previous one came
 //   (closed loop) against the echoing test server; compared: messages/s.
 // broadcast-N@MS: a broadcast every MS ms instead (@1000: 10,000 clients at 1/s each).
@@ -109,18 +110,18 @@ const median = (list) => {
 };
 const cell = (list, digits) => `${median(list).toFixed(digits)} (${Math.min(...list).toFixed(digits)}-${Math.max(...list).toFixed(digits)})`;
 console.log(`\n${rounds} rounds of ${seconds} s, medians (range); server pinned to core ${pinning.target ?? '-'}, generator to core ${pinning.generator ?? '-'}`);
-console.log('| scenario | contender | generator CPU % | peak RSS MB | messages/s | server CPU % | server peak sent/s |');
-console.log('|---|---|---:|---:|---:|---:|---:|');
+console.log('| scenario | contender | generator CPU % | peak RSS MB (window) | RSS high-water MB (process) | messages/s | server CPU % | server peak sent/s | s to open every client |');
+console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
 for (const scenario of scenarios) {
   for (const contender of contenders) {
     const mine = runs.filter((run) => run.scenario === scenario.name && run.contender === contender && run.failed === undefined);
     if (mine.length === 0) {
-      console.log(`| ${scenario.name} | ${contender} | failed every round | | | | |`);
+      console.log(`| ${scenario.name} | ${contender} | failed every round | | | | | | |`);
       continue;
     }
     console.log(
-      `| ${scenario.name} | ${contender} | ${cell(mine.map((r) => r.cpuPercent), 1)} | ${cell(mine.map((r) => r.peakRssMB), 0)} | ` +
-        `${cell(mine.map((r) => r.perSecond), 0)} | ${cell(mine.map((r) => r.serverCpuPercent), 1)} | ${cell(mine.map((r) => r.serverPeakPerSecond), 0)} |`,
+      `| ${scenario.name} | ${contender} | ${cell(mine.map((r) => r.cpuPercent), 1)} | ${cell(mine.map((r) => r.peakRssMB), 0)} | ${cell(mine.map((r) => r.maxRssMB), 0)} | ` +
+        `${cell(mine.map((r) => r.perSecond), 0)} | ${cell(mine.map((r) => r.serverCpuPercent), 1)} | ${cell(mine.map((r) => r.serverPeakPerSecond), 0)} | ${cell(mine.map((r) => r.openingS), 1)} |`,
     );
   }
   for (const salvoContender of contenders.filter((contender) => contender !== 'bare')) {
@@ -135,6 +136,6 @@ for (const scenario of scenarios) {
     }
     if (ratios.length === 0) continue;
     const label = scenario.mode === 'echo' ? `messages/s ${cell(messageRatios, 2)}` : `CPU ${cell(ratios, 2)}; messages/s ${cell(messageRatios, 2)}`;
-    console.log(`| ${scenario.name} | ${salvoContender} / bare (same round) | ${label} | | | | |`);
+    console.log(`| ${scenario.name} | ${salvoContender} / bare (same round) | ${label} | | | | | | |`);
   }
 }

@@ -1,6 +1,9 @@
 // One WebSocket load generator run, as a process of its own: salvo (`runLoad`) or a bare `ws` client
 // loop doing the same work, measured the same way over the same window (from every client connected
-// to the end): process CPU (100 = one core), RSS sampled once a second (the peak), messages/s.
+// to the end): process CPU (100 = one core), messages/s, and RSS: the peak of samples taken every
+// 100 ms in that window (`peakRssMB`), and the process's own high-water mark over its whole life,
+// connecting and closing included (`maxRssMB`, getrusage). Under a broadcast load RSS is a sawtooth
+// between mark-compacts, 100-150 MB high: a sample once a second reads a random point of it.
 //
 //   node ws-client.mjs <salvo|bare> <broadcast|echo> <url> <clients> <seconds> [salvo's dist/index.js]
 // Prints one JSON line.
@@ -15,17 +18,21 @@ const { runLoad } = await import(dist === undefined ? '../../dist/index.js' : pa
 const clients = Number(clientsText);
 const durationMs = Number(secondsText) * 1000;
 const ECHO_MESSAGE = 'x'.repeat(32);
-let peakRss = 0;
-let peakMemory;
-const sampleRss = () => {
-  const memory = process.memoryUsage();
-  if (memory.rss > peakRss) [peakRss, peakMemory] = [memory.rss, memory];
-};
+const scriptStart = Date.now();
+const RSS_SAMPLE_MS = 100;
+/** [epoch ms, process.memoryUsage()], every RSS_SAMPLE_MS from the start; the window is picked after. */
+const samples = [];
+const sampler = setInterval(() => samples.push([Date.now(), process.memoryUsage()]), RSS_SAMPLE_MS);
+/** The sample of highest RSS between `from` and `to` (epoch ms). */
+function peakIn(from, to) {
+  let peak;
+  for (const [at, memory] of samples) if (at >= from && at <= to && (peak === undefined || memory.rss > peak.rss)) peak = memory;
+  return peak;
+}
 
 async function salvo() {
-  // Sampled by a timer, as the bare loop does: an onProgress callback would add salvo's per-second
-  // percentiles, which only a caller that asks for progress pays for.
-  const sampler = setInterval(sampleRss, 1000);
+  // RSS is sampled by a timer, as in the bare loop, and the window read from the result: an
+  // onProgress callback would add salvo's per-second percentiles, which only a caller that asks pays for.
   const result = await runLoad({
     url,
     connections: clients,
@@ -33,8 +40,8 @@ async function salvo() {
     timeout: 10_000,
     websocket: mode === 'broadcast' ? { timestamp: { field: 'ts' } } : { message: ECHO_MESSAGE },
   });
-  clearInterval(sampler);
   return {
+    window: [result.startedAt, result.startedAt + result.durationMs],
     cpuPercent: result.generator.cpuPercent,
     received: result.messages.received,
     perSecond: result.messages.perSecond,
@@ -97,19 +104,24 @@ async function bare() {
   measuring = true;
   const startCpu = process.cpuUsage();
   const startedAt = performance.now();
+  const windowFrom = Date.now();
   if (mode === 'echo') for (const socket of sockets) socket.start();
-  const sampler = setInterval(sampleRss, 1000);
   await new Promise((resolve) => setTimeout(resolve, durationMs));
   measuring = false;
-  clearInterval(sampler);
   const cpu = process.cpuUsage(startCpu);
   const seconds = (performance.now() - startedAt) / 1000;
+  const window = [windowFrom, Date.now()];
   for (const socket of sockets) socket.terminate();
-  return { cpuPercent: (cpu.user + cpu.system) / 1e4 / seconds, received, perSecond: received / seconds, meanLatency: latencySum / received, errors: failures };
+  return { window, cpuPercent: (cpu.user + cpu.system) / 1e4 / seconds, received, perSecond: received / seconds, meanLatency: latencySum / received, errors: failures };
 }
 
-const measured = contender === 'salvo' ? await salvo() : await bare();
+const { window, ...measured } = contender === 'salvo' ? await salvo() : await bare();
+clearInterval(sampler);
 const mb = (bytes) => Math.round(bytes / 2 ** 20);
-const memory = peakMemory && { heapUsedMB: mb(peakMemory.heapUsed), heapTotalMB: mb(peakMemory.heapTotal), externalMB: mb(peakMemory.external) };
-console.log(JSON.stringify({ contender, mode, clients, ...measured, peakRssMB: peakRss / 2 ** 20, ...memory }));
+const peak = peakIn(...window);
+const memory = peak && { peakRssMB: peak.rss / 2 ** 20, heapUsedMB: mb(peak.heapUsed), heapTotalMB: mb(peak.heapTotal), externalMB: mb(peak.external) };
+const maxRssMB = process.resourceUsage().maxRSS / 1024;
+// From this script's start to the window's: connecting every client (and salvo's import and set-up).
+const openingS = (window[0] - scriptStart) / 1000;
+console.log(JSON.stringify({ contender, mode, clients, ...measured, ...memory, maxRssMB, openingS }));
 process.exit(0);

@@ -7,6 +7,7 @@ import { PhaseRecorder } from '../stats/phases.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
 import { frameBytes, socketSettings, WsConnection, type ConnectionEvents, type SocketSettings } from './connection.js';
+import { HANDSHAKES_IN_FLIGHT, OpeningQueue } from './opening.js';
 import { StageMeter } from './stages.js';
 import { ClockSkew, timestampReader, type TimestampReader } from './timestamps.js';
 import type { PlannedWebSocket, WebSocketHooks } from './types.js';
@@ -75,6 +76,7 @@ export class WebSocketRunner implements ConnectionEvents {
   #allClosed: (() => void) | undefined;
   /** After the end: sockets whose close has not come yet. */
   #closingSockets = 0;
+  readonly #opening: OpeningQueue;
   #resolve!: (stats: ShardStats) => void;
   readonly #onAbort = () => this.stop(true);
 
@@ -102,6 +104,11 @@ export class WebSocketRunner implements ConnectionEvents {
     this.#connections = Array.from({ length: most }, (_, index) => new WsConnection(index));
     this.#active = plan.connections;
     this.#unsettled = plan.connections;
+    this.#opening = new OpeningQueue(
+      HANDSHAKES_IN_FLIGHT,
+      (connection) => connection.connect(this.#settings, this),
+      (connection) => !this.#stopped && connection.index < this.#active && connection.socket === undefined,
+    );
   }
 
   async run(): Promise<ShardStats> {
@@ -113,7 +120,7 @@ export class WebSocketRunner implements ConnectionEvents {
     }
     signal?.addEventListener('abort', this.#onAbort, { once: true });
     const settled = new Promise<void>((resolve) => (this.#settled = resolve));
-    for (let index = 0; index < this.#active; index++) this.#connections[index]!.connect(this.#settings, this);
+    for (let index = 0; index < this.#active; index++) this.#opening.request(this.#connections[index]!);
     if (this.#unsettled === 0) this.#settled();
     await settled;
     this.#prepare();
@@ -219,6 +226,7 @@ export class WebSocketRunner implements ConnectionEvents {
   }
 
   opened(connection: WsConnection, connectMs: number, tlsMs: number | undefined, handshakeMs: number): void {
+    this.#opening.ended(connection);
     this.#open++;
     connection.failures = 0;
     this.#phases.recordConnection(connectMs, tlsMs);
@@ -280,6 +288,7 @@ export class WebSocketRunner implements ConnectionEvents {
 
   closed(connection: WsConnection, code: number, wasOpen: boolean): void {
     if (wasOpen) this.#open--;
+    else this.#opening.ended(connection);
     clearTimeout(connection.timer);
     connection.timer = undefined;
     this.#outstanding -= connection.clearPending();
@@ -300,7 +309,7 @@ export class WebSocketRunner implements ConnectionEvents {
     const delayMs = ours ? 0 : Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** connection.failures++);
     connection.timer = setTimeout(() => {
       connection.timer = undefined;
-      if (!this.#stopped && connection.index < this.#active && connection.socket === undefined) connection.connect(this.#settings, this);
+      if (!this.#stopped && connection.index < this.#active && connection.socket === undefined) this.#opening.request(connection);
     }, delayMs);
   }
 
@@ -357,7 +366,7 @@ export class WebSocketRunner implements ConnectionEvents {
     for (let index = Math.min(before, target); index < Math.max(before, target); index++) {
       const connection = this.#connections[index]!;
       if (target > before) {
-        if (connection.socket === undefined && connection.timer === undefined) connection.connect(this.#settings, this);
+        if (connection.socket === undefined && connection.timer === undefined) this.#opening.request(connection);
       } else if (connection.socket !== undefined) {
         connection.closing = true;
         clearTimeout(connection.timer);
@@ -371,6 +380,7 @@ export class WebSocketRunner implements ConnectionEvents {
   stop(aborted: boolean): void {
     if (this.#stopped) return;
     this.#stopped = true;
+    this.#opening.clear();
     const now = performance.now();
     if (!this.#begun) this.#begin();
     this.#measuring.cancelTimers();
