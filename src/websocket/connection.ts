@@ -139,13 +139,14 @@ export class WsConnection {
     let secureAt = 0;
     const createConnection = (options: net.NetConnectOpts & tls.ConnectionOptions): net.Socket => {
       startedAt = performance.now();
+      const address = net.isIP(options.host ?? '') !== 0;
       // http.request sets `path` to the URL path, which net.connect would read as an IPC path.
       const socket = secure
-        ? tls.connect({ ...options, path: undefined, servername: options.servername ?? (net.isIP(options.host ?? '') ? '' : options.host) } as tls.ConnectionOptions)
+        ? tls.connect({ ...options, path: undefined, servername: options.servername ?? (address ? '' : options.host) } as tls.ConnectionOptions)
         : net.connect({ ...options, path: undefined } as net.NetConnectOpts);
       // net.connect looks up only a host name: for an address a 'lookup' listener would stay on
       // the socket for its life (a closure, a bound function and a state object per connection).
-      if (net.isIP(options.host ?? '') === 0) socket.once('lookup', () => (startedAt = performance.now()));
+      if (!address) socket.once('lookup', () => (startedAt = performance.now()));
       socket.once('connect', () => (connectedAt = performance.now()));
       if (secure) socket.once('secureConnect', () => (secureAt = performance.now()));
       return socket;

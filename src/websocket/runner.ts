@@ -107,7 +107,7 @@ export class WebSocketRunner implements ConnectionEvents {
     this.#opening = new OpeningQueue(
       HANDSHAKES_IN_FLIGHT,
       (connection) => connection.connect(this.#settings, this),
-      (connection) => !this.#stopped && connection.index < this.#active && connection.socket === undefined,
+      (connection) => this.#wantsOpening(connection),
     );
   }
 
@@ -309,8 +309,13 @@ export class WebSocketRunner implements ConnectionEvents {
     const delayMs = ours ? 0 : Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** connection.failures++);
     connection.timer = setTimeout(() => {
       connection.timer = undefined;
-      if (!this.#stopped && connection.index < this.#active && connection.socket === undefined) this.#opening.request(connection);
+      if (this.#wantsOpening(connection)) this.#opening.request(connection);
     }, delayMs);
+  }
+
+  /** `connection` has no socket and should have one: the run goes on and it is within the active count. */
+  #wantsOpening(connection: WsConnection): boolean {
+    return !this.#stopped && connection.index < this.#active && connection.socket === undefined;
   }
 
   /** One of the first connections opened or failed: the run starts once each has. */
