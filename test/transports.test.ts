@@ -179,6 +179,23 @@ for (const transport of TRANSPORTS) {
       t.same(bodies, Array(3).fill('POST {"id":7} application/json'));
     });
 
+    t.test('a body cut short by the server closing is an error at once, not a timeout', async (t) => {
+      for (const [framing, head] of [
+        ['Content-Length', 'Content-Length: 100\r\n\r\nhalf'],
+        ['chunked', 'Transfer-Encoding: chunked\r\n\r\n4\r\nhalf\r\n'],
+      ]) {
+        const server = await rawServer(t, (socket) => socket.end(`HTTP/1.1 200 OK\r\n${head}`));
+        const url = `http://127.0.0.1:${server.port}/`;
+        const started = performance.now();
+        const result = await runLoad({ url, transport, connections: 1, amount: 3, timeout: 5000 });
+        const elapsed = performance.now() - started;
+        t.ok(elapsed < 2000, `${framing}: ended in ${Math.round(elapsed)} ms, not after the 5 s timeout`);
+        t.equal(result.requests.completed, 0, `${framing}: no response counted`);
+        t.equal(result.errors.total, 3, `${framing}: ${JSON.stringify(result.errors.byCode)}`);
+        t.notOk(result.errors.byCode.TIMEOUT, `${framing}: not counted as a timeout`);
+      }
+    });
+
     t.test('duration ends the run even while requests are in flight', (t) =>
       inSomeRun(t, 3, async (timing) => {
         const server = await testServer(t, { delayMs: 300 });
@@ -197,6 +214,15 @@ t.test('net counts the exact bytes on the wire', async (t) => {
   const result = await runLoad({ url: server.url, connections: 3, amount: 300 });
   t.equal(result.bytes.sent, server.stats.bytesReceived, 'bytes sent = bytes the server received');
   t.equal(result.bytes.received, server.stats.bytesSent, 'bytes received = bytes the server sent');
+});
+
+t.test('undici and http count a Content-Length response to the byte, head and blank line included', async (t) => {
+  const server = await testServer(t, { bodySize: 1000 });
+  for (const transport of ['undici', 'http'] as const) {
+    const before = server.stats.bytesSent;
+    const result = await runLoad({ url: server.url, transport, connections: 3, amount: 300 });
+    t.equal(result.bytes.received, server.stats.bytesSent - before, `${transport}: bytes received = bytes the server sent`);
+  }
 });
 
 t.test('timeline has one entry per second', (t) =>

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { watchConnect } from './connect-timing.js';
 import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
-import { flattenHeaders, Lane } from './transport.js';
+import { flattenHeaders, Lane, responseHeadBytes } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
 import { errorCode } from './error-code.js';
 import { cachedLookup } from './lookup-cache.js';
@@ -20,6 +20,8 @@ interface HttpRequest {
 /** Per-lane state, made once, so the response path reuses bound handlers instead of new closures. */
 class HttpLane {
   request: http.ClientRequest | undefined;
+  /** The response being read, so that a late event from an earlier one cannot end this lane's request. */
+  response: http.IncomingMessage | undefined;
   status = 0;
   bytes = 0;
   headers: http.IncomingHttpHeaders = {};
@@ -28,6 +30,12 @@ class HttpLane {
   readonly onData: (chunk: Buffer) => void;
   readonly onEnd: () => void;
   readonly onError: (error: Error) => void;
+  /**
+   * 'close' on the response: before its end, the connection went away mid-body (a Content-Length not
+   * reached, a chunked body without its last chunk). node:http emits no 'end' then, and without this
+   * the request would wait out its whole timeout and be counted as one.
+   */
+  readonly onResponseClose: (this: http.IncomingMessage) => void;
   /** A socket still connecting is a new connection: its connect and TLS times are recorded. */
   readonly onSocket: (socket: Socket) => void;
   /** 'finish': the request has been handed to the OS, after its connection opened. */
@@ -45,13 +53,12 @@ class HttpLane {
       lane.firstByteAt = performance.now();
       this.status = response.statusCode ?? 0;
       if (transport.capture) this.headers = response.headers;
-      // Status line + raw header lines + blank line, as they were on the wire.
-      let bytes = 15 + (response.statusMessage?.length ?? 0);
-      const raw = response.rawHeaders;
-      for (let i = 0; i < raw.length; i += 2) bytes += raw[i]!.length + raw[i + 1]!.length + 4;
-      this.bytes = bytes;
+      this.bytes = responseHeadBytes(response.statusMessage, response.rawHeaders);
+      this.response = response;
       response.on('data', this.onData);
       response.on('end', this.onEnd);
+      response.on('error', this.onError);
+      response.on('close', this.onResponseClose);
     };
     this.onData = (chunk) => {
       this.bytes += chunk.length;
@@ -59,6 +66,10 @@ class HttpLane {
     };
     this.onEnd = () => transport.finish(lane, this);
     this.onError = (error) => transport.fail(lane, this, errorCode(error));
+    const state = this;
+    this.onResponseClose = function () {
+      if (state.response === this && !this.complete) transport.fail(lane, state, 'ECONNRESET');
+    };
   }
 }
 
@@ -142,6 +153,7 @@ class HttpTransport implements Transport<HttpRequest> {
   finish(lane: Lane, state: HttpLane): void {
     if (state.request === undefined) return;
     state.request = undefined;
+    state.response = undefined;
     if (!this.capture) {
       this.#sink.onResponse(lane, state.status, state.bytes);
       return;
@@ -155,6 +167,7 @@ class HttpTransport implements Transport<HttpRequest> {
   fail(lane: Lane, state: HttpLane, code: string): void {
     if (state.request === undefined) return;
     state.request = undefined;
+    state.response = undefined;
     this.#sink.onError(lane, code);
   }
 
@@ -163,6 +176,7 @@ class HttpTransport implements Transport<HttpRequest> {
     const request = state?.request;
     if (state === undefined || request === undefined) return;
     state.request = undefined;
+    state.response = undefined;
     request.destroy();
     this.#sink.onError(lane, code);
   }

@@ -138,6 +138,16 @@ export interface Transport<P = unknown> {
 /** Creates a transport bound to a sink. */
 export type TransportFactory = (config: TransportConfig, sink: TransportSink) => Transport;
 
+/**
+ * Bytes of a response head as it was on the wire, from what node:http and undici hand over parsed:
+ * `HTTP/1.1 200 ` + reason + CRLF, `name: value` + CRLF per header line, and the blank line.
+ */
+export function responseHeadBytes(statusMessage: string | undefined, rawHeaders: ArrayLike<{ length: number }>): number {
+  let bytes = 17 + (statusMessage?.length ?? 0);
+  for (let i = 0; i < rawHeaders.length; i++) bytes += rawHeaders[i]!.length + 2;
+  return bytes;
+}
+
 /** Node-style parsed headers to `ResponseDetails.headers` (repeated headers joined with ', '). */
 export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};

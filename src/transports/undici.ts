@@ -4,7 +4,7 @@ import type { buildConnector as BuildConnector, Dispatcher, Pool } from 'undici'
 import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
-import { flattenHeaders, Lane } from './transport.js';
+import { flattenHeaders, Lane, responseHeadBytes } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
 import { errorCode } from './error-code.js';
 import { cachedLookup } from './lookup-cache.js';
@@ -50,10 +50,8 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     statusMessage?: string,
   ): void {
     this.status = statusCode;
-    let bytes = 15 + (statusMessage?.length ?? 0);
     const raw = controller.rawHeaders;
-    if (Array.isArray(raw)) for (const part of raw) bytes += part.length + 2;
-    this.bytes = bytes;
+    this.bytes = responseHeadBytes(statusMessage, Array.isArray(raw) ? raw : []);
     if (this.transport.capture) this.headers = flattenHeaders(headers);
   }
 
