@@ -199,6 +199,17 @@ t.test('a server that resets right after answering: the next request is one erro
   t.ok(server.requests.length <= 40, 'nothing re-sent');
 });
 
+t.test('a second response nobody asked for is not credited to the request sent after the first', async (t) => {
+  // Both responses leave in one write, so they arrive in one read; the next request goes out from
+  // inside that read, after its first response, and the second response is no answer to it.
+  const server = await rawServer(t, (socket) => socket.write(OK + OK.replace('200 OK', '201 Created')));
+  const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, connections: 1, amount: 10 });
+  t.equal(server.requests.length, 10, 'every request was written');
+  t.same(result.statusCodes, { 200: 5 }, 'no 201 credited to any request');
+  t.same(result.errors.byCode, { UNSOLICITED_RESPONSE: 5 }, 'each request sent behind an extra response is one error');
+  t.equal(result.requests.completed + result.errors.total, 10);
+});
+
 t.test('HTTP/1.0 without keep-alive: the client closes after each response', async (t) => {
   // The server leaves its sockets open: closing is the client's job here.
   const server = await rawServer(t, (socket) => socket.write('HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok'));

@@ -6,6 +6,13 @@
 export const CONNECTION_CLOSED = 'ECONNCLOSED';
 
 /**
+ * The code for a request in flight on a connection whose server sent a response nobody asked for
+ * (one more than the requests written when it arrived): the responses no longer line up with the
+ * requests, so the connection is closed and nothing more on it is credited.
+ */
+export const UNSOLICITED_RESPONSE = 'UNSOLICITED_RESPONSE';
+
+/**
  * The stable code an error is counted under: the errno-style `code` (ECONNREFUSED, ECONNRESET, a TLS
  * verification code such as DEPTH_ZERO_SELF_SIGNED_CERT), the code of its cause when the outer
  * error is a wrapper (undici's UND_ERR_SOCKET), else its name.

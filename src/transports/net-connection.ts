@@ -6,7 +6,7 @@ import type { ResponseHandler, ResponseParserOptions } from '../http1/response-h
 import { isHeadRequest } from '../http1/request.js';
 import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
-import { CONNECTION_CLOSED, errorCode } from './error-code.js';
+import { CONNECTION_CLOSED, errorCode, UNSOLICITED_RESPONSE } from './error-code.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
 import { RawTcp, rawTcpSupported, type RawTcpEvents } from './raw-tcp.js';
 import { connectTls, SessionStore, sharedSecureContext } from './tls-setup.js';
@@ -100,6 +100,12 @@ export class Connection implements ResponseHandler {
   #heads: boolean[];
   #first = 0;
   #count = 0;
+  /**
+   * Lanes whose requests were written before the bytes being parsed arrived: only they can be
+   * answered by them. A request the sink sends from inside `onResponse` joins the ring at once,
+   * but a second response in the same read is not its answer.
+   */
+  #answerable = 0;
   /** The connection open now: its socket, or its `RawTcp` handle. */
   #link: object | undefined;
   /** The socket, when the connection open now is one. */
@@ -290,12 +296,13 @@ export class Connection implements ResponseHandler {
   }
 
   onResponse(status: number, bytes: number, willClose: boolean, details: ResponseDetails | undefined): boolean {
-    const lane = this.#shift();
-    if (lane === undefined) {
+    if (this.#answerable === 0) {
       // A response nobody asked for: the stream cannot be trusted to line up with requests any more.
-      this.#detach();
+      this.abort(UNSOLICITED_RESPONSE, UNSOLICITED_RESPONSE);
       return false;
     }
+    this.#answerable--;
+    const lane = this.#shift()!;
     lane.firstByteAt = this.#firstByteAt === 0 ? FIRST_BYTE_IN_LAST_READ : this.#firstByteAt;
     this.#firstByteAt = 0;
     // Requests sent before the socket was ready went out when it was.
@@ -345,6 +352,7 @@ export class Connection implements ResponseHandler {
       return;
     }
     this.#reading = link;
+    this.#answerable = this.#count;
     // Requests the sink sends while responses are parsed leave in one write (batching is only
     // ever on sockets: bare handles carry one request at a time).
     const socket = this.#batchWrites ? this.#socket : undefined;
@@ -368,6 +376,7 @@ export class Connection implements ResponseHandler {
   #onEnd(link: object): void {
     if (link !== this.#link) return;
     this.#reading = link;
+    this.#answerable = this.#count;
     // A body delimited by the close completes here; a response cut short is a parse error.
     const error = this.#parser.finish();
     if (link !== this.#link) return;
