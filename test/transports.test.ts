@@ -1,6 +1,7 @@
 // The same behaviours, asserted against server-side counts, for every transport.
 import { once } from 'node:events';
 import https from 'node:https';
+import net from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import t from 'tap';
 import { runLoad, type TransportName } from '../src/index.js';
@@ -8,6 +9,7 @@ import { testServer } from './fixtures/test-server.js';
 import { separateServer } from './fixtures/separate-server.js';
 import { localhostCert, localhostKey, rawServer, refusedPort, requestsReceived } from './fixtures/raw-http-server.js';
 import { inSomeRun, littlesLaw } from './fixtures/timing.js';
+import { diagnoses } from './fixtures/warnings.js';
 
 const TRANSPORTS: TransportName[] = ['net', 'undici', 'http'];
 
@@ -238,6 +240,29 @@ t.test('timeline has one entry per second', (t) =>
     }
   }),
 );
+
+t.test('a TLS server that never answers the handshake holds the start for at most the timeout, and says so', async (t) => {
+  const server = net.createServer((socket) => socket.on('error', () => {}));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const url = `https://127.0.0.1:${(server.address() as { port: number }).port}/`;
+  for (const transport of ['net', 'h2'] as const) {
+    const startedAt = performance.now();
+    const run = runLoad({ url, transport, connections: 2, duration: 300, timeout: 700 });
+    const result = await Promise.race([run, delay(8000).then(() => undefined)]);
+    if (result === undefined) {
+      t.fail(`${transport}: the run was still waiting for its connections after 8 s`);
+      continue;
+    }
+    const elapsed = performance.now() - startedAt;
+    t.ok(elapsed < 2500, `${transport}: ended ${Math.round(elapsed)} ms after it began (700 ms for connections, 300 ms run)`);
+    t.equal(result.requests.completed, 0);
+    const warnings = diagnoses(result.warnings);
+    t.same(warnings.map((warning) => warning.code), ['CONNECTIONS_NOT_OPEN'], `${transport}: ${warnings[0]?.message}`);
+    t.match(warnings[0]?.message, /^0 of 2 connections had opened 700 ms/);
+  }
+});
 
 t.test('TLS certificates are verified unless rejectUnauthorized is false', async (t) => {
   const cert = localhostCert;

@@ -125,7 +125,7 @@ export class Engine implements TransportSink {
     }
     signal?.addEventListener('abort', this.#onAbort, { once: true });
     if (this.#schedule) this.#pacer = new Pacer(this.#onPumpWake);
-    await Promise.all([this.#transport.connect(this.#activeConnections), this.#pacer?.ready()]);
+    await Promise.all([this.#openConnections(), this.#pacer?.ready()]);
     this.#prepare();
     await this.#hooks.ready?.();
     if (this.#stopped) return done;
@@ -152,6 +152,34 @@ export class Engine implements TransportSink {
       for (const lane of this.#lanes) if (lane.id % pipelining < usable) this.#next(lane, now);
     }
     return done;
+  }
+
+  /**
+   * Opens the connections before the clock starts, for at most the request timeout (or until the run
+   * is aborted): a server that accepts and never finishes a handshake must not hold the run. Requests
+   * sent on connections still opening wait for them, and time out like any other.
+   */
+  async #openConnections(): Promise<void> {
+    const { timeoutMs } = this.#plan;
+    const signal = this.#hooks.signal;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const bound = new Promise<false>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs, false);
+      onAbort = () => resolve(false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    const opened = await Promise.race([this.#transport.connect(this.#activeConnections).then(() => true), bound]);
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort!);
+    const open = this.#transport.openConnections();
+    if (opened || this.#stopped || open >= this.#activeConnections) return;
+    this.onWarning(
+      'CONNECTIONS_NOT_OPEN',
+      `${open} of ${this.#activeConnections} connections had opened ${timeoutMs} ms (the request timeout) after the run began opening them, ` +
+        'and the clock started without the rest: requests wait on them and count as TIMEOUT if they never open. ' +
+        'A server that accepts TCP connections but never completes the TLS handshake (or is not listening for TLS) looks like this.',
+    );
   }
 
   /** Builds what measures this thread, before it waits for its start (see `prepareMeasuring`). */

@@ -157,6 +157,8 @@ export interface H2Endpoint {
   /** Plain-TCP reads share one buffer per transport (parsed before the read returns); TLS gets its own. */
   readBuffer: Buffer | undefined;
   sessions: SessionStore | undefined;
+  /** How long an h2c connection may stay without the server's SETTINGS before it counts as not HTTP/2 (the request timeout). */
+  settingsTimeoutMs: number;
 }
 
 function flushLater(connection: H2Connection): void {
@@ -208,6 +210,9 @@ export class H2Connection implements FrameHandler {
   /** What streams lost with the connection are counted under, once known (a GOAWAY code, our own error). */
   #lossCode: string | undefined;
   #settledWaiters: Array<() => void> = [];
+  /** h2c: closes the connection as not HTTP/2 if no SETTINGS came within the request timeout. */
+  #settingsTimer: NodeJS.Timeout | undefined;
+  readonly #settingsTimeoutMs: number;
 
   constructor(
     owner: H2ConnectionOwner,
@@ -217,6 +222,7 @@ export class H2Connection implements FrameHandler {
   ) {
     this.#owner = owner;
     this.#secure = endpoint.tls !== undefined;
+    this.#settingsTimeoutMs = endpoint.settingsTimeoutMs;
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the read callback's `this` is the socket
     const connection = this;
     const onread: net.OnReadOpts = {
@@ -663,7 +669,14 @@ export class H2Connection implements FrameHandler {
       this.#notH2();
       return;
     }
-    if (!this.#secure) this.#writer = createHandleWriter(this.socket);
+    if (this.#secure) return;
+    this.#writer = createHandleWriter(this.socket);
+    // An HTTP/2 server's first frame is its SETTINGS (RFC 9113 3.4); a server silent on the h2c
+    // preface for a whole request timeout is not one, and its requests say so instead of timing out.
+    if (!this.settled) {
+      this.#settingsTimer = setTimeout(() => this.settled || this.#notH2(), this.#settingsTimeoutMs);
+      this.#settingsTimer.unref();
+    }
   }
 
   #notH2(): false {
@@ -729,6 +742,7 @@ export class H2Connection implements FrameHandler {
   }
 
   #settle(): void {
+    clearTimeout(this.#settingsTimer);
     const waiters = this.#settledWaiters;
     this.#settledWaiters = [];
     for (const resolve of waiters) resolve();
