@@ -155,6 +155,17 @@ t.test('--html writes the report; salvo report renders one from saved JSON', asy
 
 });
 
+t.test('--html to a folder that does not exist fails before the run, not after it', async (t) => {
+  const server = await testServer(t);
+  const dir = await mkdtemp(join(tmpdir(), 'salvo-cli-'));
+  const html = join(dir, 'no-such-folder', 'run.html');
+  const run = await runSalvo([server.url, '-a', '100', '-c', '2', '--html', html]);
+  t.equal(run.code, 2);
+  t.equal(run.stdout, '');
+  t.match(run.stderr, `--html: cannot write ${html}`);
+  t.equal(server.stats.requests, 0, 'no load sent for a run whose report could not be kept');
+});
+
 t.test('the built bin runs as package.json names it', async (t) => {
   const manifest = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string; bin: { salvo: string } };
   const bin = join(root, manifest.bin.salvo);

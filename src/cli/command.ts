@@ -1,4 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { LoadResult } from '../index.js';
 
@@ -83,6 +85,19 @@ export async function readResultFile(path: string): Promise<LoadResult> {
     throw new UsageError(`${path} is not a salvo result (expected the JSON of a LoadResult, as salvo --json writes it)`);
   }
   return result as LoadResult;
+}
+
+/**
+ * Fails now if `path` cannot be written later (its folder missing or read-only, a folder by that
+ * name), so that a long run is not lost to a typo in where its report goes. `flag` names the flag.
+ */
+export async function checkWritable(flag: string, path: string): Promise<void> {
+  try {
+    await access(dirname(resolve(path)), constants.W_OK);
+    if ((await stat(path).catch(() => undefined))?.isDirectory()) throw new Error('it is a directory');
+  } catch (error) {
+    throw new UsageError(`${flag}: cannot write ${path}: ${(error as Error).message}`);
+  }
 }
 
 /** Writes `text` to `path`, or to stdout when there is no path. */

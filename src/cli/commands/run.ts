@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { formatResult, renderReport, runLoad } from '../../index.js';
-import { EXIT, writeOutput, type Command } from '../command.js';
+import { checkWritable, EXIT, writeOutput, type Command } from '../command.js';
 import { ProgressLine } from '../progress-line.js';
 import { parseRunFlags, RUN_USAGE } from '../run-flags.js';
 
@@ -27,6 +27,7 @@ export const runCommand: Command = {
       io.stdout.write(`${version()}\n`);
       return EXIT.ok;
     }
+    if (invocation.html !== undefined) await checkWritable('--html', invocation.html);
     const progress = invocation.quiet ? undefined : new ProgressLine(io.stderr, invocation);
     const controller = new AbortController();
     const interrupt = () => {
@@ -42,11 +43,12 @@ export const runCommand: Command = {
       process.off('SIGINT', interrupt);
       progress?.end();
     }
+    // The result first: a report that cannot be written after all must not take the run with it.
+    io.stdout.write(invocation.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatResult(result)}\n`);
     if (invocation.html !== undefined) {
       await writeOutput(invocation.html, renderReport(result), io);
       io.stderr.write(`salvo: report written to ${invocation.html}\n`);
     }
-    io.stdout.write(invocation.json ? `${JSON.stringify(result, null, 2)}\n` : `${formatResult(result)}\n`);
     return result.ok ? EXIT.ok : EXIT.failed;
   },
 };
