@@ -69,13 +69,14 @@ function planStages(value: unknown): PlannedStage[] | undefined {
 
 /** Requests in flight per connection: `pipelining` for HTTP/1.1, `streams` for HTTP/2 (the engine's lanes either way). */
 function planPipelining(options: LoadOptions, transport: TransportName): number {
+  // Either at its default (1) is what the other protocol does anyway, and is accepted with it.
   if (transport === 'h2') {
-    if (options.pipelining !== undefined) {
+    if (options.pipelining !== undefined && options.pipelining !== 1) {
       throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give streams (concurrent streams per session) instead; got pipelining ${show(options.pipelining)}`);
     }
     return options.streams === undefined ? 1 : positiveInteger('streams', options.streams);
   }
-  if (options.streams !== undefined) {
+  if (options.streams !== undefined && options.streams !== 1) {
     throw new SalvoOptionError(`streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got streams ${show(options.streams)} with transport ${show(transport)}`);
   }
   return options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining);

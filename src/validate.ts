@@ -10,6 +10,8 @@ export function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'bigint') return `${value}n`;
+  // NaN and Infinity, which JSON writes as null.
+  if (typeof value === 'number') return String(value);
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {

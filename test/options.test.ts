@@ -13,7 +13,11 @@ const cases: Array<[string, unknown, typeof SalvoOptionError | typeof SalvoRange
   ['negative connections', { url, connections: -3 }, SalvoRangeError, /connections .*got -3/],
   ['fractional connections', { url, connections: 1.5 }, SalvoRangeError, /connections .*got 1.5/],
   ['string connections', { url, connections: '10' }, SalvoOptionError, /connections .*got "10"/],
-  ['NaN connections', { url, connections: NaN }, SalvoOptionError, /connections .*got/],
+  ['NaN connections', { url, connections: NaN }, SalvoOptionError, /connections .*got NaN$/],
+  ['Infinity connections', { url, connections: Infinity }, SalvoRangeError, /connections .*got Infinity$/],
+  ['NaN duration', { url, duration: NaN }, SalvoRangeError, /duration .*got NaN$/],
+  ['streams over 1 with net', { url, streams: 4 }, SalvoOptionError, /streams needs transport 'h2'.*got streams 4 with transport "net"/],
+  ['pipelining over 1 with h2', { url, transport: 'h2', pipelining: 4 }, SalvoOptionError, /pipelining is HTTP\/1.1.*got pipelining 4/],
   ['zero workers', { url, workers: 0 }, SalvoRangeError, /workers .*got 0/],
   ['fractional workers', { url, workers: 2.5 }, SalvoRangeError, /workers .*got 2.5/],
   ['bad workers string', { url, workers: 'many' }, SalvoOptionError, /workers .*got "many"/],
@@ -82,4 +86,12 @@ t.test('an object body is sent as JSON with a content-type', async (t) => {
   t.equal(request?.method, 'POST');
   t.equal(request?.body?.toString(), '{"a":1}');
   t.equal(request?.headers['content-type'], 'application/json');
+});
+
+t.test('streams and pipelining at their default of 1 are accepted with either protocol', async (t) => {
+  const { planLoad } = await import('../src/options.js');
+  t.equal(planLoad({ url, streams: 1 }).plan.pipelining, 1, 'streams: 1 with net');
+  t.equal(planLoad({ url, transport: 'undici', streams: 1 }).plan.pipelining, 1, 'streams: 1 with undici');
+  t.equal(planLoad({ url, transport: 'h2', pipelining: 1 }).plan.pipelining, 1, 'pipelining: 1 with h2');
+  t.equal(planLoad({ url, transport: 'h2', pipelining: 1, streams: 8 }).plan.pipelining, 8, 'h2 takes streams');
 });
