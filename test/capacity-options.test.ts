@@ -22,6 +22,8 @@ t.test('the search options', async (t) => {
   await rejects(t, { url, slo, max: '1000' }, SalvoOptionError, /^max must be a positive integer; got "1000"/);
   await rejects(t, { url, slo, start: 500, max: 100 }, SalvoRangeError, /^max must be at least start \(500\); got 100/);
   await rejects(t, { url, slo, precision: 5 }, SalvoRangeError, /^precision must be a fraction between 0 and 1 \(0\.05 is 5%\); got 5/);
+  await rejects(t, { url, slo, precision: NaN }, SalvoRangeError, /^precision must be a fraction between 0 and 1 \(0\.05 is 5%\); got NaN/);
+  await rejects(t, { url: 'ws://127.0.0.1:9/', slo }, SalvoOptionError, /^url: findCapacity searches HTTP request rates; a WebSocket url .*got "ws:\/\/127.0.0.1:9\/"/);
   await rejects(t, { url, slo, precision: '5%' }, SalvoOptionError, /^precision must be a fraction between 0 and 1/);
   await rejects(t, { url, slo, stepDuration: '1 minute' }, SalvoOptionError, /^stepDuration must be milliseconds or a string like/);
   await rejects(t, { url, slo, stepDuration: 0 }, SalvoRangeError, /^stepDuration must be more than zero; got 0/);

@@ -1,6 +1,6 @@
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
 import { KNOWN_OPTIONS, loadPlan } from '../options.js';
-import { parseDuration, positiveInteger, rejectUnknownKeys } from '../validate.js';
+import { parseDuration, positiveInteger, rejectUnknownKeys, show } from '../validate.js';
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
 import type { LoadOptions, Thresholds } from '../types.js';
 import type { CapacityOptions, CapacityStepEvent } from './types.js';
@@ -61,6 +61,11 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
   rejectUnknownKeys(options, [...KNOWN_OPTIONS, ...SEARCH_KEYS]);
   const { slo, stepDuration, start, max, precision, pause, confirmDuration, onStep, ...load } = options;
 
+  if (typeof load.url === 'string' && /^wss?:/i.test(load.url)) {
+    throw new SalvoOptionError(
+      `url: findCapacity searches HTTP request rates; a WebSocket url has no request rate to search (its load is websocket.clients and websocket.rate, set by you); got ${show(load.url)}`,
+    );
+  }
   if (slo === undefined) {
     throw new SalvoOptionError(`slo is required: the objective each step must meet, such as { 'latency.p99': '< 50', 'errors.rate': '< 0.001' }`);
   }
@@ -71,13 +76,13 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
   if (maxRate < startRate) throw new SalvoRangeError(`max must be at least start (${startRate}); got ${maxRate}`);
   if (precision !== undefined && (typeof precision !== 'number' || !(precision > 0 && precision < 1))) {
     const ErrorClass = typeof precision === 'number' ? SalvoRangeError : SalvoOptionError;
-    throw new ErrorClass(`precision must be a fraction between 0 and 1 (0.05 is 5%); got ${JSON.stringify(precision)}`);
+    throw new ErrorClass(`precision must be a fraction between 0 and 1 (0.05 is 5%); got ${show(precision)}`);
   }
   const pauseMs = pause === undefined ? DEFAULT_PAUSE_MS : parseDuration('pause', pause, { allowZero: true });
   const confirmMs =
     confirmDuration === undefined ? 3 * stepMs : parseDuration('confirmDuration', confirmDuration, { allowZero: true });
   if (onStep !== undefined && typeof onStep !== 'function') {
-    throw new SalvoOptionError(`onStep must be a function; got ${JSON.stringify(onStep)}`);
+    throw new SalvoOptionError(`onStep must be a function; got ${show(onStep)}`);
   }
 
   const stepOptions: LoadOptions = { ...load, warmup: load.warmup ?? DEFAULT_WARMUP_MS, thresholds: slo };
