@@ -241,6 +241,16 @@ t.test('timeline has one entry per second', (t) =>
   }),
 );
 
+t.test('requests to a refused port count as errors, never as sent', async (t) => {
+  const port = await refusedPort();
+  for (const transport of [...TRANSPORTS, 'h2'] as const) {
+    const result = await runLoad({ url: `http://127.0.0.1:${port}/`, transport, connections: 2, duration: 300 });
+    t.ok((result.errors.byCode.ECONNREFUSED ?? 0) >= 2, `${transport}: ${JSON.stringify(result.errors.byCode)}`);
+    t.same([result.requests.sent, result.bytes.sent], [0, 0], `${transport}: requests.sent and bytes.sent`);
+    t.equal(result.timeline.reduce((sum, second) => sum + second.sent, 0), 0, `${transport}: timeline`);
+  }
+});
+
 t.test('a TLS server that never answers the handshake holds the start for at most the timeout, and says so', async (t) => {
   const server = net.createServer((socket) => socket.on('error', () => {}));
   server.listen(0, '127.0.0.1');
@@ -279,6 +289,7 @@ t.test('TLS certificates are verified unless rejectUnauthorized is false', async
     t.equal(refused.requests.completed, 0, `${transport}: self-signed certificate rejected`);
     t.ok(refused.errors.total > 0, `${transport}: ${JSON.stringify(refused.errors.byCode)}`);
     t.ok(Object.keys(refused.errors.byCode).some((code) => /SELF_SIGNED|CERT/.test(code)), `${transport}: certificate error code`);
+    t.same([refused.requests.sent, refused.bytes.sent], [0, 0], `${transport}: nothing sent over a handshake that failed`);
     const trusted = await runLoad({ url, transport, connections: 2, amount: 20, tls: { ca: cert } });
     t.equal(trusted.requests.completed, 20, `${transport}: works with the CA given`);
     const insecure = await runLoad({ url, transport, connections: 2, amount: 20, tls: { rejectUnauthorized: false } });

@@ -309,6 +309,7 @@ export class Engine implements TransportSink {
       return;
     }
     const bytes = this.#transport.send(lane, prepared);
+    lane.sentBytes = bytes;
     if (lane.measured) this.#recorder.recordSent(bytes, now);
   }
 
@@ -337,12 +338,15 @@ export class Engine implements TransportSink {
     addWarning(this.#warnings, code, message);
   }
 
-  onError(lane: Lane, code: string): void {
+  onError(lane: Lane, code: string, unsent = false): void {
     const now = performance.now();
     lane.busy = false;
     this.#inFlight--;
     if (this.#stopped) return;
-    if (lane.measured) this.#recorder.recordError(code, now);
+    if (lane.measured) {
+      if (unsent) this.#recorder.recordUnsent(lane.sentBytes, now);
+      this.#recorder.recordError(code, now);
+    }
     lane.failures++;
     // Always deferred, also because a transport may report an error from inside send().
     this.#retryLater(lane, Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (lane.failures - 1)));

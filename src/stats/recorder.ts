@@ -374,6 +374,18 @@ export class Recorder {
     this.bytesSent += bytes;
   }
 
+  /**
+   * Takes back a request counted by `recordSent` that never reached the wire. It is taken from the
+   * second it failed in: its connection fails within the second it was sent but for a rare one that
+   * straddles the boundary, whose second keeps it rather than going below zero.
+   */
+  recordUnsent(bytes: number, now: number): void {
+    if (now >= this.#nextSecondAt) this.rollTo(now);
+    this.sent--;
+    if (this.#secondSent > 0) this.#secondSent--;
+    this.bytesSent -= bytes;
+  }
+
   recordResponse(status: number, bytes: number, latencyMs: number, uncorrectedMs: number, now: number): void {
     if (now >= this.#nextSecondAt) this.rollTo(now);
     this.completed++;

@@ -715,6 +715,8 @@ export class H2Connection implements FrameHandler {
 
   #close(): void {
     if (this.closed) return;
+    // Streams on a connection that never opened never left.
+    const unsent = !this.connected;
     this.closed = true;
     this.draining = true;
     if (this.connected) {
@@ -729,7 +731,7 @@ export class H2Connection implements FrameHandler {
     const code = this.#lossCode ?? CONNECTION_CLOSED;
     const lost = [...this.streams.values()];
     for (const stream of lost) this.#forget(stream);
-    for (const stream of lost) this.#owner.sink.onError(stream.lane, code);
+    for (const stream of lost) this.#owner.sink.onError(stream.lane, code, unsent);
   }
 
   #retire(): void {

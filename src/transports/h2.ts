@@ -101,8 +101,9 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
   cancel(lane: Lane, code: string): void {
     const stream = this.#streams[lane.id];
     if (stream?.connection === undefined) return;
+    const unsent = !stream.connection.connected;
     stream.connection.cancel(stream);
-    this.sink.onError(lane, code);
+    this.sink.onError(lane, code, unsent);
   }
 
   async connect(count: number): Promise<void> {

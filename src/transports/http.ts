@@ -24,6 +24,8 @@ class HttpLane {
   response: http.IncomingMessage | undefined;
   status = 0;
   bytes = 0;
+  /** The request was handed to the OS ('finish'); one that failed before never reached the wire. */
+  written = false;
   headers: http.IncomingHttpHeaders = {};
   chunks: Buffer[] = [];
   readonly onResponse: (response: http.IncomingMessage) => void;
@@ -47,6 +49,7 @@ class HttpLane {
     };
     this.onFinish = () => {
       lane.writtenAt = performance.now();
+      this.written = true;
     };
     this.onResponse = (response) => {
       // node:http tells of a response once its head is parsed: the first byte, when the head came in one read.
@@ -141,6 +144,7 @@ class HttpTransport implements Transport<HttpRequest> {
       this.#lanes.set(lane.id, state);
     }
     state.chunks = this.capture ? [] : state.chunks;
+    state.written = false;
     const request = this.#request(prepared.options, state.onResponse);
     state.request = request;
     request.on('error', state.onError);
@@ -168,7 +172,7 @@ class HttpTransport implements Transport<HttpRequest> {
     if (state.request === undefined) return;
     state.request = undefined;
     state.response = undefined;
-    this.#sink.onError(lane, code);
+    this.#sink.onError(lane, code, !state.written);
   }
 
   cancel(lane: Lane, code: string): void {
@@ -178,7 +182,7 @@ class HttpTransport implements Transport<HttpRequest> {
     state.request = undefined;
     state.response = undefined;
     request.destroy();
-    this.#sink.onError(lane, code);
+    this.#sink.onError(lane, code, !state.written);
   }
 
   async connect(): Promise<void> {

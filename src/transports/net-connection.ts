@@ -272,11 +272,15 @@ export class Connection implements ResponseHandler {
     return false;
   }
 
-  /** Closes the connection and reports every lane in flight on it: the first with `firstCode`. */
+  /**
+   * Closes the connection and reports every lane in flight on it: the first with `firstCode`. On a
+   * connection that never opened, their requests never left.
+   */
   abort(firstCode: string, restCode: string): void {
+    const unsent = !this.connected;
     const lost = this.#drain();
     this.#detach();
-    for (let i = 0; i < lost.length; i++) this.#sink.onError(lost[i]!, i === 0 ? firstCode : restCode);
+    for (let i = 0; i < lost.length; i++) this.#sink.onError(lost[i]!, i === 0 ? firstCode : restCode, unsent);
   }
 
   release(): void {

@@ -45,6 +45,8 @@ export class Lane {
    * it cannot tell (then no `ttfb` or `receive` is recorded).
    */
   firstByteAt = 0;
+  /** Bytes of the request on this lane, as `send` returned them. */
+  sentBytes = 0;
   /** Consecutive errors, for the engine's reconnect backoff. */
   failures = 0;
   /** Open loop: when the lane last became free for a slot (performance.now() ms; 0 before the start). */
@@ -71,8 +73,12 @@ export interface TransportSink {
    * `details` is given only when the transport was created with `captureResponses`.
    */
   onResponse(lane: Lane, status: number, bytesReceived: number, details?: ResponseDetails): void;
-  /** The lane's request failed: a network error code, `TIMEOUT`, or `HPE_*` for a malformed response. */
-  onError(lane: Lane, code: string): void;
+  /**
+   * The lane's request failed: a network error code, `TIMEOUT`, or `HPE_*` for a malformed response.
+   * `unsent`: it never reached the wire (its connection never opened: refused, a TLS handshake or
+   * certificate that failed), so it is taken back out of `requests.sent` and `bytes.sent`.
+   */
+  onError(lane: Lane, code: string, unsent?: boolean): void;
   /**
    * A finding about the run that the counts alone do not show (`result.warnings`), such as a server
    * that allows fewer HTTP/2 streams than asked for. The first message for a code wins.

@@ -25,6 +25,8 @@ class LaneHandler implements Dispatcher.DispatchHandler {
   bytes = 0;
   headers: Record<string, string> | undefined;
   chunks: Buffer[] = [];
+  /** undici started the request on a connected socket (`onRequestStart`): it reached the wire. */
+  written = false;
 
   constructor(
     public lane: Lane | null,
@@ -34,6 +36,7 @@ class LaneHandler implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     this.status = 0;
+    this.written = true;
     // undici starts a request when it writes it to a ready socket, not when it is dispatched.
     if (this.lane !== null) this.lane.writtenAt = performance.now();
   }
@@ -86,7 +89,7 @@ class LaneHandler implements Dispatcher.DispatchHandler {
       return;
     }
     this.chunks = [];
-    this.transport.sink.onError(lane, code);
+    this.transport.sink.onError(lane, code, !this.written);
   }
 }
 
@@ -144,6 +147,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
       handler = new LaneHandler(lane, this);
       this.#handlers[lane.id] = handler;
     }
+    handler.written = false;
     this.#pool.dispatch(prepared.options, handler);
     return prepared.wireBytes;
   }
@@ -154,7 +158,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
     handler.lane = null;
     this.#handlers[lane.id] = new LaneHandler(lane, this);
     handler.controller?.abort(new Error(code));
-    this.sink.onError(lane, code);
+    this.sink.onError(lane, code, !handler.written);
   }
 
   async connect(): Promise<void> {
