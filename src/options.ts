@@ -9,7 +9,7 @@ import type { Plan, PlanHooks, PlannedStage } from './plan.js';
 import { parseHeaders, planRequests } from './request-spec.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
 import type { LoadOptions, RequestSpec, Stage, TransportName } from './types.js';
-import { parseDuration, positiveInteger, rejectUnknownKeys, show } from './validate.js';
+import { durationOption, positiveInteger, rejectUnknownKeys, show } from './validate.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -47,7 +47,7 @@ function planStages(value: unknown): PlannedStage[] | undefined {
   const stages = value.map((stage: Stage, index): PlannedStage => {
     const name = `stages[${index}]`;
     if (typeof stage !== 'object' || stage === null) throw new SalvoOptionError(`${name} must be an object; got ${show(stage)}`);
-    const durationMs = parseDuration(`${name}.duration`, stage.duration);
+    const durationMs = durationOption(`${name}.duration`, stage.duration);
     const hasRate = stage.rate !== undefined;
     const hasConnections = stage.connections !== undefined;
     if (hasRate === hasConnections) {
@@ -125,13 +125,13 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   if (rate !== undefined && stages?.[0]?.connections !== undefined) {
     throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`);
   }
-  const warmupMs = options.warmup === undefined ? 0 : parseDuration('warmup', options.warmup, { allowZero: true });
+  const warmupMs = options.warmup === undefined ? 0 : durationOption('warmup', options.warmup, { allowZero: true });
   if (rate === undefined && stages?.[0]?.rate !== undefined && warmupMs > 0) {
     throw new SalvoOptionError(`warmup with rate stages needs rate, the rate the warm-up runs at and the first stage ramps from; got warmup ${show(options.warmup)} and no rate`);
   }
   const durationMs =
     options.duration !== undefined
-      ? parseDuration('duration', options.duration)
+      ? durationOption('duration', options.duration)
       : (stagedMs ?? (amount === undefined ? DEFAULT_DURATION_MS : undefined));
 
   if (options.keepAlive !== undefined && typeof options.keepAlive !== 'boolean') {
@@ -174,7 +174,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     keepAlive: options.keepAlive ?? true,
     requests: webSocket ? [] : planRequests(options, url),
     requestsModule,
-    timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : parseDuration('timeout', options.timeout),
+    timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : durationOption('timeout', options.timeout),
     warmupMs,
     expect: options.expect,
     thresholds: options.thresholds,

@@ -30,8 +30,17 @@ export function positiveInteger(name: string, value: unknown): number {
   return value;
 }
 
-/** Parses `'500ms'`, `'10s'`, `'1.5m'`, `'1h'` or a number of milliseconds. */
-export function parseDuration(name: string, value: Duration, { allowZero = false } = {}): number {
+/**
+ * Milliseconds in `'500ms'`, `'10s'`, `'1.5m'`, `'1h'` or a number of milliseconds, as every
+ * duration option reads them: `parseDuration('1.5m')` is 90000. Errors name `name` (default
+ * `'duration'`), as runLoad's do.
+ */
+export function parseDuration(value: Duration, name = 'duration'): number {
+  return durationOption(name, value);
+}
+
+/** `parseDuration` for an option called `name`: with `allowZero`, 0 is accepted. */
+export function durationOption(name: string, value: Duration, { allowZero = false } = {}): number {
   let ms: number;
   if (typeof value === 'number') {
     ms = value;

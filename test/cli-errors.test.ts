@@ -26,7 +26,8 @@ t.test('each bad input is named, exit 2, and nothing is sent', async (t) => {
     [['--rate=-5'], 'rate must be a positive integer; got -5'],
     [['-R', '-5'], "Option '-R' argument is ambiguous."],
     [['--transport', 'carrier-pigeon'], `transport must be one of 'net', 'undici', 'http', 'h2'; got "carrier-pigeon"`],
-    [['-p', '2', '--no-keep-alive'], 'pipelining 2 needs keepAlive: a connection that closes after each response carries one request'],
+    [['-p', '2', '--no-keep-alive'], 'pipelining 2 needs keep-alive (leave out --no-keep-alive): a connection that closes after each response carries one request'],
+    [['--ws-rate', '5'], 'websocket needs a ws: or wss: url'],
     [['--threshold', 'latency.p99~5'], `--threshold "latency.p99~5" must look like 'latency.p99<50' (metric, comparison, number)`],
     [['-H', 'no-colon'], `--header "no-colon" must look like 'name: value'`],
     [['--rate-stage', '10s'], '--rate-stage "10s" must look like TIME:RATE, such as 30s:1000'],
@@ -44,6 +45,16 @@ t.test('each bad input is named, exit 2, and nothing is sent', async (t) => {
   t.equal(metric.code, 2);
   t.match(metric.stderr, /^salvo: thresholds\['latncy.p99'\] names an unknown metric; known: latency.<stat>/);
   t.equal(server.stats.requests, 0, 'no request was sent');
+});
+
+t.test('option names that differ from their flag are given as the flag', async (t) => {
+  const ws = await salvo(['ws://127.0.0.1:9/', '-R', '100']);
+  t.equal(ws.code, 2);
+  t.match(ws.stderr, /^salvo: rate is an HTTP option .*\(for messages per second per connection use --ws-rate\); got rate 100\n/);
+  const noMessage = await salvo(['ws://127.0.0.1:9/', '--ws-rate', '5']);
+  t.match(noMessage.stderr, /^salvo: --ws-rate needs --ws-message, the message to send/);
+  const capacity = await salvo(['capacity', 'http://127.0.0.1:9/', '--slo', 'latency.p99<5', '--step-duration', 'soon']);
+  t.match(capacity.stderr, /^salvo: --step-duration must be milliseconds/);
 });
 
 t.test('a subcommand points at its own help', async (t) => {

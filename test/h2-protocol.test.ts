@@ -5,6 +5,7 @@ import type { TLSSocket } from 'node:tls';
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
 import { localhostCert, localhostKey } from './fixtures/raw-http-server.js';
+import { diagnoses } from './fixtures/warnings.js';
 
 /** A node:http2 (nghttp2) server: the frames a spec-following peer sends, in forms nginx never uses. */
 async function nodeH2Server(t: Test, options: http2.ServerOptions, handler: (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders) => void): Promise<{ url: string; server: http2.Http2Server }> {
@@ -168,7 +169,7 @@ t.test('a server that breaks HTTP/2 is counted by error code, never thrown, and 
   }
 });
 
-t.test('a server that accepts and never speaks HTTP/2 does not hold the run: it ends on time, its requests time out', async (t) => {
+t.test('a server that accepts and never speaks HTTP/2 does not hold the run: it ends on time, its requests are H2_NOT_SUPPORTED', async (t) => {
   const sockets = new Set<Socket>();
   const server = net.createServer((socket) => {
     sockets.add(socket);
@@ -185,7 +186,9 @@ t.test('a server that accepts and never speaks HTTP/2 does not hold the run: it 
   const tookMs = performance.now() - startedAt;
   t.ok(tookMs < 2000, `ended after ${Math.round(tookMs)} ms: 200 ms waiting for SETTINGS, 300 ms of run`);
   t.equal(result.requests.completed, 0);
-  t.same(Object.keys(result.errors.byCode), ['TIMEOUT']);
+  t.same(Object.keys(result.errors.byCode), ['H2_NOT_SUPPORTED'], 'no SETTINGS within the request timeout: not HTTP/2');
+  t.ok(result.errors.byCode.H2_NOT_SUPPORTED! >= 2, 'every connection, within the run');
+  t.same(diagnoses(result.warnings).map((warning) => warning.code), ['H2_NOT_SUPPORTED'], 'said once, and no CONNECTIONS_NOT_OPEN: they did open');
 });
 
 t.test('h2 over TLS resumes sessions on new connections, as the server counts them, unless told not to', async (t) => {

@@ -155,22 +155,6 @@ t.test('an HTTP/1.1-only server is a clear error, and the run ends on time', asy
   t.same(Object.keys(overTls.errors.byCode), ['H2_NOT_SUPPORTED'], 'ALPN did not pick h2');
 });
 
-t.test('a server silent on the h2c preface is not HTTP/2 after the request timeout, and the run ends on time', async (t) => {
-  const server = net.createServer((socket) => socket.on('error', () => {}));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.teardown(() => server.close());
-  const { port } = server.address() as AddressInfo;
-  const startedAt = performance.now();
-  const result = await runLoad({ url: `http://127.0.0.1:${port}/`, transport: 'h2', connections: 2, duration: 1000, timeout: 500 });
-  const elapsed = performance.now() - startedAt;
-  t.ok(elapsed < 2500, `ended on time: ${Math.round(elapsed)} ms for a 1 s run with a 500 ms timeout`);
-  t.equal(result.requests.completed, 0);
-  t.same(Object.keys(result.errors.byCode), ['H2_NOT_SUPPORTED'], JSON.stringify(result.errors.byCode));
-  t.ok(result.errors.byCode.H2_NOT_SUPPORTED! >= 2, 'every connection, within the run');
-  t.same(diagnoses(result.warnings).map((warning) => warning.code), ['H2_NOT_SUPPORTED'], 'no other warning: the connections did open');
-});
-
 t.test('a server that resets the connection before SETTINGS is counted as a reset, not as HTTP/1.1', async (t) => {
   const server = net.createServer((socket) => setTimeout(() => socket.resetAndDestroy(), 20));
   server.listen(0, '127.0.0.1');

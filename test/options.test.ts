@@ -95,3 +95,12 @@ t.test('streams and pipelining at their default of 1 are accepted with either pr
   t.equal(planLoad({ url, transport: 'h2', pipelining: 1 }).plan.pipelining, 1, 'pipelining: 1 with h2');
   t.equal(planLoad({ url, transport: 'h2', pipelining: 1, streams: 8 }).plan.pipelining, 8, 'h2 takes streams');
 });
+
+t.test('parseDuration, as exported, reads one value the way duration options do', async (t) => {
+  const { parseDuration } = await import('../src/index.js');
+  t.equal(parseDuration('1.5m'), 90_000);
+  t.equal(parseDuration('250ms'), 250);
+  t.equal(parseDuration(40), 40);
+  t.throws(() => parseDuration('soon'), { name: 'SalvoOptionError', message: /^duration must be milliseconds or a string like '500ms'.*got "soon"$/ });
+  t.throws(() => parseDuration('-1s', 'pause'), { message: /^pause must be milliseconds/ });
+});

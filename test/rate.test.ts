@@ -155,7 +155,7 @@ t.test('every connection refused, alone in a process: the run still ends on time
   t.same(ended.map((run) => run.run), runs, 'every run ended, in turn');
   for (const run of ended) {
     t.ok((run.errors.ECONNREFUSED ?? 0) > 0, `${run.run}: refusals counted (${JSON.stringify(run.errors)})`);
-    t.equal(run.errors.ECONNREFUSED, run.sent, `${run.run}: each request sent was refused`);
+    t.equal(run.sent, 0, `${run.run}: nothing counted as sent, since nothing reached the wire`);
     t.ok(run.tookMs < 3000, `${run.run}: ended in ${run.tookMs.toFixed(0)} ms of 500`);
   }
 });

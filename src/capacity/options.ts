@@ -1,6 +1,6 @@
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
 import { KNOWN_OPTIONS, loadPlan } from '../options.js';
-import { parseDuration, positiveInteger, rejectUnknownKeys, show } from '../validate.js';
+import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../validate.js';
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
 import type { LoadOptions, Thresholds } from '../types.js';
 import type { CapacityOptions, CapacityStepEvent } from './types.js';
@@ -70,7 +70,7 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
     throw new SalvoOptionError(`slo is required: the objective each step must meet, such as { 'latency.p99': '< 50', 'errors.rate': '< 0.001' }`);
   }
   const compiledSlo = parseSlo(slo);
-  const stepMs = stepDuration === undefined ? DEFAULT_STEP_MS : parseDuration('stepDuration', stepDuration);
+  const stepMs = stepDuration === undefined ? DEFAULT_STEP_MS : durationOption('stepDuration', stepDuration);
   const startRate = start === undefined ? DEFAULT_START : positiveInteger('start', start);
   const maxRate = max === undefined ? Math.max(DEFAULT_MAX, startRate) : positiveInteger('max', max);
   if (maxRate < startRate) throw new SalvoRangeError(`max must be at least start (${startRate}); got ${maxRate}`);
@@ -78,9 +78,9 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
     const ErrorClass = typeof precision === 'number' ? SalvoRangeError : SalvoOptionError;
     throw new ErrorClass(`precision must be a fraction between 0 and 1 (0.05 is 5%); got ${show(precision)}`);
   }
-  const pauseMs = pause === undefined ? DEFAULT_PAUSE_MS : parseDuration('pause', pause, { allowZero: true });
+  const pauseMs = pause === undefined ? DEFAULT_PAUSE_MS : durationOption('pause', pause, { allowZero: true });
   const confirmMs =
-    confirmDuration === undefined ? 3 * stepMs : parseDuration('confirmDuration', confirmDuration, { allowZero: true });
+    confirmDuration === undefined ? 3 * stepMs : durationOption('confirmDuration', confirmDuration, { allowZero: true });
   if (onStep !== undefined && typeof onStep !== 'function') {
     throw new SalvoOptionError(`onStep must be a function; got ${show(onStep)}`);
   }

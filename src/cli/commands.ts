@@ -18,6 +18,26 @@ function help(): string {
 }
 
 /**
+ * Library option names in runLoad's and the other functions' errors that the command line spells
+ * differently, with the flag that sets them (the rest, such as connections or timeout, are their
+ * own flag's name).
+ */
+const FLAG_NAMES: ReadonlyArray<[RegExp, string]> = [
+  [/\{ force: true \}/g, '--force'],
+  [/\bwebsocket\.message\b/g, '--ws-message'],
+  [/\bwebsocket\.rate\b/g, '--ws-rate'],
+  [/\bwebsocket\.timestamp\b/g, '--ws-timestamp'],
+  [/\bneeds keepAlive\b/g, 'needs keep-alive (leave out --no-keep-alive)'],
+  [/\bstepDuration\b/g, '--step-duration'],
+  [/\bconfirmDuration\b/g, '--confirm-duration'],
+];
+
+/** An error message of the library, with its option names as the command line spells them. */
+export function inFlagTerms(message: string): string {
+  return FLAG_NAMES.reduce((text, [name, flag]) => text.replace(name, flag), message);
+}
+
+/**
  * The `salvo` command: `salvo <command> args` runs that command, anything else is `salvo run`'s.
  * Resolves with the exit status: 0 ok, 1 a threshold (or a command's verdict) failed, 2 bad input,
  * with the message on stderr. Any other error is a bug and propagates.
@@ -33,7 +53,8 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError || error instanceof SalvoOptionError || error instanceof SalvoRangeError) {
       const helpFor = command === undefined || command === runCommand ? 'salvo --help' : `salvo ${command.name} --help`;
-      io.stderr.write(`salvo: ${error.message}\n(${helpFor} lists the flags)\n`);
+      const message = error instanceof UsageError ? error.message : inFlagTerms(error.message);
+      io.stderr.write(`salvo: ${message}\n(${helpFor} lists the flags)\n`);
       return EXIT.usage;
     }
     throw error;

@@ -71,8 +71,8 @@ export function parseRunFlags(args: string[]): RunInvocation {
 /** The run's planned length for the progress bar; nothing when runLoad is about to reject the options. */
 function plannedLength({ duration, stages, amount }: LoadOptions): Pick<RunInvocation, 'plannedMs' | 'plannedAmount'> {
   try {
-    if (duration !== undefined) return { plannedMs: parseDuration('duration', duration) };
-    if (stages !== undefined) return { plannedMs: stages.reduce((sum, stage) => sum + parseDuration('stages', stage.duration), 0) };
+    if (duration !== undefined) return { plannedMs: parseDuration(duration) };
+    if (stages !== undefined) return { plannedMs: stages.reduce((sum, stage) => sum + parseDuration(stage.duration, 'stages'), 0) };
   } catch {
     return {};
   }

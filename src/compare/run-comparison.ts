@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import { parseDuration } from '../validate.js';
+import { durationOption } from '../validate.js';
 import { runLoad } from '../run.js';
 import type { Duration, LoadOptions, LoadResult } from '../types.js';
 import { compareResults, resolveCompareOptions, type CompareOptions, type Comparison } from './compare-results.js';
@@ -78,8 +78,8 @@ export async function runComparison(options: ComparisonOptions): Promise<Compari
   if (alternate !== 'ABAB' && alternate !== 'ABBA') {
     throw new SalvoOptionError(`alternate must be 'ABAB' or 'ABBA'; got ${JSON.stringify(alternate)}`);
   }
-  const pauseMs = options.pause === undefined ? 0 : parseDuration('pause', options.pause, { allowZero: true });
-  const warmup = options.warmup === undefined ? undefined : parseDuration('warmup', options.warmup, { allowZero: true });
+  const pauseMs = options.pause === undefined ? 0 : durationOption('pause', options.pause, { allowZero: true });
+  const warmup = options.warmup === undefined ? undefined : durationOption('warmup', options.warmup, { allowZero: true });
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new SalvoOptionError(`onProgress must be a function; got ${typeof onProgress}`);
   }
