@@ -15,7 +15,7 @@ const segmentsOf = (options: LoadOptions): LoadOptions[] =>
   Array.from({ length: SEGMENTS }, (_, index) => ({ ...options, segment: { index, count: SEGMENTS } }));
 
 t.test('amount: segments in separate processes send exactly the amount over exactly the connections', async (t) => {
-  const server = await createTestServer({ delayMs: DELAY_MS });
+  const server = await createTestServer({ delayMs: DELAY_MS, preciseDelay: true });
   t.teardown(() => server.close());
   // Two worker threads inside each segment: segment 0 splits its 3 connections 2 + 1 further.
   const plan: LoadOptions = { url: server.url, connections: 7, amount: 2000, workers: 2 };
@@ -41,7 +41,7 @@ t.test('amount: segments in separate processes send exactly the amount over exac
 });
 
 t.test('rate: merged segments match the server, one process, the rate per second and the delay', async (t) => {
-  const server = await createTestServer({ delayMs: DELAY_MS });
+  const server = await createTestServer({ delayMs: DELAY_MS, preciseDelay: true });
   t.teardown(() => server.close());
   const rate = 300;
   const plan: LoadOptions = { url: server.url, connections: 9, rate, duration: 3000 };

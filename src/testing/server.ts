@@ -23,6 +23,15 @@ export interface TestServerOptions {
   /** Fixed delay before each response, ms. */
   delayMs?: number;
   /**
+   * Keep every delay to about 0.1 ms instead of Node's timer granularity (a response then leaves 0-2 ms
+   * after its delay; `stats.appliedDelayMs` says by how much). The price: the last 1.5 ms of each
+   * delay is waited out by polling the event loop with setImmediate, which keeps the server's thread
+   * busy while any response is that close to due. Use it where the server has a process of its own
+   * (as salvo's benchmarks and latency tests do); in the process that runs the load, the polling
+   * takes the generator's CPU and its event loop, and salvo reports itself saturated. Default false.
+   */
+  preciseDelay?: boolean;
+  /**
    * Delay between writing a response's head and writing its body, ms (a server that streams): the
    * first byte comes after `delayMs`, the last this much later.
    */
@@ -154,6 +163,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
   if (options.h2) return createH2TestServer(options);
   if (options.websocket) return createWsTestServer(options);
   const status = options.status ?? 200;
+  const precise = options.preciseDelay === true;
   // Every response this server can send, built once: status or 500, GET or HEAD, keep or close.
   const responses: Buffer[] = [];
   for (const code of [status, 500]) {
@@ -206,13 +216,15 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
 
     /** Gives `slot` its bytes at `dueAt` (later if the server is stalled), then writes what is ready. */
     const releaseAt = (slot: QueuedResponse, response: Buffer, dueAt: number, arrivedAt: number | undefined) => {
-      // Timers fire up to a millisecond late: wake a little early and finish on setImmediate, so
-      // the delay a load test sees is the one configured (tests compare p50 with it to 1 ms).
+      // Timers fire at whole milliseconds, up to 2 ms late and sometimes early: an early one is
+      // re-armed, so no response leaves before its time. preciseDelay wakes 1.5 ms early and finishes
+      // on setImmediate, so the delay a load test sees is the one configured, to about 0.1 ms.
       const release = () => {
         if (socket.destroyed) return; // closed meanwhile: no timers left behind to hold the process
         const now = performance.now();
         const until = Math.max(dueAt, stallUntil);
-        if (now < until - 1.5) setTimeout(release, until - now - 1.5);
+        if (!precise && now < until) setTimeout(release, until - now);
+        else if (now < until - 1.5) setTimeout(release, until - now - 1.5);
         else if (now < until) setImmediate(release);
         else {
           if (arrivedAt !== undefined) stats.appliedDelayMs += (now - arrivedAt - stats.appliedDelayMs) / ++delayed;
