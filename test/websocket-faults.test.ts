@@ -37,7 +37,9 @@ t.test('a server that closes connections: close codes counted, connections reope
   const timed = result.phases.connect.count;
   t.ok(timed <= server.stats.connections && timed >= server.stats.connections - 3, `every reconnection is a timed connect: ${timed} of ${server.stats.connections}`);
   t.ok(server.stats.connections > 3, 'connections were reopened');
-  t.equal(result.errors.total, 0, 'a clean close is not an error');
+  // The server closes on the 5th message without answering it: the close is not an error, the message
+  // left without its reply is, one per close (it was dropped uncounted: sent, never received nor failed).
+  t.same(result.errors.byCode, counted > 0 ? { ECONNCLOSED: counted } : {}, `one ECONNCLOSED for each of the ${counted} closes`);
 });
 
 t.test('garbage frames are counted by code, the connection reopened', async (t) => {
@@ -102,6 +104,20 @@ t.test('a rejected upgrade and a refused port are counted', async (t) => {
   const { result, elapsedMs } = await timed(() => runLoad({ url: `ws://127.0.0.1:${port}/`, connections: 2, duration: 300, websocket: { message: 'x' } }));
   t.ok((result.errors.byCode.ECONNREFUSED ?? 0) >= 2, `refusals counted: ${JSON.stringify(result.errors.byCode)}`);
   t.ok(elapsedMs < 300 + ON_TIME_MS, `ended on time (${Math.round(elapsedMs)} ms)`);
+});
+
+t.test('amount: each failed connection attempt is one message of it, so a run nobody can connect to ends', async (t) => {
+  // It reconnected with backoff forever: runLoad never resolved.
+  const http = await createTestServer({ status: 403 });
+  t.teardown(() => http.close());
+  const rejected = await runLoad({ url: http.url.replace('http:', 'ws:'), connections: 2, amount: 10, websocket: { message: 'x' } });
+  t.same(rejected.errors.byCode, { HANDSHAKE_REJECTED: 10 });
+  t.same(rejected.statusCodes, { 403: 10 });
+  t.equal(http.stats.requests, 10, 'the server saw exactly 10 upgrade requests');
+  t.equal(rejected.messages!.sent, 0);
+  const port = await refusedPort();
+  const refused = await runLoad({ url: `ws://127.0.0.1:${port}/`, connections: 3, amount: 7, websocket: { message: 'x' } });
+  t.same(refused.errors.byCode, { ECONNREFUSED: 7 });
 });
 
 t.test('abort ends a WebSocket run promptly with what it measured', async (t) => {

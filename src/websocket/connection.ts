@@ -120,14 +120,6 @@ export class WsConnection {
     return sentAt;
   }
 
-  /** Forgets every waiting message (the socket is gone); returns how many there were. */
-  clearPending(): number {
-    const dropped = this.#pending;
-    this.#pending = 0;
-    this.#head = 0;
-    return dropped;
-  }
-
   /**
    * Opens a new socket for this connection. The TCP socket is made here (ws's `createConnection`)
    * so its connect and TLS handshake can be timed; ws sets TCP_NODELAY on it once upgraded.

@@ -4,6 +4,7 @@ import { connectionTarget } from '../engine/ramp.js';
 import { measuredSpan, prepareMeasuring, type Measuring } from '../engine/measuring.js';
 import type { Plan } from '../plan.js';
 import { PhaseRecorder } from '../stats/phases.js';
+import { CONNECTION_CLOSED } from '../transports/error-code.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
 import { frameBytes, socketSettings, WsConnection, type ConnectionEvents, type SocketSettings } from './connection.js';
@@ -68,6 +69,12 @@ export class WebSocketRunner implements ConnectionEvents {
   #open = 0;
   #outstanding = 0;
   #measuredSent = 0;
+  /**
+   * `amount`: messages given up, one for each connection attempt that failed (refused, rejected, timed
+   * out) while measured, as a failed request is one of an HTTP run's amount: a server that refuses
+   * every upgrade ends the run after `amount` failures instead of holding it forever.
+   */
+  #forfeited = 0;
   readonly #clockSkew = new ClockSkew();
   /** First connections not yet opened or failed once. */
   #unsettled: number;
@@ -167,7 +174,7 @@ export class WebSocketRunner implements ConnectionEvents {
   }
 
   #amountReached(): boolean {
-    return this.#amount !== undefined && this.#measuredSent >= this.#amount;
+    return this.#amount !== undefined && this.#measuredSent + this.#forfeited >= this.#amount;
   }
 
   #startSending(connection: WsConnection, now: number): void {
@@ -291,7 +298,7 @@ export class WebSocketRunner implements ConnectionEvents {
     else this.#opening.ended(connection);
     clearTimeout(connection.timer);
     connection.timer = undefined;
-    this.#outstanding -= connection.clearPending();
+    const unanswered = this.#dropPending(connection);
     this.#settle(connection);
     if (this.#stopped) {
       if (--this.#closingSockets === 0) this.#allClosed?.();
@@ -300,7 +307,12 @@ export class WebSocketRunner implements ConnectionEvents {
     const now = performance.now();
     const ours = connection.closing;
     connection.closing = false;
-    if (wasOpen && !ours && this.#counts(now)) this.#closeCodes[String(code)] = (this.#closeCodes[String(code)] ?? 0) + 1;
+    if (!ours && this.#counts(now)) {
+      if (wasOpen) this.#closeCodes[String(code)] = (this.#closeCodes[String(code)] ?? 0) + 1;
+      else if (this.#amount !== undefined) this.#forfeited++;
+      // Their replies will not come: errors, as a request in flight on a closed HTTP connection is.
+      for (let index = 0; index < unanswered; index++) this.#recorder.recordError(CONNECTION_CLOSED, now);
+    }
     if (this.#outstanding === 0 && this.#amountReached()) {
       this.stop(false);
       return;
@@ -311,6 +323,16 @@ export class WebSocketRunner implements ConnectionEvents {
       connection.timer = undefined;
       if (this.#wantsOpening(connection)) this.#opening.request(connection);
     }, delayMs);
+  }
+
+  /** Forgets the messages still waiting for a reply on `connection`; returns how many were measured. */
+  #dropPending(connection: WsConnection): number {
+    let measured = 0;
+    while (connection.pending > 0) {
+      if (connection.shift() >= this.#measureAt) measured++;
+      this.#outstanding--;
+    }
+    return measured;
   }
 
   /** `connection` has no socket and should have one: the run goes on and it is within the active count. */
