@@ -79,6 +79,52 @@ t.test("a request body larger than the server's flow-control windows is sent who
   t.ok(result.bytes.sent >= 24 * 200_000 && result.bytes.sent < 24 * 200_200, `bytes sent ${result.bytes.sent}: the bodies and their frame headers`);
 });
 
+t.test('a server that lowers SETTINGS_MAX_CONCURRENT_STREAMS mid-session is obeyed: streams beyond it wait their turn', async (t) => {
+  let seen = 0;
+  let open = 0;
+  let mostAfterAck = 0;
+  let acknowledged = false;
+  const { url } = await nodeH2Server(t, { settings: { maxConcurrentStreams: 100 } }, (stream) => {
+    open++;
+    if (acknowledged) mostAfterAck = Math.max(mostAfterAck, open);
+    // The callback runs once the client acknowledged the new limit.
+    if (++seen === 10) stream.session!.settings({ maxConcurrentStreams: 1 }, () => (acknowledged = true));
+    let answered = false;
+    const close = () => {
+      if (!answered) open--;
+      answered = true;
+    };
+    stream.on('close', close);
+    setTimeout(() => {
+      if (stream.destroyed) return;
+      close(); // before the response leaves, so the next stream the client opens finds this one gone
+      stream.respond({ ':status': 200 });
+      stream.end('ok');
+    }, 5);
+  });
+  const result = await runLoad({ url, transport: 'h2', connections: 1, streams: 8, amount: 60, timeout: 2000 });
+  // Streams already open when the limit came down may be refused by the server; nothing else fails.
+  // (It kept up to 8 open: 30 of 60 completed, the rest refused or lost to GOAWAY.)
+  const refused = result.errors.byCode.H2_RST_REFUSED_STREAM ?? 0;
+  t.same(Object.keys(result.errors.byCode).filter((code) => code !== 'H2_RST_REFUSED_STREAM'), [], JSON.stringify(result.errors.byCode));
+  t.ok(refused <= 7, `${refused} refused: at most the 7 above the new limit that were open when it came`);
+  t.equal(result.requests.completed + refused, 60);
+  t.equal(mostAfterAck, 1, 'once the client acknowledged the limit, one stream at a time');
+  t.ok(result.warnings.some((warning) => warning.code === 'H2_STREAMS_CAPPED'), 'said so');
+});
+
+t.test('bytes.sent counts the body that flow control let out, not the body that waited', async (t) => {
+  // The server never grants a window: one connection window (65,535 bytes) of the bodies goes.
+  const server = await rawH2Server(t, () => Buffer.alloc(0));
+  const body = Buffer.alloc(200_000, 'b');
+  const result = await runLoad({ url: server.url, transport: 'h2', method: 'POST', body, connections: 1, streams: 2, duration: 1000, timeout: 300 });
+  t.ok(result.errors.byCode.TIMEOUT! >= 2, JSON.stringify(result.errors.byCode));
+  const dataFrames = server.received.filter((type) => type === 0x0).length;
+  const headers = server.received.filter((type) => type === 0x1).length;
+  t.ok(result.bytes.sent >= 65_535 + 9 * dataFrames, `bytes sent ${result.bytes.sent}: the 65,535 bytes of DATA and their ${dataFrames} frame headers`);
+  t.ok(result.bytes.sent < 65_535 + 9 * dataFrames + 100 * headers, `and ${headers} HEADERS frames, not ${headers} whole bodies`);
+});
+
 t.test("the server's PING is answered", async (t) => {
   const pings: Array<Error | null> = [];
   const { url, server } = await nodeH2Server(t, {}, (stream) => {

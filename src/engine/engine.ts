@@ -338,6 +338,11 @@ export class Engine implements TransportSink {
     addWarning(this.#warnings, code, message);
   }
 
+  onSentMore(lane: Lane, bytes: number): void {
+    lane.sentBytes += bytes;
+    if (lane.measured && !this.#stopped) this.#recorder.recordSentBytes(bytes);
+  }
+
   onError(lane: Lane, code: string, unsent = false): void {
     const now = performance.now();
     lane.busy = false;

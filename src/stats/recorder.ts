@@ -374,6 +374,11 @@ export class Recorder {
     this.bytesSent += bytes;
   }
 
+  /** More bytes of a request already counted by `recordSent` (see `TransportSink.onSentMore`). */
+  recordSentBytes(bytes: number): void {
+    this.bytesSent += bytes;
+  }
+
   /**
    * Takes back a request counted by `recordSent` that never reached the wire. It is taken from the
    * second it failed in: its connection fails within the second it was sent but for a rare one that

@@ -83,8 +83,6 @@ export interface H2Request {
   frameStarts: number[];
   /** Sent in DATA frames as the windows allow; undefined or empty: HEADERS ends the stream. */
   body: Buffer | undefined;
-  /** Frames on the wire for one request, exactly. */
-  wireBytes: number;
 }
 
 /** Encodes a request's header block into HEADERS + CONTINUATION frames (stream id 0, patched when sent). */
@@ -103,9 +101,7 @@ export function encodeRequestFrames(block: Buffer, body: Buffer | undefined): H2
     offset += FRAME_HEADER_BYTES + length;
     at += length;
   } while (at < block.length);
-  const headerFrames = Buffer.concat(frames);
-  const dataFrames = body === undefined ? 0 : Math.max(1, Math.ceil(body.length / DEFAULT_MAX_FRAME_BYTES));
-  return { headerFrames, frameStarts, body, wireBytes: headerFrames.length + dataFrames * FRAME_HEADER_BYTES + (body?.length ?? 0) };
+  return { headerFrames: Buffer.concat(frames), frameStarts, body };
 }
 
 /** Per lane, made once and reused by each of its requests: the stream it has open now, if any. */
@@ -126,6 +122,8 @@ export class H2Stream {
   body: Buffer | undefined;
   bodyOffset = 0;
   sendWindow = 0;
+  /** Waiting for the server's concurrent-stream limit to let it open: its request, not yet written. */
+  queued: H2Request | undefined;
 
   constructor(readonly lane: Lane) {}
 }
@@ -199,6 +197,10 @@ export class H2Connection implements FrameHandler {
   /** The peer's limits and our send windows. */
   #peerMaxFrame = DEFAULT_MAX_FRAME_BYTES;
   #peerInitialWindow = DEFAULT_WINDOW_BYTES;
+  /** SETTINGS_MAX_CONCURRENT_STREAMS, as the server last set it (unlimited until it does). */
+  #peerMaxStreams = Infinity;
+  /** Streams beyond that limit, in stream id order: opened as streams end (RFC 9113 5.1.2). */
+  readonly #waiting: H2Stream[] = [];
   #sendWindow = DEFAULT_WINDOW_BYTES;
   #blocked: H2Stream[] = [];
   /** DATA received since the connection window was last topped up. */
@@ -260,10 +262,15 @@ export class H2Connection implements FrameHandler {
     return new Promise((resolve) => this.#settledWaiters.push(resolve));
   }
 
-  /** Opens a stream for `stream`'s lane; false when this connection is out of stream ids. */
-  send(stream: H2Stream, request: H2Request): boolean {
+  /**
+   * Opens a stream for `stream`'s lane; returns the bytes of the frames it queued (HEADERS and what of
+   * the body the windows let go now; the rest is reported by `onSentMore` as it goes), 0 when the
+   * stream waits for the server's concurrent-stream limit (all of it is reported when it opens), or
+   * -1 when this connection is out of stream ids.
+   */
+  send(stream: H2Stream, request: H2Request): number {
     const id = this.#nextStreamId;
-    if (id > MAX_STREAM_ID) return false;
+    if (id > MAX_STREAM_ID) return -1;
     this.#nextStreamId += 2;
     if (this.#nextStreamId > MAX_STREAM_ID) this.#retire();
     stream.id = id;
@@ -276,29 +283,52 @@ export class H2Connection implements FrameHandler {
       stream.headers = {};
       stream.chunks = [];
     }
+    // Behind any already waiting: stream ids must open in increasing order (RFC 9113 5.1.1).
+    if (this.#waiting.length > 0 || this.streams.size >= this.#peerMaxStreams) {
+      stream.queued = request;
+      this.#waiting.push(stream);
+      return 0;
+    }
+    return this.#write(stream, request);
+  }
+
+  /** Writes the frames of a stream that may open now. */
+  #write(stream: H2Stream, request: H2Request): number {
+    const { id } = stream;
     this.streams.set(id, stream);
     const frames = request.headerFrames;
     const at = this.#reserve(frames.length);
     frames.copy(this.#out, at);
     for (const start of request.frameStarts) writeUint31(this.#out, at + start + 5, id);
+    let queued = frames.length;
     const { body } = request;
     if (body !== undefined) {
       stream.body = body;
       stream.bodyOffset = 0;
       stream.sendWindow = this.#peerInitialWindow;
-      this.#sendBody(stream);
+      queued += this.#sendBody(stream);
     }
     this.#scheduleFlush();
-    return true;
+    return queued;
   }
 
-  /** Ends the stream of `stream` with RST_STREAM(CANCEL); the connection and its other streams go on. */
-  cancel(stream: H2Stream): void {
-    if (stream.connection !== this || stream.id === 0) return;
+  /**
+   * Ends the stream of `stream` with RST_STREAM(CANCEL); the connection and its other streams go on.
+   * Returns true when its request never reached the wire (it was waiting, or the connection never opened).
+   */
+  cancel(stream: H2Stream): boolean {
+    if (stream.connection !== this || stream.id === 0) return false;
+    if (stream.queued !== undefined) {
+      this.#waiting.splice(this.#waiting.indexOf(stream), 1);
+      this.#forget(stream);
+      return true;
+    }
+    const unsent = !this.connected;
     this.#queue(encodeRstStream(stream.id, ErrorCode.CANCEL));
     this.#scheduleFlush();
     this.#forget(stream);
     this.#afterStream();
+    return unsent;
   }
 
   /** No new streams; closes once the streams in flight are done (ramping down). */
@@ -310,6 +340,7 @@ export class H2Connection implements FrameHandler {
   /** Destroys the socket without reporting anything. */
   discard(): Promise<void> {
     this.#settle();
+    for (const stream of this.#waiting.splice(0)) this.#forget(stream);
     for (const stream of this.streams.values()) stream.id = 0;
     this.streams.clear();
     if (this.socket.closed) return Promise.resolve();
@@ -501,7 +532,9 @@ export class H2Connection implements FrameHandler {
       const id = (bytes[at]! << 8) | bytes[at + 1]!;
       const value = readUint32(bytes, at + 2);
       if (id === Setting.MAX_CONCURRENT_STREAMS) {
-        if (first) this.#owner.onStreamLimit(value);
+        // Also when lowered later (streams beyond it wait); the first value also sizes the lanes.
+        if (value !== this.#peerMaxStreams) this.#owner.onStreamLimit(value);
+        this.#peerMaxStreams = value;
       } else if (id === Setting.INITIAL_WINDOW_SIZE) {
         if (value > MAX_WINDOW_BYTES) return this.#fail(ErrorCode.FLOW_CONTROL_ERROR);
         const delta = value - this.#peerInitialWindow;
@@ -519,6 +552,7 @@ export class H2Connection implements FrameHandler {
       this.#settle();
     }
     this.#resumeBodies();
+    this.#openWaiting();
     return true;
   }
 
@@ -533,6 +567,11 @@ export class H2Connection implements FrameHandler {
     for (const stream of lost) {
       this.#forget(stream);
       this.#owner.sink.onError(stream.lane, H2_GOAWAY);
+    }
+    // Streams still waiting for the limit never went out.
+    for (const stream of this.#waiting.splice(0)) {
+      this.#forget(stream);
+      this.#owner.sink.onError(stream.lane, H2_GOAWAY, true);
     }
     return this.#afterStream();
   }
@@ -583,6 +622,7 @@ export class H2Connection implements FrameHandler {
 
   /** After a stream ended: false when the read must stop (the connection went, or a handler closed it). */
   #afterStream(): boolean {
+    this.#openWaiting();
     if (this.streams.size === 0 && this.draining && !this.closed) {
       this.flush();
       this.#close();
@@ -595,16 +635,32 @@ export class H2Connection implements FrameHandler {
     stream.id = 0;
     stream.connection = undefined;
     stream.body = undefined;
+    stream.queued = undefined;
   }
 
-  #sendBody(stream: H2Stream): void {
+  /** Opens the waiting streams the server's limit now allows; each counts as written from now. */
+  #openWaiting(): void {
+    if (this.closed) return;
+    const { sink } = this.#owner;
+    while (this.#waiting.length > 0 && this.streams.size < this.#peerMaxStreams) {
+      const stream = this.#waiting.shift()!;
+      const request = stream.queued!;
+      stream.queued = undefined;
+      stream.lane.writtenAt = performance.now();
+      sink.onSentMore?.(stream.lane, this.#write(stream, request));
+    }
+  }
+
+  /** Queues DATA frames of `stream`'s body while the windows allow; returns their bytes. */
+  #sendBody(stream: H2Stream): number {
     const body = stream.body!;
+    let queued = 0;
     while (stream.bodyOffset < body.length || body.length === 0) {
       const left = body.length - stream.bodyOffset;
       const length = Math.min(left, stream.sendWindow, this.#sendWindow, this.#peerMaxFrame);
       if (length <= 0 && left > 0) {
         if (!this.#blocked.includes(stream)) this.#blocked.push(stream);
-        return;
+        return queued;
       }
       const last = length === left;
       const at = this.#reserve(FRAME_HEADER_BYTES + length);
@@ -613,17 +669,20 @@ export class H2Connection implements FrameHandler {
       stream.bodyOffset += length;
       stream.sendWindow -= length;
       this.#sendWindow -= length;
+      queued += FRAME_HEADER_BYTES + length;
       if (last) break;
     }
     stream.body = undefined;
+    return queued;
   }
 
   #resumeBodies(): void {
     if (this.#blocked.length === 0) return;
     const blocked = this.#blocked;
     this.#blocked = [];
+    const { sink } = this.#owner;
     for (const stream of blocked) {
-      if (stream.connection === this && stream.body !== undefined) this.#sendBody(stream);
+      if (stream.connection === this && stream.body !== undefined) sink.onSentMore?.(stream.lane, this.#sendBody(stream));
     }
     this.#scheduleFlush();
   }
@@ -727,11 +786,14 @@ export class H2Connection implements FrameHandler {
     this.#owner.onClosed(this);
     this.#settle();
     this.socket.destroy();
-    if (this.streams.size === 0) return;
+    const waiting = this.#waiting.splice(0);
+    if (this.streams.size === 0 && waiting.length === 0) return;
     const code = this.#lossCode ?? CONNECTION_CLOSED;
     const lost = [...this.streams.values()];
     for (const stream of lost) this.#forget(stream);
+    for (const stream of waiting) this.#forget(stream);
     for (const stream of lost) this.#owner.sink.onError(stream.lane, code, unsent);
+    for (const stream of waiting) this.#owner.sink.onError(stream.lane, code, true);
   }
 
   #retire(): void {

@@ -90,19 +90,19 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     const slot = this.#slotOf(lane);
     let connection = this.#slots[slot] ?? this.#open(slot);
     connection.released = false;
-    if (!connection.send(stream, request)) {
+    let queued = connection.send(stream, request);
+    if (queued < 0) {
       // Out of stream ids (2^31 of them): the slot gets a new connection.
       connection = this.#open(slot);
-      connection.send(stream, request);
+      queued = connection.send(stream, request);
     }
-    return request.wireBytes;
+    return queued;
   }
 
   cancel(lane: Lane, code: string): void {
     const stream = this.#streams[lane.id];
     if (stream?.connection === undefined) return;
-    const unsent = !stream.connection.connected;
-    stream.connection.cancel(stream);
+    const unsent = stream.connection.cancel(stream);
     this.sink.onError(lane, code, unsent);
   }
 

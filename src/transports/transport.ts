@@ -80,6 +80,11 @@ export interface TransportSink {
    */
   onError(lane: Lane, code: string, unsent?: boolean): void;
   /**
+   * More of the lane's request went out after `send` returned (`bytes` of it): an HTTP/2 body that
+   * flow control held back. Added to `bytes.sent`, so a body that never got its window is not counted.
+   */
+  onSentMore?(lane: Lane, bytes: number): void;
+  /**
    * A finding about the run that the counts alone do not show (`result.warnings`), such as a server
    * that allows fewer HTTP/2 streams than asked for. The first message for a code wins.
    */
