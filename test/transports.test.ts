@@ -227,6 +227,41 @@ t.test('undici and http count a Content-Length response to the byte, head and bl
   }
 });
 
+for (const transport of ['net', 'undici'] as const) {
+  t.test(`${transport}: requests that time out before they were written are never written`, async (t) => {
+    // The first connection never answers: 4 requests go out on it, 4 more wait for a pipeline
+    // slot, and all 8 time out. The 4 that waited were never written; they must not be written
+    // later either (undici kept them queued and wrote them on the next connection, where the server
+    // answered requests salvo had counted as unsent timeouts).
+    const answered: number[] = [];
+    const server = await rawServer(t, (socket, _request, _index, connection) => {
+      if (connection === 0) return;
+      answered.push(connection);
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    });
+    const url = `http://127.0.0.1:${server.port}/`;
+    const result = await runLoad({ url, transport, connections: 1, pipelining: 4, amount: 12, timeout: 300 });
+    await Promise.race([requestsReceived(server, result.requests.sent), delay(500, undefined, { ref: false })]);
+    t.equal(result.requests.sent, server.requests.length, `sent ${result.requests.sent}, the server saw ${server.requests.length}`);
+    t.equal(result.requests.completed, answered.length, 'every answered request completed, none counted as a timeout');
+    t.same(Object.keys(result.errors.byCode), ['TIMEOUT']);
+    // A request that timed out before it was written counts as a timeout, not as sent.
+    t.equal(result.requests.completed + result.errors.total, 12, 'each of the 12 ended once, answered or timed out');
+    t.ok(result.requests.completed >= 4, `the run went on after the timeouts (${result.requests.completed} completed)`);
+  });
+
+  t.test(`${transport}: requests still waiting for a pipeline slot at the end were not sent`, async (t) => {
+    // A server that never answers: undici writes one request per connection and queues the rest.
+    const server = await rawServer(t, () => {});
+    const url = `http://127.0.0.1:${server.port}/`;
+    const result = await runLoad({ url, transport, connections: 1, pipelining: 4, duration: 1000, timeout: 300 });
+    await Promise.race([requestsReceived(server, result.requests.sent), delay(500, undefined, { ref: false })]);
+    t.equal(result.requests.sent, server.requests.length, `sent ${result.requests.sent}, the server saw ${server.requests.length}`);
+    t.equal(result.requests.completed, 0);
+    t.ok((result.errors.byCode.TIMEOUT ?? 0) >= 4, `timeouts ${result.errors.byCode.TIMEOUT}`);
+  });
+}
+
 t.test('timeline has one entry per second', (t) =>
   inSomeRun(t, 3, async (timing) => {
     const server = await testServer(t, { delayMs: 5 });

@@ -414,6 +414,9 @@ export class Engine implements TransportSink {
       if (this.#plan.amount !== undefined) due = Math.min(due, this.#schedule.countBefore(startOffset) + this.#plan.amount);
       this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset)));
     }
+    for (const lane of this.#lanes) {
+      if (lane.busy && lane.measured && this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now);
+    }
     for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);
     const stats = this.#recorder.finish(endAt, durationMs, aborted, this.#sequence.checker?.stats());
     stats.phases = this.#phases.encode();

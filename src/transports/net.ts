@@ -77,6 +77,11 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
     if (connection !== undefined && connection.carries(lane)) connection.abort(code, code);
   }
 
+  unwritten(lane: Lane): boolean {
+    const connection = this.#connections[this.#slotOf(lane)];
+    return connection !== undefined && !connection.connected && connection.carries(lane);
+  }
+
   async connect(count: number): Promise<void> {
     await this.#resolveAddress();
     const connecting: Array<Promise<void>> = [];

@@ -128,6 +128,11 @@ export interface Transport<P = unknown> {
    */
   cancel(lane: Lane, code: string): void;
   /**
+   * At the end of a run: whether the request in flight on `lane` has not reached the wire yet (it
+   * waits for its connection to open, or in the backend's own queue), so it is not counted as sent.
+   */
+  unwritten?(lane: Lane): boolean;
+  /**
    * Opens the first `count` connections ahead of the start (best effort: failures are left to
    * `send`); a ramp opens the others when it reaches them.
    */

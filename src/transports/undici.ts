@@ -34,6 +34,14 @@ class LaneHandler implements Dispatcher.DispatchHandler {
   ) {}
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
+    if (this.lane === null) {
+      // Cancelled (timed out) while still queued in the Pool: the engine counted it as never sent
+      // and the lane has sent another, so it must not reach the wire. undici has no way to take a
+      // request out of its queue; aborting here, before the write, closes the socket it was about to
+      // go out on. Nothing is in flight there: what was queued before it timed out before it.
+      controller.abort(new Error('cancelled before it was written'));
+      return;
+    }
     this.controller = controller;
     this.status = 0;
     this.written = true;
@@ -159,6 +167,11 @@ class UndiciTransport implements Transport<UndiciRequest> {
     this.#handlers[lane.id] = new LaneHandler(lane, this);
     handler.controller?.abort(new Error(code));
     this.sink.onError(lane, code, !handler.written);
+  }
+
+  unwritten(lane: Lane): boolean {
+    const handler = this.#handlers[lane.id];
+    return handler !== undefined && handler.lane !== null && !handler.written;
   }
 
   async connect(): Promise<void> {
