@@ -227,6 +227,32 @@ const cases: Case[] = [
     responses: ['HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok'],
     expected: [{ status: 200, headers: { 'content-length': '2, 2' }, body: 'ok' }],
   },
+  {
+    // undici and node:http accept these; only significant digits count toward the precision limits.
+    name: 'framing values padded with leading zeros past the digit limits',
+    responses: [
+      `HTTP/1.1 200 OK\r\nContent-Length: ${'0'.repeat(20)}5\r\n\r\nhello`,
+      `HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${'0'.repeat(20)}5\r\nhello\r\n${'0'.repeat(20)}\r\n\r\n`,
+    ],
+    expected: [
+      { status: 200, headers: { 'content-length': `${'0'.repeat(20)}5` }, body: 'hello' },
+      { status: 200, headers: { 'transfer-encoding': 'chunked' }, body: 'hello' },
+    ],
+  },
+  {
+    name: 'content-length of 16 significant digits',
+    responses: [],
+    expected: [],
+    tail: 'HTTP/1.1 200 OK\r\nContent-Length: 1000000000000000\r\n\r\n',
+    error: 'HPE_INVALID_CONTENT_LENGTH',
+  },
+  {
+    name: 'chunk size of 14 significant hex digits',
+    responses: [],
+    expected: [],
+    tail: 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n10000000000000\r\n',
+    error: 'HPE_INVALID_CHUNK_SIZE',
+  },
   { name: 'not HTTP', responses: [], expected: [], tail: 'HTTX/1.1 200 OK\r\n\r\n', error: 'HPE_INVALID_CONSTANT' },
   { name: 'HTTP/2.0 status line', responses: [], expected: [], tail: 'HTTP/2.0 200 OK\r\n\r\n', error: 'HPE_INVALID_VERSION' },
   { name: 'status with a letter', responses: [], expected: [], tail: 'HTTP/1.1 20x OK\r\n\r\n', error: 'HPE_INVALID_STATUS' },

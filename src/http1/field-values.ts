@@ -25,9 +25,12 @@ const CHUNKED = Buffer.from('chunked', 'latin1');
 const CLOSE = Buffer.from('close', 'latin1');
 const KEEP_ALIVE = Buffer.from('keep-alive', 'latin1');
 
-/** Content-Length values past this many digits (petabytes) are refused rather than lose precision. */
-const MAX_LENGTH_DIGITS = 15;
-const MAX_CHUNK_SIZE_DIGITS = 13;
+/**
+ * Content-Length values above 15 decimal digits (petabytes) and chunk sizes above 13 hex digits are
+ * refused rather than lose precision; leading zeros are no digits of the value.
+ */
+const MAX_LENGTH = 10 ** 15 - 1;
+const MAX_CHUNK_SIZE = 16 ** 13 - 1;
 
 /** Bits of `connectionTokens`. */
 export const CONNECTION_CLOSE = 1;
@@ -40,12 +43,13 @@ export function isTokenByte(byte: number): boolean {
 
 /** A Content-Length value, or -1 when it is not a plain decimal number. */
 export function parseContentLength(line: Buffer, start: number, end: number): number {
-  if (start === end || end - start > MAX_LENGTH_DIGITS) return -1;
+  if (start === end) return -1;
   let length = 0;
   for (let i = start; i < end; i++) {
     const digit = line[i]! - 0x30;
     if (digit < 0 || digit > 9) return -1;
     length = length * 10 + digit;
+    if (length > MAX_LENGTH) return -1;
   }
   return length;
 }
@@ -83,8 +87,9 @@ export function parseChunkSize(line: Buffer, start: number, end: number): number
     const digit = HEX[line[i]!]!;
     if (digit === NOT_HEX) break;
     size = size * 16 + digit;
+    if (size > MAX_CHUNK_SIZE) return -1;
   }
-  if (i === start || i - start > MAX_CHUNK_SIZE_DIGITS) return -1;
+  if (i === start) return -1;
   while (i < end && isWhitespace(line[i])) i++;
   if (i < end && line[i] !== SEMICOLON) return -1;
   return size;
