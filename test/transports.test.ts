@@ -250,6 +250,27 @@ for (const transport of ['net', 'undici'] as const) {
     t.ok(result.requests.completed >= 4, `the run went on after the timeouts (${result.requests.completed} completed)`);
   });
 
+  for (const method of ['GET', 'POST']) {
+    t.test(`${transport}: pipelining 4 keeps 4 ${method} requests in flight`, async (t) => {
+      let inFlight = 0;
+      let most = 0;
+      const server = await rawServer(t, (socket) => {
+        most = Math.max(most, ++inFlight);
+        setTimeout(() => {
+          inFlight--;
+          socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+        }, 20);
+      });
+      const url = `http://127.0.0.1:${server.port}/`;
+      const result = await runLoad({ url, transport, method, body: method === 'POST' ? 'x' : undefined, connections: 1, pipelining: 4, amount: 40 });
+      t.equal(server.requests.length, 40);
+      t.equal(result.requests.completed, 40);
+      t.equal(most, 4, 'the server saw 4 requests in flight at most, and at least');
+      // Each request waits the server's 20 ms, not the three before it in the pipeline as well.
+      t.ok(result.latency.p50 < 40, `p50 ${result.latency.p50} ms`);
+    });
+  }
+
   t.test(`${transport}: requests still waiting for a pipeline slot at the end were not sent`, async (t) => {
     // A server that never answers: undici writes one request per connection and queues the rest.
     const server = await rawServer(t, () => {});

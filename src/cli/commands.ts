@@ -30,6 +30,11 @@ const FLAG_NAMES: ReadonlyArray<[RegExp, string]> = [
   [/\bneeds keepAlive\b/g, 'needs keep-alive (leave out --no-keep-alive)'],
   [/\bstepDuration\b/g, '--step-duration'],
   [/\bconfirmDuration\b/g, '--confirm-duration'],
+  [/\bsegment\.count\b/g, 'the --segment count'],
+  [/\bsegment\.index\b/g, 'the --segment index'],
+  [/\bstartAt\b/g, '--start-at'],
+  [/^thresholds\[("[^"]*")\](?:\[\d+\])?/g, '--threshold $1'],
+  [/^slo\[("[^"]*")\](?:\[\d+\])?/g, '--slo $1'],
 ];
 
 /** An error message of the library, with its option names as the command line spells them. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { LoadOptions, Stage } from '../index.js';
 import { UsageError, type ParsedFlags } from './command.js';
+import { durationFlag, thresholdFlags } from './flag-values.js';
 
 /** A flag as parseArgs takes it, with what its help line shows. */
 export interface Flag {
@@ -63,9 +64,10 @@ function numeric(text: string | undefined): number | string | undefined {
   return /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(text) ? Number(text) : text;
 }
 
-/** Durations as runLoad takes them, except that a bare number means seconds, as in autocannon and wrk. */
-function duration(text: string): string {
-  return /^\s*\d+(\.\d+)?\s*$/.test(text) ? `${text.trim()}s` : text;
+/** How an error names the flag `name` of LOAD_FLAGS: `-d/--duration`, `--warmup`. */
+function flagName(name: keyof typeof LOAD_FLAGS): string {
+  const flag: Flag = LOAD_FLAGS[name];
+  return flag.short === undefined ? `--${name}` : `-${flag.short}/--${name}`;
 }
 
 function readFlagFile(flag: string, path: string): Buffer {
@@ -76,27 +78,27 @@ function readFlagFile(flag: string, path: string): Buffer {
   }
 }
 
+/**
+ * `-H 'name: value'` (repeated) as runLoad's headers. A name given more than once (in any case) is
+ * sent once with its values combined in order, as RFC 9110 (5.3) combines field lines: 'x-a: 1, 2';
+ * cookies with '; ' (RFC 6265, 5.4). The first spelling of the name is kept.
+ */
 function headers(values: string[] | undefined): Record<string, string> | undefined {
   if (values === undefined) return undefined;
   const result: Record<string, string> = {};
+  const spelling = new Map<string, string>();
   for (const value of values) {
     const colon = value.indexOf(':');
     if (colon <= 0) throw new UsageError(`--header ${JSON.stringify(value)} must look like 'name: value'`);
-    result[value.slice(0, colon).trim()] = value.slice(colon + 1).trim();
-  }
-  return result;
-}
-
-/** `--threshold 'latency.p99<50'` (repeated) as runLoad's thresholds; `flag` names it in errors. */
-export function thresholdFlags(flag: string, values: string[] | undefined): LoadOptions['thresholds'] {
-  if (values === undefined) return undefined;
-  const result: Record<string, string[]> = {};
-  for (const value of values) {
-    const match = /^\s*([^<>=!\s]+)\s*((?:<=|>=|==|!=|<|>).*)$/.exec(value);
-    if (match === null) {
-      throw new UsageError(`--${flag} ${JSON.stringify(value)} must look like 'latency.p99<50' (metric, comparison, number)`);
+    const name = value.slice(0, colon).trim();
+    const fieldValue = value.slice(colon + 1).trim();
+    const key = spelling.get(name.toLowerCase());
+    if (key === undefined) {
+      spelling.set(name.toLowerCase(), name);
+      result[name] = fieldValue;
+    } else {
+      result[key] = `${result[key]}${name.toLowerCase() === 'cookie' ? '; ' : ', '}${fieldValue}`;
     }
-    (result[match[1]!] ??= []).push(match[2]!.trim());
   }
   return result;
 }
@@ -105,7 +107,8 @@ function stages(flag: string, values: string[] | undefined, key: 'rate' | 'conne
   return (values ?? []).map((value) => {
     const colon = value.lastIndexOf(':');
     if (colon <= 0) throw new UsageError(`--${flag} ${JSON.stringify(value)} must look like TIME:${key === 'rate' ? 'RATE' : 'N'}, such as 30s:1000`);
-    return { duration: duration(value.slice(0, colon)), [key]: numeric(value.slice(colon + 1)) } as Stage;
+    const time = durationFlag(`--${flag} ${JSON.stringify(value)}: TIME`, value.slice(0, colon));
+    return { duration: time, [key]: numeric(value.slice(colon + 1)) } as Stage;
   });
 }
 
@@ -123,13 +126,16 @@ function expectStatus(values: string[] | undefined): number | string | Array<num
   return statuses === undefined || statuses.length > 1 ? statuses : statuses[0];
 }
 
+/** What parseFlags returns for LOAD_FLAGS; a command without some of them (capacity) passes undefined. */
+export type LoadFlagsParsed = Omit<ParsedFlags<typeof LOAD_FLAGS>, 'values'> & { values: Partial<ParsedFlags<typeof LOAD_FLAGS>['values']> };
+
 /**
- * The runLoad options that LOAD_FLAGS and the URL (the one positional) give. Only the command
- * line's own syntax is checked here (a flag's shape, a file to read); every value is left to
- * runLoad's validation, so that its errors, which name the option, are what the user sees. Options
- * not given are left out (runLoad's defaults).
+ * The runLoad options that LOAD_FLAGS and the URL (the one positional) give. The command line's
+ * own syntax is checked here (a flag's shape, a duration, a threshold, a file to read), so that the
+ * error names the flag; the other values are left to runLoad's validation, whose errors name the
+ * option (the same word as its flag). Options not given are left out (runLoad's defaults).
  */
-export function loadOptionsFromFlags({ values: flags, positionals }: ParsedFlags<typeof LOAD_FLAGS>): LoadOptions {
+export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsParsed): LoadOptions {
   if (positionals.length === 0) {
     throw new UsageError('no URL given: salvo needs the URL to load, such as salvo http://127.0.0.1:3000/ -c 50 -d 30s');
   }
@@ -142,7 +148,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: ParsedFlags
   const options: Record<string, unknown> = {
     url: positionals[0],
     connections: numeric(flags.connections),
-    duration: flags.duration === undefined ? undefined : duration(flags.duration),
+    duration: flags.duration === undefined ? undefined : durationFlag(flagName('duration'), flags.duration),
     amount: numeric(flags.amount),
     rate: numeric(flags.rate),
     workers: flags.workers === 'auto' ? 'auto' : numeric(flags.workers),
@@ -150,8 +156,8 @@ export function loadOptionsFromFlags({ values: flags, positionals }: ParsedFlags
     streams: numeric(flags.streams),
     transport: flags.transport,
     keepAlive: flags['keep-alive'],
-    timeout: flags.timeout === undefined ? undefined : duration(flags.timeout),
-    warmup: flags.warmup === undefined ? undefined : duration(flags.warmup),
+    timeout: flags.timeout === undefined ? undefined : durationFlag(flagName('timeout'), flags.timeout),
+    warmup: flags.warmup === undefined ? undefined : durationFlag(flagName('warmup'), flags.warmup),
     stages: rampedStages.length === 0 ? undefined : rampedStages,
     method: flags.method,
     headers: headers(flags.header),

@@ -23,6 +23,7 @@ export class ProgressLine {
   readonly #plannedMs: number | undefined;
   readonly #plannedAmount: number | undefined;
   #written = false;
+  #stopped = false;
 
   constructor(stderr: CommandIO['stderr'], planned: { plannedMs?: number; plannedAmount?: number }) {
     this.#stderr = stderr;
@@ -54,6 +55,7 @@ export class ProgressLine {
 
   /** Shows one second; the run's `onProgress`. */
   readonly update = (event: ProgressEvent): void => {
+    if (this.#stopped) return;
     const line = this.format(event);
     if (this.#stderr.isTTY === true) {
       const width = this.#stderr.columns;
@@ -65,8 +67,13 @@ export class ProgressLine {
     this.#written = true;
   };
 
-  /** Ends the rewritten line so that what follows starts on a line of its own. */
+  /**
+   * Ends the rewritten line so that what follows starts on a line of its own, and shows no more
+   * seconds (a run being stopped still reports the second it ends in).
+   */
   end(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
     if (this.#written && this.#stderr.isTTY === true) this.#stderr.write('\n');
   }
 }

@@ -1,9 +1,11 @@
 import { parseDuration, type LoadOptions } from '../index.js';
-import { parseFlags } from './command.js';
+import { parseFlags, UsageError } from './command.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from './load-flags.js';
 
 /** `salvo URL`'s own flags, after the load flags. */
 const OUTPUT_FLAGS = {
+  segment: { type: 'string', value: 'I/N', help: 'run only share I (from 0) of N of this plan, for salvo merge; N processes or machines' },
+  'start-at': { type: 'string', value: 'TIME', help: 'start measuring at TIME (ISO 8601 or epoch ms): the same on every segment' },
   json: { type: 'boolean', help: 'print the result as JSON instead of the summary' },
   html: { type: 'string', value: 'FILE', help: 'also write an HTML report of the run to FILE' },
   quiet: { short: 'q', type: 'boolean', help: 'no progress line on stderr' },
@@ -59,6 +61,8 @@ export function parseRunFlags(args: string[]): RunInvocation {
   };
   if (invocation.help || invocation.version) return invocation;
   const options = loadOptionsFromFlags(parsed);
+  if (flags.segment !== undefined) options.segment = segmentFlag(flags.segment);
+  if (flags['start-at'] !== undefined) options.startAt = startAtFlag(flags['start-at']);
   // runLoad's default, made explicit so that the progress bar knows the length.
   if (options.duration === undefined && options.amount === undefined && options.stages === undefined) {
     options.duration = DEFAULT_DURATION_MS;
@@ -77,4 +81,20 @@ function plannedLength({ duration, stages, amount }: LoadOptions): Pick<RunInvoc
     return {};
   }
   return typeof amount === 'number' ? { plannedAmount: amount } : {};
+}
+
+/** `--segment 0/4`: runLoad's `segment: { index, count }` (the library checks the ranges). */
+function segmentFlag(text: string): { index: number; count: number } {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
+  if (match === null) throw new UsageError(`--segment must be INDEX/COUNT, such as 0/4 (the first of 4); got ${JSON.stringify(text)}`);
+  return { index: Number(match[1]), count: Number(match[2]) };
+}
+
+/** `--start-at 2030-01-01T12:00:00Z` or `--start-at 1893499200000`: runLoad's `startAt`, epoch ms. */
+function startAtFlag(text: string): number {
+  const ms = /^\s*\d+\s*$/.test(text) ? Number(text) : /^\s*\d{4}-\d\d-\d\d/.test(text) ? Date.parse(text) : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw new UsageError(`--start-at must be an ISO 8601 time (2030-01-01T12:00:00Z) or epoch milliseconds; got ${JSON.stringify(text)}`);
+  }
+  return ms;
 }

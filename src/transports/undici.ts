@@ -144,6 +144,12 @@ class UndiciTransport implements Transport<UndiciRequest> {
         body: request.body ?? null,
         // reset: true sends `connection: close` and does not reuse the socket.
         reset: !this.#config.keepAlive,
+        // undici holds the pipeline behind any request but HEAD until its response head arrives
+        // (`blocking`), and behind any but GET and HEAD until its response ends (`idempotent`): with
+        // them `pipelining` kept one request in flight, and the wait behind it counted as latency.
+        // Asked for pipelining, every request is pipelined, as on `net`.
+        blocking: false,
+        ...(this.#config.pipelining > 1 ? { idempotent: true } : {}),
       },
       wireBytes: encodeRequest(this.#config.url, request, this.#config.keepAlive).length,
     };

@@ -11,7 +11,8 @@ function version(): string {
 
 /**
  * `salvo URL [flags]` (also `salvo run URL`): one load test, progress on stderr, the summary or the
- * JSON result on stdout. Ctrl-C ends the run early with the partial result; a second one exits at once.
+ * JSON result on stdout. Ctrl-C ends the run early and prints the partial result, exit 130 (so that a
+ * script tells it from a complete run); a second one exits at once.
  */
 export const runCommand: Command = {
   name: 'run',
@@ -32,7 +33,8 @@ export const runCommand: Command = {
     const controller = new AbortController();
     const interrupt = () => {
       if (controller.signal.aborted) process.exit(130);
-      io.stderr.write('\nsalvo: stopping (Ctrl-C again to quit at once)\n');
+      progress?.end();
+      io.stderr.write('salvo: stopping (Ctrl-C again to quit at once)\n');
       controller.abort();
     };
     process.on('SIGINT', interrupt);
@@ -48,6 +50,10 @@ export const runCommand: Command = {
     if (invocation.html !== undefined) {
       await writeOutput(invocation.html, renderReport(result), io);
       io.stderr.write(`salvo: report written to ${invocation.html}\n`);
+    }
+    if (controller.signal.aborted) {
+      io.stderr.write(`salvo: interrupted: the result above covers ${(result.durationMs / 1000).toFixed(1)} s of the run, not all of it\n`);
+      return EXIT.interrupted;
     }
     return result.ok ? EXIT.ok : EXIT.failed;
   },
