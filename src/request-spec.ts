@@ -5,7 +5,10 @@ import { SalvoOptionError } from './errors.js';
 import type { PlannedRequest } from './plan.js';
 import type { ResolvedRequest } from './transports/transport.js';
 import type { LoadOptions, RequestBody, RequestSpec } from './types.js';
-import { show } from './validate.js';
+import { rejectUnknownKeys, show } from './validate.js';
+
+/** The keys of a `requests` spec (`RequestSpec`). */
+const REQUEST_SPEC_KEYS = ['method', 'path', 'headers', 'body', 'setupRequest', 'onResponse'] as const;
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -77,6 +80,7 @@ export function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
     if (typeof spec !== 'object' || spec === null) {
       throw new SalvoOptionError(`${name} must be an object; got ${show(spec)}`);
     }
+    rejectUnknownKeys(spec, REQUEST_SPEC_KEYS, name);
     for (const hook of ['setupRequest', 'onResponse'] as const) {
       if (spec[hook] !== undefined && typeof spec[hook] !== 'function') {
         throw new SalvoOptionError(`${name}.${hook} must be a function; got ${show(spec[hook])}`);

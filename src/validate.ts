@@ -78,8 +78,11 @@ function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
-/** Throws for the first key of `options` not in `knownKeys`, suggesting the nearest known one. */
-export function rejectUnknownKeys(options: object, knownKeys: readonly string[]): void {
+/**
+ * Throws for the first key of `options` not in `knownKeys`, suggesting the nearest known one;
+ * `parent` names the object the keys belong to (`requests[0]`), when they are not top-level options.
+ */
+export function rejectUnknownKeys(options: object, knownKeys: readonly string[], parent?: string): void {
   for (const key of Object.keys(options)) {
     if (knownKeys.includes(key)) continue;
     let best: string | undefined;
@@ -89,6 +92,6 @@ export function rejectUnknownKeys(options: object, knownKeys: readonly string[])
       if (distance < bestDistance) [best, bestDistance] = [known, distance];
     }
     const hint = bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean ${best}?` : '';
-    throw new SalvoOptionError(`unknown option ${show(key)}${hint}`);
+    throw new SalvoOptionError(`unknown option ${show(parent === undefined ? key : `${parent}.${key}`)}${hint}`);
   }
 }

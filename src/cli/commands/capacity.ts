@@ -1,11 +1,16 @@
 import { findCapacity, formatCapacity, formatCapacityStep } from '../../index.js';
-import { EXIT, parseFlags, UsageError, writeOutput, type Command, type ParsedFlags } from '../command.js';
-import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, thresholdFlags, type Flag } from '../load-flags.js';
+import { EXIT, parseFlags, UsageError, writeOutput, type Command } from '../command.js';
+import { durationFlag, integerFlag, numberFlag, thresholdFlags } from '../flag-values.js';
+import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-flags.js';
 
-/** The run flags that make sense for every step; the search sets rate, duration and thresholds itself. */
+/**
+ * The run flags that make sense for every step: the search sets rate, duration and thresholds
+ * itself, and searches HTTP request rates only (a WebSocket run's load is its clients and messages).
+ */
+const NOT_STEP_FLAGS = ['duration', 'amount', 'rate', 'rate-stage', 'connection-stage', 'threshold', 'ws-message', 'ws-rate', 'ws-timestamp'] as const;
 const STEP_FLAGS = Object.fromEntries(
-  Object.entries(LOAD_FLAGS).filter(([name]) => !['duration', 'amount', 'rate', 'rate-stage', 'connection-stage', 'threshold'].includes(name)),
-) as Omit<typeof LOAD_FLAGS, 'duration' | 'amount' | 'rate' | 'rate-stage' | 'connection-stage' | 'threshold'>;
+  Object.entries(LOAD_FLAGS).filter(([name]) => !(NOT_STEP_FLAGS as readonly string[]).includes(name)),
+) as Omit<typeof LOAD_FLAGS, (typeof NOT_STEP_FLAGS)[number]>;
 
 const SEARCH_FLAGS = {
   slo: { type: 'string', multiple: true, value: 'EXPR', help: "'latency.p99<50', 'errors.rate<0.001': what every step must meet; repeat (required)" },
@@ -33,8 +38,6 @@ step flags:
 ${flagsHelp(STEP_FLAGS)}
 `;
 
-const seconds = (text: string | undefined) => (text !== undefined && /^\s*\d+(\.\d+)?\s*$/.test(text) ? `${text.trim()}s` : text);
-const number = (text: string | undefined) => (text === undefined ? undefined : Number(text));
 
 /** `salvo capacity URL --slo ...`: findCapacity with a line per step on stderr. */
 export const capacityCommand: Command = {
@@ -50,29 +53,34 @@ export const capacityCommand: Command = {
     }
     if (values.slo === undefined) throw new UsageError("--slo is required, such as --slo 'latency.p99<50'");
     const controller = new AbortController();
-    const interrupt = () => controller.abort();
+    const interrupt = () => {
+      if (controller.signal.aborted) process.exit(EXIT.interrupted);
+      io.stderr.write('salvo capacity: stopping (Ctrl-C again to quit at once)\n');
+      controller.abort();
+    };
+    const options = {
+      ...loadOptionsFromFlags(parsed),
+      slo: thresholdFlags('slo', values.slo)!,
+      ...(values.start === undefined ? {} : { start: integerFlag('--start', values.start, 1) }),
+      ...(values.max === undefined ? {} : { max: integerFlag('--max', values.max, 1) }),
+      ...(values.precision === undefined ? {} : { precision: numberFlag('--precision', values.precision, 'a fraction between 0 and 1 (0.05 is 5%)') }),
+      ...(values['step-duration'] === undefined ? {} : { stepDuration: durationFlag('--step-duration', values['step-duration']) }),
+      ...(values.pause === undefined ? {} : { pause: durationFlag('--pause', values.pause) }),
+      ...(values['confirm-duration'] === undefined ? {} : { confirmDuration: durationFlag('--confirm-duration', values['confirm-duration']) }),
+      signal: controller.signal,
+      onStep: (event: Parameters<NonNullable<Parameters<typeof findCapacity>[0]['onStep']>>[0]) => {
+        if (event.type === 'end') io.stderr.write(`${formatCapacityStep(event.step, event.index)}\n`);
+      },
+    };
     process.on('SIGINT', interrupt);
     let result;
     try {
-      const options = {
-        ...loadOptionsFromFlags(parsed as unknown as ParsedFlags<typeof LOAD_FLAGS>),
-        slo: thresholdFlags('slo', values.slo)!,
-        ...(values.start === undefined ? {} : { start: number(values.start) }),
-        ...(values.max === undefined ? {} : { max: number(values.max) }),
-        ...(values.precision === undefined ? {} : { precision: number(values.precision) }),
-        ...(values['step-duration'] === undefined ? {} : { stepDuration: seconds(values['step-duration']) }),
-        ...(values.pause === undefined ? {} : { pause: seconds(values.pause) }),
-        ...(values['confirm-duration'] === undefined ? {} : { confirmDuration: seconds(values['confirm-duration']) }),
-        signal: controller.signal,
-        onStep: (event: Parameters<NonNullable<Parameters<typeof findCapacity>[0]['onStep']>>[0]) => {
-          if (event.type === 'end') io.stderr.write(`${formatCapacityStep(event.step, event.index)}\n`);
-        },
-      };
       result = await findCapacity(options as Parameters<typeof findCapacity>[0]);
     } finally {
       process.off('SIGINT', interrupt);
     }
     await writeOutput(undefined, values.json === true ? `${JSON.stringify(result, null, 2)}\n` : `${formatCapacity(result)}\n`, io);
+    if (controller.signal.aborted) return EXIT.interrupted;
     return result.capacity === undefined ? EXIT.failed : EXIT.ok;
   },
 };

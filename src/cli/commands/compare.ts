@@ -1,7 +1,8 @@
 import { AssertionError } from 'node:assert';
 import { readFile } from 'node:fs/promises';
-import { assertNoRegression, compareResults, formatComparison, runComparison, type Comparison, type LoadResult } from '../../index.js';
+import { assertNoRegression, compareResults, formatComparison, runComparison, SalvoOptionError, type Comparison, type LoadResult } from '../../index.js';
 import { EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
+import { checkMetric, durationFlag, integerFlag } from '../flag-values.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-flags.js';
 
 const COMPARE_FLAGS = {
@@ -45,15 +46,61 @@ async function readRuns(path: string, side: 'baseline' | 'candidate'): Promise<L
   return runs as LoadResult[];
 }
 
-function margins(values: string[] | undefined): Record<string, string> | undefined {
-  if (values === undefined) return undefined;
-  const result: Record<string, string> = {};
+const CONFIDENCE = ['*', '**', '***'] as const;
+type Level = (typeof CONFIDENCE)[number];
+
+/** Rows for `metrics` that no margin fails: assertNoRegression on them checks only the margins. */
+function noChange(metrics: readonly string[] | undefined): Comparison {
+  const nothing = [{}, {}] as unknown as LoadResult[];
+  return compareResults(nothing, nothing, metrics === undefined ? {} : { metrics: [...metrics] });
+}
+
+/**
+ * `--metric` (repeated): each checked now, so that a typo fails before any run and the message
+ * names the flag. Undefined for the library's default metrics.
+ */
+function metricFlags(values: string[] | undefined): string[] | undefined {
+  for (const metric of values ?? []) checkMetric('--metric', metric, metric);
+  return values;
+}
+
+/**
+ * `--fail 'latency.p99=5%'` (repeated) as assertNoRegression's margins, and `--confidence`, checked
+ * before anything runs or is printed: the margin's syntax, its metric against the metrics that will
+ * be compared, the level. A fraction (0.05) is taken as well as a percentage.
+ */
+function failFlags(values: string[] | undefined, confidence: string | undefined, metrics: string[] | undefined) {
+  if (values === undefined) {
+    if (confidence !== undefined) throw new UsageError(`--confidence sets how sure a --fail must be; give --fail too, such as --fail 'latency.p99=5%'`);
+    return undefined;
+  }
+  if (confidence !== undefined && !(CONFIDENCE as readonly string[]).includes(confidence)) {
+    throw new UsageError(`--confidence must be '*', '**' or '***' (p < 0.05, 0.01, 0.001); got ${JSON.stringify(confidence)}`);
+  }
+  const compared = noChange(metrics);
+  const margins: Record<string, string | number> = {};
   for (const value of values) {
     const equals = value.lastIndexOf('=');
     if (equals <= 0) throw new UsageError(`--fail ${JSON.stringify(value)} must look like 'latency.p99=5%'`);
-    result[value.slice(0, equals).trim()] = value.slice(equals + 1).trim();
+    const metric = value.slice(0, equals).trim();
+    const text = value.slice(equals + 1).trim();
+    checkMetric('--fail', value, metric);
+    if (!compared.rows.some((row) => row.metric === metric)) {
+      throw new UsageError(
+        `--fail ${JSON.stringify(value)}: ${metric} is not compared (compared: ${compared.rows.map((row) => row.metric).join(', ')}); add --metric ${metric}`,
+      );
+    }
+    if (metric in margins) throw new UsageError(`--fail names ${metric} twice; give each metric one margin`);
+    const margin = /^\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+    try {
+      assertNoRegression(noChange([metric]), { [metric]: margin });
+    } catch (error) {
+      if (!(error instanceof SalvoOptionError)) throw error;
+      throw new UsageError(`--fail ${JSON.stringify(value)}: the margin must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(text)}`);
+    }
+    margins[metric] = margin;
   }
-  return result;
+  return { margins, options: confidence === undefined ? {} : { confidence: confidence as Level } };
 }
 
 const isUrl = (text: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
@@ -72,19 +119,56 @@ export const compareCommand: Command = {
     }
     if (positionals.length !== 2) throw new UsageError(`salvo compare takes a baseline and a candidate; got ${positionals.length} arguments`);
     const [first, second] = positionals as [string, string];
-    const metrics = values.metric === undefined ? {} : { metrics: values.metric };
+    // Everything the comparison and its verdict need is checked before any run or any output.
+    const metricList = metricFlags(values.metric);
+    const metrics = metricList === undefined ? {} : { metrics: metricList };
+    const failOn = failFlags(values.fail, values.confidence, metricList);
     let output: { baseline: LoadResult[]; candidate: LoadResult[]; comparison: Comparison };
+    let interrupted = false;
     if (isUrl(first) && isUrl(second)) {
-      output = await runComparison({
-        baseline: loadOptionsFromFlags({ ...parsed, positionals: [first] }),
-        candidate: loadOptionsFromFlags({ ...parsed, positionals: [second] }),
-        runs: values.runs === undefined ? 6 : Number(values.runs),
-        ...(values.alternate === undefined ? {} : { alternate: values.alternate as 'ABBA' }),
-        ...(values.pause === undefined ? {} : { pause: values.pause }),
-        ...metrics,
-        onProgress: ({ side, run, index, total, result }) =>
-          io.stderr.write(`salvo compare: run ${index}/${total} ${side} #${run}: ${result.requests.perSecond.toFixed(1)} req/s, p99 ${result.latency.p99.toFixed(3)} ms\n`),
-      });
+      const runs = values.runs === undefined ? 6 : integerFlag('-n/--runs', values.runs, 2);
+      if (values.alternate !== undefined && values.alternate !== 'ABBA' && values.alternate !== 'ABAB') {
+        throw new UsageError(`--alternate must be 'ABAB' or 'ABBA'; got ${JSON.stringify(values.alternate)}`);
+      }
+      const pause = values.pause === undefined ? undefined : durationFlag('--pause', values.pause);
+      const baseline = loadOptionsFromFlags({ ...parsed, positionals: [first] });
+      const candidate = loadOptionsFromFlags({ ...parsed, positionals: [second] });
+      // The finished runs, kept as they come: Ctrl-C ends the run in progress, and these are compared.
+      const done: Record<'baseline' | 'candidate', LoadResult[]> = { baseline: [], candidate: [] };
+      const controller = new AbortController();
+      const interrupt = () => {
+        if (controller.signal.aborted) process.exit(EXIT.interrupted);
+        io.stderr.write('salvo compare: stopping; the run in progress is dropped (Ctrl-C again to quit at once)\n');
+        controller.abort();
+      };
+      process.on('SIGINT', interrupt);
+      try {
+        output = await runComparison({
+          baseline,
+          candidate,
+          runs,
+          ...(values.alternate === undefined ? {} : { alternate: values.alternate }),
+          ...(pause === undefined ? {} : { pause }),
+          ...metrics,
+          signal: controller.signal,
+          onProgress: ({ side, run, index, total, result }) => {
+            done[side].push(result);
+            io.stderr.write(`salvo compare: run ${index}/${total} ${side} #${run}: ${result.requests.perSecond.toFixed(1)} req/s, p99 ${result.latency.p99.toFixed(3)} ms\n`);
+          },
+        });
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+        interrupted = true;
+        const finished = `${done.baseline.length} baseline and ${done.candidate.length} candidate runs of ${runs} each finished`;
+        if (done.baseline.length < 2 || done.candidate.length < 2) {
+          io.stderr.write(`salvo compare: interrupted: ${finished}; comparing needs at least 2 of each\n`);
+          return EXIT.interrupted;
+        }
+        io.stderr.write(`salvo compare: interrupted: ${finished}; comparing those\n`);
+        output = { ...done, comparison: compareResults(done.baseline, done.candidate, metrics) };
+      } finally {
+        process.off('SIGINT', interrupt);
+      }
     } else if (!isUrl(first) && !isUrl(second)) {
       const baseline = await readRuns(first, 'baseline');
       const candidate = await readRuns(second, 'candidate');
@@ -93,15 +177,16 @@ export const compareCommand: Command = {
       throw new UsageError('compare two result files or two URLs, not one of each');
     }
     await writeOutput(undefined, values.json === true ? `${JSON.stringify(output, null, 2)}\n` : `${formatComparison(output.comparison)}\n`, io);
-    const failOn = margins(values.fail);
-    if (failOn === undefined) return EXIT.ok;
-    try {
-      assertNoRegression(output.comparison, failOn, values.confidence === undefined ? {} : { confidence: values.confidence as '**' });
-      return EXIT.ok;
-    } catch (error) {
-      if (!(error instanceof AssertionError)) throw error;
-      io.stderr.write(`salvo compare: ${error.message}\n`);
-      return EXIT.failed;
+    let verdict: number = EXIT.ok;
+    if (failOn !== undefined) {
+      try {
+        assertNoRegression(output.comparison, failOn.margins, failOn.options);
+      } catch (error) {
+        if (!(error instanceof AssertionError)) throw error;
+        io.stderr.write(`salvo compare: ${error.message}\n`);
+        verdict = EXIT.failed;
+      }
     }
+    return interrupted ? EXIT.interrupted : verdict;
   },
 };
