@@ -61,6 +61,21 @@ t.test('a closed loop against a fast server on one thread is saturated: salvo is
   t.ok(result.timeline.every((s) => s.eventLoopUtilization > 0 && s.cpuPercent > 0), 'every second has its own readings');
 });
 
+t.test('a run of a few requests, or one aborted before it began, is not judged saturated', async (t) => {
+  const server = await testServer(t);
+  // Sending 3 requests keeps the loop busy for all of their few milliseconds, cold code included.
+  const few = await runLoad({ url: server.url, amount: 3, connections: 1 });
+  t.equal(few.requests.completed, 3);
+  t.ok(few.durationMs < 250, `${few.durationMs} ms`);
+  t.equal(few.generator.saturated, false, `utilization ${few.generator.eventLoopUtilization}`);
+  t.same(codes(few), []);
+  const aborted = await runLoad({ url: server.url, duration: 1000, signal: AbortSignal.abort() });
+  t.equal(aborted.aborted, true);
+  t.equal(aborted.requests.sent, 0);
+  t.equal(aborted.generator.saturated, false);
+  t.same(codes(aborted), []);
+});
+
 t.test('200/s against a 1 ms server is not saturated', (t) =>
   inSomeRun(t, 4, async (timing) => {
     // In its own process: the test server meets its delay by polling, which would fill this loop.

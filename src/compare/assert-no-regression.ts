@@ -11,6 +11,15 @@ export interface NoRegressionOptions {
   confidence?: Exclude<Confidence, ''>;
 }
 
+/**
+ * A mean as the message shows it, without float noise: 4 significant digits (0.5840000000000001 is
+ * 0.584, 26.58566666666667 is 26.59), one decimal from 1,000 up (12345.67 req/s is 12345.7).
+ */
+function value(mean: number): string {
+  if (!Number.isFinite(mean)) return String(mean);
+  return Math.abs(mean) >= 1000 ? mean.toFixed(1) : String(Number(mean.toPrecision(4)));
+}
+
 /** `'5%'`, `'0.5 %'` or a fraction (0.05) to a fraction. */
 function parseMargin(metric: string, margin: unknown): number {
   const text = typeof margin === 'string' ? margin.trim() : undefined;
@@ -50,7 +59,7 @@ export function assertNoRegression(
     }
     if (row.pValue < alpha && row.improvement < -allowed) {
       regressions.push(
-        `  ${metric}: ${(row.improvement * 100).toFixed(2)}% (${row.baseline} -> ${row.candidate}), ` +
+        `  ${metric}: ${(row.improvement * 100).toFixed(2)}% (${value(row.baseline)} -> ${value(row.candidate)}), ` +
           `p = ${row.pValue.toPrecision(3)} ${row.confidence}, allowed -${(allowed * 100).toFixed(2)}%`,
       );
     }

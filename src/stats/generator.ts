@@ -18,6 +18,12 @@ export const BUSY_UTILIZATION = 0.9;
 /** Busy seconds that make a run saturated; a run shorter than this is judged on its whole length. */
 const BUSY_SECONDS = 2;
 /**
+ * A run shorter than this is not judged on its event loop: a few requests (`amount: 3`, 5 ms) keep
+ * the loop busy for all of their run with code running for the first time, and a run aborted
+ * before it started has no length at all; neither says the generator held the server back.
+ */
+const MIN_JUDGED_MS = 250;
+/**
  * Send lag p99 (ms) above which a rate run is saturated ("a few milliseconds", issue 12): the pacer
  * wakes within a fraction of a millisecond (p50 0.1-0.2 ms measured at 200-5,000/s), so more means
  * the loop, or the machine, held the generator up and the latencies carry that delay. On a heavily
@@ -112,7 +118,8 @@ export class GeneratorMonitor {
       sendLag = encodeHistogram(histogram);
       histogram.destroy();
     }
-    const busy = this.#busySeconds >= BUSY_SECONDS || (wallMs < BUSY_SECONDS * 1000 && utilization > BUSY_UTILIZATION);
+    const busy =
+      this.#busySeconds >= BUSY_SECONDS || (wallMs >= MIN_JUDGED_MS && wallMs < BUSY_SECONDS * 1000 && utilization > BUSY_UTILIZATION);
     const saturated = busy || lagP99Ms > SATURATED_SEND_LAG_MS;
     if (saturated) addWarning(warnings, GENERATOR_SATURATED, saturationMessage(busy, utilization, lagP99Ms));
     return {

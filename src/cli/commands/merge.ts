@@ -3,9 +3,10 @@ import { EXIT, parseFlags, readResultFile, UsageError, writeOutput, type Command
 
 const USAGE = `usage: salvo merge RESULT.json RESULT.json ... [--json] [--html REPORT.html] [--force]
 
-Merges the results of one run's segments (salvo --json with segment and startAt, one per machine or
-process) exactly: counts added, latency from the added histograms, the timeline aligned on
-wall-clock seconds, thresholds judged again on the merged numbers. Exit 1 when a threshold fails.
+Merges the results of one run's segments exactly: counts added, latency from the added histograms,
+the timeline aligned on wall-clock seconds, thresholds judged again on the merged numbers. Exit 1
+when a threshold fails. Each segment is one process or machine, all with the same flags and --start-at:
+  salvo URL -R 20000 -d 5m --segment I/N --start-at 2030-01-01T12:00:00Z --json > segment-I.json
 
 flags:
   --json              print the merged result as JSON
