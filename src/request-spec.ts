@@ -63,6 +63,12 @@ function parsePath(name: string, value: unknown): string {
 export function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
   const method = options.method === undefined ? 'GET' : parseMethod('method', options.method);
   const headers = parseHeaders('headers', options.headers);
+  // Credentials in the url are sent as Basic authentication, as node:http and curl send them,
+  // unless the headers carry their own.
+  if ((url.username !== '' || url.password !== '') && headers.authorization === undefined) {
+    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+    headers.authorization = `Basic ${Buffer.from(credentials).toString('base64')}`;
+  }
   const defaultPath = `${url.pathname}${url.search}`;
   if (options.requests === undefined) {
     const ownHeaders = { ...headers };

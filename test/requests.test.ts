@@ -192,3 +192,16 @@ t.test('a hook that throws is counted, and the run goes on', async (t) => {
   t.equal(seen.filter((r) => r.path === '/setup').length, 5, 'a failed setup sends nothing');
   t.equal(seen.filter((r) => r.path === '/ok').length, 10);
 });
+
+t.test('credentials in the url are sent as Basic authentication, unless the headers carry their own', async (t) => {
+  const { server, seen } = await recordingServer(t);
+  const withCredentials = server.url.replace('http://', 'http://us%65r:p%40ss@');
+  for (const transport of TRANSPORTS) {
+    seen.length = 0;
+    await runLoad({ url: withCredentials, transport, connections: 1, amount: 2 });
+    t.same(seen.map((request) => request.headers.authorization), Array(2).fill(`Basic ${Buffer.from('user:p@ss').toString('base64')}`), transport);
+    seen.length = 0;
+    await runLoad({ url: withCredentials, transport, connections: 1, amount: 1, headers: { Authorization: 'Bearer t' } });
+    t.same(seen.map((request) => request.headers.authorization), ['Bearer t'], `${transport}: the header wins`);
+  }
+});
