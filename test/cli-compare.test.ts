@@ -80,3 +80,64 @@ t.test('two URLs are load-tested alternately, -n runs each, exactly as many requ
   t.equal(b.stats.requests, 100, 'candidate server: 2 runs of 50');
   t.same(stderr.match(/run \d\/4 \w+/g), ['run 1/4 baseline', 'run 2/4 candidate', 'run 3/4 candidate', 'run 4/4 baseline']);
 });
+
+t.test('--fail, --confidence and --metric are checked before any run: exit 2, the flag named, nothing sent', async (t) => {
+  const a = await testServer(t);
+  const b = await testServer(t);
+  const live = ['compare', a.url, b.url, '-n', '2', '-a', '20', '-c', '1'];
+  const cases: Array<[string[], string]> = [
+    [['--fail', 'latency.p99=abc'], `--fail "latency.p99=abc": the margin must be a percentage such as '5%' or a fraction such as 0.05; got "abc"`],
+    [['--fail', 'latncy.p99=5%'], '--fail "latncy.p99=5%": "latncy.p99" names no metric; known: latency.<stat>'],
+    [['--fail', 'latency.max=5%'], '--fail "latency.max=5%": latency.max is not compared (compared: requests.perSecond, latency.p50, latency.p90, latency.p99, errors.rate); add --metric latency.max'],
+    [['--fail', 'latency.p99=5%', '--metric', 'latency.p50'], '--fail "latency.p99=5%": latency.p99 is not compared (compared: latency.p50)'],
+    [['--fail', 'latency.p99=5%', '--fail', 'latency.p99=9%'], '--fail names latency.p99 twice'],
+    [['--fail', 'latency.p99=5%', '--confidence', '****'], `--confidence must be '*', '**' or '***' (p < 0.05, 0.01, 0.001); got "****"`],
+    [['--confidence', '*'], '--confidence sets how sure a --fail must be; give --fail too'],
+    [['--metric', 'nope'], '--metric "nope" names no metric; known:'],
+    [['-n', 'abc'], '-n/--runs must be an integer of at least 2; got "abc"'],
+    [['--pause', '1x'], `--pause must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got "1x"`],
+    [['--alternate', 'AABB'], `--alternate must be 'ABAB' or 'ABBA'; got "AABB"`],
+  ];
+  for (const [flags, message] of cases) {
+    const { code, stdout, stderr } = await salvo([...live, ...flags]);
+    t.equal(code, 2, `${flags.join(' ')}: exit 2`);
+    t.equal(stdout, '', `${flags.join(' ')}: no table`);
+    t.ok(stderr.startsWith(`salvo: ${message}`), `${flags.join(' ')}: ${stderr.split('\n')[0]}`);
+    t.notMatch(stderr, /margins|NaN|run 1\//, 'no library option name, no NaN, no run');
+  }
+  t.equal(a.stats.requests + b.stats.requests, 0, 'nothing was sent to either server');
+
+  // Stored runs: the same checks, before the table is printed.
+  const dir = await mkdtemp(join(tmpdir(), 'salvo-compare-'));
+  const base = join(dir, 'base.json');
+  await writeFile(base, JSON.stringify(runs([10.1, 10.3, 10.2])));
+  for (const fail of ['latency.p50=abc', 'latncy.p50=5%']) {
+    const stored = await salvo(['compare', base, base, '--fail', fail]);
+    t.equal(stored.code, 2, `files, --fail ${fail}: exit 2`);
+    t.equal(stored.stdout, '', `files, --fail ${fail}: no table printed`);
+    t.match(stored.stderr, /^salvo: --fail "/);
+  }
+  // A fraction is a margin too.
+  t.equal((await salvo(['compare', base, base, '--fail', 'latency.p50=0.05'])).code, 0);
+});
+
+t.test('--pause takes seconds as a bare number, as every duration flag does', async (t) => {
+  const a = await testServer(t);
+  const started = performance.now();
+  const { code, stderr } = await salvo(['compare', a.url, a.url, '-n', '2', '-a', '10', '-c', '1', '--pause', '0.1', '--metric', 'latency.p50']);
+  t.equal(code, 0, stderr);
+  t.equal(a.stats.requests, 40);
+  t.ok(performance.now() - started >= 300, 'three pauses of 100 ms between four runs');
+});
+
+t.test('the regression message shows means without float noise', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'salvo-compare-'));
+  const base = join(dir, 'base.json');
+  const slower = join(dir, 'slower.json');
+  // Means 0.18333333333333335 and 0.7999999999999999 as floats.
+  await writeFile(base, JSON.stringify(runs([0.1, 0.2, 0.3, 0.2, 0.1, 0.2])));
+  await writeFile(slower, JSON.stringify(runs([0.7, 0.8, 0.9, 0.7, 0.8, 0.9])));
+  const { code, stderr } = await salvo(['compare', base, slower, '--fail', 'latency.p50=5%']);
+  t.equal(code, 1);
+  t.match(stderr, /latency\.p50: -336\.36% \(0\.1833 -> 0\.8\), p = /);
+});

@@ -22,7 +22,17 @@ t.test('each bad input is named, exit 2, and nothing is sent', async (t) => {
     [['-c'], "Option '-c, --connections <value>' argument missing"],
     [['-c', '0'], 'connections must be a positive integer; got 0'],
     [['-c', 'many'], 'connections must be a positive integer; got "many"'],
-    [['-d', 'soon'], `duration must be milliseconds or a string like '500ms', '10s', '1m'; got "soon"`],
+    [['-d', 'soon'], `-d/--duration must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got "soon"`],
+    [['-d', '1x'], `-d/--duration must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got "1x"`],
+    [['--warmup', '2 min'], `--warmup must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got "2 min"`],
+    [['-t', ''], `-t/--timeout must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got ""`],
+    [['--rate-stage', '1x:100'], `--rate-stage "1x:100": TIME must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got "1x"`],
+    [['--threshold', 'latency.p99<50ms'], `--threshold "latency.p99<50ms" must look like 'latency.p99<50' (metric, comparison, number); the number has no unit`],
+    [['--threshold', 'latncy.p99<5'], '--threshold "latncy.p99<5": "latncy.p99" names no metric; known: latency.<stat>'],
+    [['--segment', '1of4'], '--segment must be INDEX/COUNT, such as 0/4 (the first of 4); got "1of4"'],
+    [['--segment', '4/4'], 'the --segment index must be an integer from 0 to count - 1 (3); got 4'],
+    [['--start-at', 'tomorrow'], '--start-at must be an ISO 8601 time (2030-01-01T12:00:00Z) or epoch milliseconds; got "tomorrow"'],
+    [['--start-at', '1700000000'], '--start-at must be epoch milliseconds'],
     [['--rate=-5'], 'rate must be a positive integer; got -5'],
     [['-R', '-5'], "Option '-R' argument is ambiguous."],
     [['--transport', 'carrier-pigeon'], `transport must be one of 'net', 'undici', 'http', 'h2'; got "carrier-pigeon"`],
@@ -34,16 +44,17 @@ t.test('each bad input is named, exit 2, and nothing is sent', async (t) => {
     [['--expect-status', 'great'], 'expect.status'],
     [['--ca', '/nonexistent/ca.pem'], '--ca: cannot read /nonexistent/ca.pem'],
   ];
+  const seen: string[] = [];
+  const stderrs = (n: number) => (t.equal(seen.length, n), seen.join(''));
   for (const [flags, message] of cases) {
     const { code, stdout, stderr } = await salvo([server.url, ...flags]);
+    seen.push(stderr);
     t.equal(code, 2, `${flags.join(' ')}: exit 2`);
     t.equal(stdout, '', `${flags.join(' ')}: nothing on stdout`);
     t.ok(stderr.startsWith(`salvo: ${message}`), `${flags.join(' ')}: ${stderr.split('\n')[0]}`);
     t.match(stderr, /\n\(salvo --help lists the flags\)\n$/);
   }
-  const metric = await salvo([server.url, '--threshold', 'latncy.p99<5']);
-  t.equal(metric.code, 2);
-  t.match(metric.stderr, /^salvo: thresholds\['latncy.p99'\] names an unknown metric; known: latency.<stat>/);
+  t.notMatch(stderrs(cases.length), /milliseconds or|thresholds\[|segment\.|startAt/, 'no library option names, no milliseconds for a bare number');
   t.equal(server.stats.requests, 0, 'no request was sent');
 });
 
@@ -54,7 +65,38 @@ t.test('option names that differ from their flag are given as the flag', async (
   const noMessage = await salvo(['ws://127.0.0.1:9/', '--ws-rate', '5']);
   t.match(noMessage.stderr, /^salvo: --ws-rate needs --ws-message, the message to send/);
   const capacity = await salvo(['capacity', 'http://127.0.0.1:9/', '--slo', 'latency.p99<5', '--step-duration', 'soon']);
-  t.match(capacity.stderr, /^salvo: --step-duration must be milliseconds/);
+  t.match(capacity.stderr, /^salvo: --step-duration must be seconds \(a bare number\) or a string like '500ms', '10s', '1m'; got "soon"\n/);
+});
+
+t.test('salvo capacity: bad search flags are named and quoted, never NaN; nothing is sent', async (t) => {
+  const server = await testServer(t);
+  const slo = ['--slo', 'latency.p99<50'];
+  const cases: Array<[string[], string]> = [
+    [['--start', 'abc'], '--start must be an integer of at least 1; got "abc"'],
+    [['--start', ''], '--start must be an integer of at least 1; got ""'],
+    [['--max', '1e9x'], '--max must be an integer of at least 1; got "1e9x"'],
+    [['--precision', 'fine'], `--precision must be a fraction between 0 and 1 (0.05 is 5%); got "fine"`],
+    [['--pause', '1x'], `--pause must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got "1x"`],
+    [['--confirm-duration', 'abc'], `--confirm-duration must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got "abc"`],
+    [['--ws-message', 'hi'], "Unknown option '--ws-message'"],
+    [['--ws-rate', '5'], "Unknown option '--ws-rate'"],
+    [['--ws-timestamp', 'ts'], "Unknown option '--ws-timestamp'"],
+  ];
+  for (const [flags, message] of cases) {
+    const { code, stdout, stderr } = await salvo(['capacity', server.url, ...slo, ...flags]);
+    t.equal(code, 2, `${flags.join(' ')}: exit 2`);
+    t.equal(stdout, '');
+    t.equal(stderr, `salvo: ${message}\n(salvo capacity --help lists the flags)\n`, flags.join(' '));
+  }
+  const sloTypo = await salvo(['capacity', server.url, '--slo', 'latncy.p99<50']);
+  t.match(sloTypo.stderr, /^salvo: --slo "latncy.p99<50": "latncy.p99" names no metric/);
+  const ws = await salvo(['capacity', 'ws://127.0.0.1:9/', ...slo]);
+  t.match(ws.stderr, /^salvo: salvo capacity searches HTTP request rates: a ws: or wss: URL has no request rate/);
+  t.equal(server.stats.requests, 0, 'no request was sent');
+  const help = await salvo(['capacity', '--help']);
+  t.equal(help.code, 0);
+  t.notMatch(help.stdout, /--ws-/, 'capacity --help lists no WebSocket flag');
+  t.match(help.stdout, /--connections/);
 });
 
 t.test('a subcommand points at its own help', async (t) => {

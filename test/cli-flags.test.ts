@@ -49,8 +49,31 @@ t.test('defaults: 10 s unless an amount or stages set the length', async (t) => 
 
 t.test('values that are not numbers are passed on for runLoad to reject by name', async (t) => {
   t.same(parseRunFlags([url, '-c', 'ten', '-R', '1e3']).options, { url, connections: 'ten', rate: 1000, duration: 10_000 });
-  t.same(parseRunFlags([url, '-d', 'soon']).options.duration, 'soon');
-  t.equal(parseRunFlags([url, '-d', 'soon']).plannedMs, undefined, 'no planned length from a bad duration');
+});
+
+t.test('a duration flag takes seconds (a bare number) or a unit, and says so when it gets neither', async (t) => {
+  t.equal(parseRunFlags([url, '-d', '1.5']).options.duration, '1.5s');
+  t.equal(parseRunFlags([url, '-d', ' 250ms ']).options.duration, '250ms');
+  t.equal(parseRunFlags([url, '--warmup', '0']).options.warmup, '0s');
+  t.throws(() => parseRunFlags([url, '-d', 'soon']), {
+    name: 'UsageError',
+    message: `-d/--duration must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got "soon"`,
+  });
+  t.throws(() => parseRunFlags([url, '--connection-stage', '5x:20']), { name: 'UsageError', message: /^--connection-stage "5x:20": TIME must be seconds/ });
+});
+
+t.test('a header given more than once is sent once with its values combined, in order', async (t) => {
+  t.same(parseRunFlags([url, '-H', 'x-a: 1', '-H', 'X-A: 2', '-H', 'x-b: 3', '-H', 'x-a: 4']).options.headers, { 'x-a': '1, 2, 4', 'x-b': '3' });
+  t.same(parseRunFlags([url, '-H', 'cookie: a=1', '-H', 'Cookie: b=2']).options.headers, { cookie: 'a=1; b=2' }, 'cookies with ; ');
+});
+
+t.test('--segment and --start-at become segment and startAt', async (t) => {
+  const at = Date.parse('2030-01-02T03:04:05.678Z');
+  t.same(parseRunFlags([url, '-a', '100', '--segment', '1/4', '--start-at', '2030-01-02T03:04:05.678Z']).options, {
+    url, amount: 100, segment: { index: 1, count: 4 }, startAt: at,
+  });
+  t.equal(parseRunFlags([url, '--start-at', String(at)]).options.startAt, at, 'epoch ms');
+  t.throws(() => parseRunFlags([url, '--segment', '1']), { name: 'UsageError', message: /^--segment must be INDEX\/COUNT/ });
 });
 
 t.test('command-line syntax errors are UsageErrors naming the flag', async (t) => {

@@ -274,3 +274,23 @@ t.test('assertThresholds', async (t) => {
   });
   t.throws(() => assertThresholds(makeResult({ thresholds: [] })), AssertionError);
 });
+
+t.test('a latency threshold over no responses fails: nothing measured proves no pass', async (t) => {
+  const zero: LatencyStats = { min: 0, mean: 0, stddev: 0, max: 0, p50: 0, p75: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
+  const refused = makeResult({
+    requests: { sent: 0, completed: 0, perSecond: 0, missed: 0 },
+    latency: zero,
+    latencyUncorrected: zero,
+    statusCodes: {},
+    errors: { total: 14, byCode: { ECONNREFUSED: 14 } },
+  });
+  for (const metric of ['latency.p99', 'latency.max', 'latencyUncorrected.mean']) {
+    const { actual, passed } = evaluate(metric, '< 100', refused);
+    t.ok(Number.isNaN(actual), `${metric} reads NaN, not 0`);
+    t.equal(passed, false, `${metric} < 100 fails`);
+  }
+  // Not decided early on that account: the run may still get its responses.
+  t.equal(cannotPass(parseThresholds({ 'latency.max': { threshold: '< 100', abortOnFail: true } }), refused), false);
+  // One response is enough to judge.
+  t.equal(evaluate('latency.p99', '< 100', makeResult({ requests: { sent: 1, completed: 1, perSecond: 1, missed: 0 }, latency: zero })).passed, true);
+});

@@ -55,7 +55,9 @@ export function unknownMetric(metric: string): string | undefined {
 /** Throws a UsageError naming `flag` and quoting `value` when `metric` names no metric. */
 export function checkMetric(flag: string, value: string, metric: string): void {
   const known = unknownMetric(metric);
-  if (known !== undefined) throw new UsageError(`${flag} ${JSON.stringify(value)}: ${JSON.stringify(metric)} names no metric; known: ${known}`);
+  if (known === undefined) return;
+  const what = value === metric ? `${flag} ${JSON.stringify(value)}` : `${flag} ${JSON.stringify(value)}: ${JSON.stringify(metric)}`;
+  throw new UsageError(`${what} names no metric; known: ${known}`);
 }
 
 /**

@@ -217,7 +217,7 @@ export function metricReader(metric: string): MetricReader | undefined {
       const stat = LATENCY_STATS.find((s) => s === field);
       if (stat === undefined) return undefined;
       // max only grows as samples are added; min shrinks but reads 0 before the first sample.
-      return { monotone: stat === 'max', read: (r) => r[group]?.[stat] };
+      return { monotone: stat === 'max', read: (r) => (measuredNothing(r) ? Number.NaN : r[group]?.[stat]) };
     }
     case 'requests':
       if (field === 'perSecond') return { monotone: false, read: (r) => r.requests?.perSecond };
@@ -253,6 +253,14 @@ export function metricReader(metric: string): MetricReader | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * No response and no message came: the latency fields read 0, which would pass any upper bound, but
+ * a latency over no samples proves nothing (a server refusing every connection).
+ */
+function measuredNothing(r: PartialLoadResult): boolean {
+  return r.requests?.completed === 0 && (r.messages?.received ?? 0) === 0;
 }
 
 function errorsReader(field: string, extra: string | undefined, metric: string): MetricReader | undefined {

@@ -51,6 +51,9 @@ export const capacityCommand: Command = {
       io.stdout.write(USAGE);
       return EXIT.ok;
     }
+    if (parsed.positionals.some((url) => /^wss?:/i.test(url))) {
+      throw new UsageError('salvo capacity searches HTTP request rates: a ws: or wss: URL has no request rate to search (load it with salvo URL --ws-message and -c)');
+    }
     if (values.slo === undefined) throw new UsageError("--slo is required, such as --slo 'latency.p99<50'");
     const controller = new AbortController();
     const interrupt = () => {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { formatResult, mergeResults, renderReport } from '../../index.js';
 import { EXIT, parseFlags, readResultFile, UsageError, writeOutput, type Command } from '../command.js';
 
@@ -32,6 +33,10 @@ export const mergeCommand: Command = {
       return EXIT.ok;
     }
     if (positionals.length === 0) throw new UsageError('salvo merge takes the result files to merge');
+    if (values.force !== true) {
+      const twice = positionals.find((path, i) => positionals.findIndex((other) => resolve(other) === resolve(path)) !== i);
+      if (twice !== undefined) throw new UsageError(`${twice} is given twice: each segment's result once (--force merges anyway)`);
+    }
     const results = await Promise.all(positionals.map((path) => readResultFile(path)));
     const merged = mergeResults(results, { force: values.force === true });
     if (values.html !== undefined) {
