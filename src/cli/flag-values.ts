@@ -1,4 +1,4 @@
-import { compareResults, SalvoOptionError, type LoadResult } from '../index.js';
+import { KNOWN_METRICS, metricReader } from '../stats/thresholds.js';
 import { UsageError } from './command.js';
 
 /**
@@ -35,29 +35,11 @@ export function integerFlag(flag: string, text: string, min: number): number {
   return value;
 }
 
-/** Two results that carry nothing: enough for compareResults to check metric names, and no more. */
-const NOTHING = [{}, {}] as unknown as LoadResult[];
-
-/**
- * The library's verdict on a metric path (the thresholds syntax): undefined when it names a metric,
- * else the library's list of the known ones.
- */
-export function unknownMetric(metric: string): string | undefined {
-  try {
-    compareResults(NOTHING, NOTHING, { metrics: [metric] });
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof SalvoOptionError)) throw error;
-    return /known: (.*)$/s.exec(error.message)?.[1] ?? error.message;
-  }
-}
-
 /** Throws a UsageError naming `flag` and quoting `value` when `metric` names no metric. */
 export function checkMetric(flag: string, value: string, metric: string): void {
-  const known = unknownMetric(metric);
-  if (known === undefined) return;
+  if (metricReader(metric) !== undefined) return;
   const what = value === metric ? `${flag} ${JSON.stringify(value)}` : `${flag} ${JSON.stringify(value)}: ${JSON.stringify(metric)}`;
-  throw new UsageError(`${what} names no metric; known: ${known}`);
+  throw new UsageError(`${what} names no metric; known: ${KNOWN_METRICS}`);
 }
 
 /**

@@ -36,7 +36,8 @@ export const RUN_USAGE = `usage: salvo URL [flags]
        salvo <command> [args]  (salvo <command> --help for its own)
 
 Load-tests URL (http: or https:) and prints a summary; progress goes to stderr, the result alone to
-stdout. Exit status: 0 ok, 1 a threshold failed, 2 bad flags or options.
+stdout. Exit status: 0 ok, 1 a threshold failed, 2 bad flags or options, 130 stopped by Ctrl-C
+(the partial result is printed).
 
 flags:
 ${flagsHelp(FLAGS)}
