@@ -19,8 +19,10 @@ class Recorder implements FrameHandler {
     return true;
   }
 
-  onDataEnd(streamId: number, flags: number, frameBytes: number): boolean {
+  onDataEnd(streamId: number, flags: number, frameBytes: number, dataBytes: number): boolean {
     this.events.push(['data', streamId, flags, frameBytes, this.#data]);
+    // The data handed over, padding left out, is what the reader counts: any difference shows as an event.
+    if (dataBytes !== this.#data.length) this.events.push(['dataBytes', dataBytes, this.#data.length]);
     this.#data = '';
     return true;
   }

@@ -272,3 +272,46 @@ t.test('h2 over TLS resumes sessions on new connections, as the server counts th
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+t.test('a response whose DATA does not add up to its content-length is a stream error; HEAD, 204 and 304 carry one with no DATA', async (t) => {
+  const HEADERS = 0x1;
+  const DATA = 0x0;
+  const END_STREAM = 0x1;
+  const END_HEADERS = 0x4;
+  const PADDED = 0x8;
+  // content-length as HPACK spells it three ways: a literal without indexing on static index 28, a
+  // literal with incremental indexing and a literal name, and a never-indexed literal name.
+  const indexedName = (value: string) => Buffer.concat([Buffer.from([0x0f, 28 - 15, value.length]), Buffer.from(value)]);
+  const newName = (prefix: number, value: string) => Buffer.concat([Buffer.from([prefix, 14]), Buffer.from('content-length'), Buffer.from([value.length]), Buffer.from(value)]);
+  const head = (id: number, status: number, field: Buffer, end = false) =>
+    frame(HEADERS, END_HEADERS | (end ? END_STREAM : 0), id, Buffer.concat([Buffer.from([status]), field]));
+  const hello = (id: number) => frame(DATA, END_STREAM, id, Buffer.from('hello'));
+  const cases = [
+    { name: 'declares 10, sends 5', answer: (id: number) => Buffer.concat([head(id, 0x88, indexedName('10')), hello(id)]), ok: false },
+    { name: 'declares 2, sends 5', answer: (id: number) => Buffer.concat([head(id, 0x88, indexedName('2')), hello(id)]), ok: false },
+    { name: 'declares 9 under a never-indexed literal name', answer: (id: number) => Buffer.concat([head(id, 0x88, newName(0x10, '9')), hello(id)]), ok: false },
+    { name: 'a content-length that is no number', answer: (id: number) => Buffer.concat([head(id, 0x88, indexedName('5x')), hello(id)]), ok: false },
+    { name: 'declares 10, the headers end the stream', answer: (id: number) => head(id, 0x88, indexedName('10'), true), ok: false },
+    {
+      name: 'declares 5, sends 2 + 3 in a padded frame',
+      answer: (id: number) =>
+        Buffer.concat([head(id, 0x88, newName(0x40, '5')), frame(DATA, 0, id, Buffer.from('he')), frame(DATA, END_STREAM | PADDED, id, Buffer.from([4, 0x6c, 0x6c, 0x6f, 0, 0, 0, 0]))]),
+      ok: true,
+    },
+    { name: 'a 304 with a content-length and no DATA', answer: (id: number) => head(id, 0x8b, indexedName('10'), true), ok: true },
+    { name: 'a HEAD response with a content-length and no DATA', answer: (id: number) => head(id, 0x88, indexedName('10'), true), ok: true, method: 'HEAD' },
+  ];
+  for (const { name, answer, ok, method } of cases) {
+    const server = await rawH2Server(t, answer);
+    const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, amount: 6, timeout: 2000, method: method ?? 'GET' });
+    if (ok) {
+      t.equal(result.requests.completed, 6, `${name}: every response counted`);
+      t.same(result.errors.byCode, {}, name);
+    } else {
+      t.same(result.errors.byCode, { H2_PROTOCOL_ERROR: 6 }, `${name}: each response a protocol error, not a success`);
+      t.equal(result.requests.completed, 0, name);
+      t.equal(server.received.filter((type) => type === RST_STREAM).length, 6, `${name}: each stream reset by us`);
+      t.equal(server.connections(), 1, `${name}: the connection stays up`);
+    }
+  }
+});

@@ -129,8 +129,11 @@ export interface FrameHandler {
   onFrame(type: number, flags: number, streamId: number, bytes: Uint8Array, start: number, end: number): boolean;
   /** Part of a DATA frame's data (padding removed), as it arrives. */
   onData(streamId: number, bytes: Uint8Array, start: number, end: number): boolean;
-  /** A DATA frame is over: `frameBytes` is its payload length (padding included), which flow control counts. */
-  onDataEnd(streamId: number, flags: number, frameBytes: number): boolean;
+  /**
+   * A DATA frame is over: `frameBytes` is its payload length (padding included), which flow control
+   * counts; `dataBytes` the data in it, which a response's content-length counts.
+   */
+  onDataEnd(streamId: number, flags: number, frameBytes: number, dataBytes: number): boolean;
   /** The peer broke the framing: a connection error with this HTTP/2 error code. */
   onFramingError(code: number, reason: string): void;
 }
@@ -202,7 +205,7 @@ export class FrameReader {
             if ((this.#flags & Flag.PADDED) !== 0) {
               this.#state = State.DATA_PAD_LENGTH;
             } else if (length === 0) {
-              if (!this.#handler.onDataEnd(this.#streamId, this.#flags, 0)) return false;
+              if (!this.#handler.onDataEnd(this.#streamId, this.#flags, 0, 0)) return false;
             } else {
               this.#state = State.DATA;
             }
@@ -257,6 +260,7 @@ export class FrameReader {
 
   #endData(): boolean {
     this.#state = State.HEADER;
-    return this.#handler.onDataEnd(this.#streamId, this.#flags, this.#length);
+    const padded = (this.#flags & Flag.PADDED) !== 0;
+    return this.#handler.onDataEnd(this.#streamId, this.#flags, this.#length, padded ? this.#length - 1 - this.#padding : this.#length);
   }
 }

@@ -44,6 +44,23 @@ const STATUS = ':status';
 /** `:status` as a literal name, raw and Huffman-coded: a valid Huffman coding of it is unique. */
 const STATUS_RAW = Buffer.from(STATUS, 'latin1');
 const STATUS_HUFFMAN = huffmanEncodeAll(STATUS_RAW);
+const CONTENT_LENGTH = 'content-length';
+const CONTENT_LENGTH_INDEX = 28;
+const CONTENT_LENGTH_RAW = Buffer.from(CONTENT_LENGTH, 'latin1');
+const CONTENT_LENGTH_HUFFMAN = huffmanEncodeAll(CONTENT_LENGTH_RAW);
+/** What `#skipName` found. */
+const OTHER_NAME = 0;
+const STATUS_NAME = 1;
+const CONTENT_LENGTH_NAME = 2;
+/** `contentLength` when a block has none, and when it has one that is no number or several that differ. */
+export const NO_CONTENT_LENGTH = -1;
+export const BAD_CONTENT_LENGTH = -2;
+
+/** Adds a content-length field's value to what the block said so far (RFC 9110 8.6). */
+function withContentLength(sofar: number, value: string): number {
+  const length = /^\d{1,15}$/.test(value) ? Number(value) : BAD_CONTENT_LENGTH;
+  return sofar === NO_CONTENT_LENGTH || sofar === length ? length : BAD_CONTENT_LENGTH;
+}
 
 /** Node's Buffer.prototype.latin1Slice: toString('latin1') without its argument checks, on any Uint8Array. */
 type Latin1Slice = (this: Uint8Array, start: number, end: number) => string;
@@ -150,6 +167,12 @@ export class HpackDecoder {
   /** The last literal value indexed under each static name, encoded (length prefix included) and decoded. */
   readonly #recentBytes: Array<Uint8Array | undefined> = new Array<Uint8Array | undefined>(STATIC_LENGTH + 1).fill(undefined);
   readonly #recentValues: string[] = new Array<string>(STATIC_LENGTH + 1).fill('');
+  /**
+   * The content-length of the last block decoded: NO_CONTENT_LENGTH, its value, or BAD_CONTENT_LENGTH
+   * (not a number, or repeated with another value). Always read, also without `capture`: a response
+   * whose DATA does not add up to it is malformed (RFC 9113 8.1.1).
+   */
+  contentLength = NO_CONTENT_LENGTH;
   /** Huffman strings are decoded here before becoming strings; grown on demand, never shrunk. */
   #scratch = Buffer.allocUnsafe(256);
 
@@ -189,6 +212,7 @@ export class HpackDecoder {
     const cursor = this.#cursor;
     cursor.pos = start;
     let status = 0;
+    let contentLength = NO_CONTENT_LENGTH;
     let malformed = false;
     let fields = false;
     while (cursor.pos < end) {
@@ -202,6 +226,8 @@ export class HpackDecoder {
         if (index <= 0) return -1;
         if (index <= STATIC_LENGTH) {
           if (index >= FIRST_REGULAR) {
+            // content-length with the static table's empty value: no number.
+            if (index === CONTENT_LENGTH_INDEX) contentLength = BAD_CONTENT_LENGTH;
             if (capture !== undefined) addField(capture, STATIC_NAMES[index]!, STATIC_VALUES[index]!);
           } else if (index >= FIRST_STATUS) {
             if (status !== 0) malformed = true;
@@ -235,28 +261,28 @@ export class HpackDecoder {
         continue;
       } else {
         // Literal without indexing (0000) or never indexed (0001): both leave the table alone, so
-        // unless asked for, only a `:status` is read; anything else is stepped over.
+        // unless asked for, only `:status` and content-length are read; anything else is stepped over.
         fields = true;
         const index = decodeInteger(block, cursor, end, 4);
         if (index < 0) return -1;
         if (capture === undefined) {
-          let isStatus: boolean;
+          let kind: number;
           if (index === 0) {
-            const match = this.#skipName(block, end);
-            if (match < 0) return -1;
-            isStatus = match === 1;
+            kind = this.#skipName(block, end);
+            if (kind < 0) return -1;
           } else if (index <= STATIC_LENGTH) {
-            isStatus = index >= FIRST_STATUS && index < FIRST_REGULAR;
+            kind = index >= FIRST_STATUS && index < FIRST_REGULAR ? STATUS_NAME : index === CONTENT_LENGTH_INDEX ? CONTENT_LENGTH_NAME : OTHER_NAME;
           } else {
             const slot = this.#slot(index);
             if (slot < 0) return -1;
-            isStatus = this.#names[slot] === STATUS;
+            const slotName = this.#names[slot];
+            kind = slotName === STATUS ? STATUS_NAME : slotName === CONTENT_LENGTH ? CONTENT_LENGTH_NAME : OTHER_NAME;
           }
-          if (!isStatus) {
+          if (kind === OTHER_NAME) {
             if (!this.#skipString(block, end)) return -1;
             continue;
           }
-          name = STATUS;
+          name = kind === STATUS_NAME ? STATUS : CONTENT_LENGTH;
         } else {
           const indexedName = index === 0 ? this.#literalName(block, end) : this.#name(index);
           if (indexedName === undefined) return -1;
@@ -272,10 +298,12 @@ export class HpackDecoder {
           status = parseStatus(value);
           if (status < 0) malformed = true;
         }
-      } else if (capture !== undefined) {
-        addField(capture, name, value);
+      } else {
+        if (name === CONTENT_LENGTH) contentLength = withContentLength(contentLength, value);
+        if (capture !== undefined) addField(capture, name, value);
       }
     }
+    this.contentLength = contentLength;
     return malformed ? -2 : status;
   }
 
@@ -355,7 +383,7 @@ export class HpackDecoder {
     return true;
   }
 
-  /** Steps over a literal name: 1 when it is `:status`, 0 when not, -1 when it runs past `end`. */
+  /** Steps over a literal name: STATUS_NAME, CONTENT_LENGTH_NAME or OTHER_NAME, -1 when it runs past `end`. */
   #skipName(block: Uint8Array, end: number): number {
     const cursor = this.#cursor;
     if (cursor.pos >= end) return -1;
@@ -364,7 +392,8 @@ export class HpackDecoder {
     const start = cursor.pos;
     if (length < 0 || length > end - start) return -1;
     cursor.pos = start + length;
-    return bytesEqual(block, start, start + length, huffman ? STATUS_HUFFMAN : STATUS_RAW) ? 1 : 0;
+    if (bytesEqual(block, start, start + length, huffman ? STATUS_HUFFMAN : STATUS_RAW)) return STATUS_NAME;
+    return bytesEqual(block, start, start + length, huffman ? CONTENT_LENGTH_HUFFMAN : CONTENT_LENGTH_RAW) ? CONTENT_LENGTH_NAME : OTHER_NAME;
   }
 
   /** Adds an entry, evicting the oldest first; one larger than the table empties it (section 4.4). */

@@ -25,7 +25,7 @@ import {
   writeUint31,
   type FrameHandler,
 } from '../http2/frames.js';
-import { HpackDecoder } from '../http2/hpack.js';
+import { BAD_CONTENT_LENGTH, HpackDecoder, NO_CONTENT_LENGTH } from '../http2/hpack.js';
 import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import { CONNECTION_CLOSED, errorCode } from './error-code.js';
@@ -83,10 +83,12 @@ export interface H2Request {
   frameStarts: number[];
   /** Sent in DATA frames as the windows allow; undefined or empty: HEADERS ends the stream. */
   body: Buffer | undefined;
+  /** A HEAD request: its response's content-length says what a GET would get, with no DATA. */
+  head: boolean;
 }
 
 /** Encodes a request's header block into HEADERS + CONTINUATION frames (stream id 0, patched when sent). */
-export function encodeRequestFrames(block: Buffer, body: Buffer | undefined): H2Request {
+export function encodeRequestFrames(block: Buffer, body: Buffer | undefined, head: boolean): H2Request {
   const frames: Buffer[] = [];
   const frameStarts: number[] = [];
   let offset = 0;
@@ -101,7 +103,7 @@ export function encodeRequestFrames(block: Buffer, body: Buffer | undefined): H2
     offset += FRAME_HEADER_BYTES + length;
     at += length;
   } while (at < block.length);
-  return { headerFrames: Buffer.concat(frames), frameStarts, body };
+  return { headerFrames: Buffer.concat(frames), frameStarts, body, head };
 }
 
 /** Per lane, made once and reused by each of its requests: the stream it has open now, if any. */
@@ -114,6 +116,10 @@ export class H2Stream {
   bytes = 0;
   /** DATA payload received since this stream's window was last topped up. */
   unacknowledged = 0;
+  /** The response's data so far (padding not counted), and what its content-length declared. */
+  dataBytes = 0;
+  declaredLength = NO_CONTENT_LENGTH;
+  head = false;
   /** First byte of the final response head: FIRST_BYTE_IN_LAST_READ until its read ends. */
   firstByteAt = 0;
   headers: Record<string, string> | undefined;
@@ -278,6 +284,9 @@ export class H2Connection implements FrameHandler {
     stream.status = 0;
     stream.bytes = 0;
     stream.unacknowledged = 0;
+    stream.dataBytes = 0;
+    stream.declaredLength = NO_CONTENT_LENGTH;
+    stream.head = request.head;
     stream.firstByteAt = 0;
     if (this.#owner.capture) {
       stream.headers = {};
@@ -416,7 +425,7 @@ export class H2Connection implements FrameHandler {
     return true;
   }
 
-  onDataEnd(streamId: number, flags: number, frameBytes: number): boolean {
+  onDataEnd(streamId: number, flags: number, frameBytes: number, dataBytes: number): boolean {
     if (this.closed) return false;
     if (streamId === 0 || !this.settled) return this.#fail(ErrorCode.PROTOCOL_ERROR);
     this.#unacknowledged += frameBytes;
@@ -429,7 +438,8 @@ export class H2Connection implements FrameHandler {
     stream.bytes += FRAME_HEADER_BYTES + frameBytes;
     if (stream.status === 0) return this.#streamError(stream, ErrorCode.PROTOCOL_ERROR);
     stream.unacknowledged += frameBytes;
-    if ((flags & Flag.END_STREAM) !== 0) return this.#complete(stream);
+    stream.dataBytes += dataBytes;
+    if ((flags & Flag.END_STREAM) !== 0) return this.#end(stream);
     if (stream.unacknowledged >= WINDOW_REFILL_BYTES) {
       this.#queue(encodeWindowUpdate(streamId, stream.unacknowledged));
       stream.unacknowledged = 0;
@@ -495,7 +505,7 @@ export class H2Connection implements FrameHandler {
     if (status === -1) return this.#fail(ErrorCode.COMPRESSION_ERROR);
     if (stream === undefined) return true;
     const endStream = (flags & Flag.END_STREAM) !== 0;
-    if (trailers) return endStream ? this.#complete(stream) : this.#streamError(stream, ErrorCode.PROTOCOL_ERROR);
+    if (trailers) return endStream ? this.#end(stream) : this.#streamError(stream, ErrorCode.PROTOCOL_ERROR);
     if (status < 100 || status > 999) return this.#streamError(stream, ErrorCode.PROTOCOL_ERROR);
     if (status < 200) {
       // An informational response (100 Continue, 103 Early Hints): the final one follows.
@@ -504,8 +514,10 @@ export class H2Connection implements FrameHandler {
       return true;
     }
     stream.status = status;
+    stream.declaredLength = this.#decoder.contentLength;
+    if (stream.declaredLength === BAD_CONTENT_LENGTH) return this.#streamError(stream, ErrorCode.PROTOCOL_ERROR);
     stream.firstByteAt = FIRST_BYTE_IN_LAST_READ;
-    if (endStream) return this.#complete(stream);
+    if (endStream) return this.#end(stream);
     this.#stampPending = true;
     return true;
   }
@@ -612,6 +624,19 @@ export class H2Connection implements FrameHandler {
   }
 
   /** A stream-level error (RFC 9113 5.4.2): reset that stream, count its request, go on. */
+  /**
+   * The server ended the stream: a response whose data does not add up to its content-length is
+   * malformed, a stream error (RFC 9113 8.1.1), as nghttp2 and Node's client treat it. A HEAD
+   * response, a 204 and a 304 carry a content-length with no data.
+   */
+  #end(stream: H2Stream): boolean {
+    const declared = stream.declaredLength;
+    if (declared >= 0 && declared !== stream.dataBytes && !stream.head && stream.status !== 204 && stream.status !== 304) {
+      return this.#streamError(stream, ErrorCode.PROTOCOL_ERROR);
+    }
+    return this.#complete(stream);
+  }
+
   #streamError(stream: H2Stream, code: number): boolean {
     this.#queue(encodeRstStream(stream.id, code));
     this.#scheduleFlush();

@@ -78,7 +78,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     }
     const body = request.body !== undefined && request.body.length > 0 ? request.body : undefined;
     if (body !== undefined) fields.push(['content-length', String(body.length)]);
-    return encodeRequestFrames(encodeHeaderBlock(fields), body);
+    return encodeRequestFrames(encodeHeaderBlock(fields), body, request.method === 'HEAD');
   }
 
   send(lane: Lane, request: H2Request): number {
