@@ -41,7 +41,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
   const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
-  const shards = plan.workers > 1 ? await runWorkers(plan, hooks, start.wait) : [await runInProcess(plan, hooks, start)];
+  const shards = plan.workers > 1 ? await runWorkers(plan, hooks, start) : [await runInProcess(plan, hooks, start)];
   const result = mergeShards(plan, shards, false, whole);
   start.warn(result.warnings);
   diagnose(result, plan);

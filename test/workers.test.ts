@@ -52,6 +52,29 @@ t.test('rate 1000 over 2 workers delivers 1000/s in total, not 2000', (t) =>
   }),
 );
 
+t.test('workers split the slots, not the connections: 1234 ms at 1000/s over 2 workers and 3 connections is 1234 slots', async (t) => {
+  const target = await testServer(t);
+  const result = await runLoad({ url: target.url, connections: 3, workers: 2, rate: 1000, duration: 1234 });
+  // Shares that followed their connections ran at 667 + 333/s and planned 1235 slots between them.
+  t.equal(result.requests.sent + result.requests.missed, 1234, `sent ${result.requests.sent}, missed ${result.requests.missed}`);
+  t.equal(target.stats.requests, result.requests.sent);
+});
+
+t.test('2 workers over 3 connections send one evenly spaced schedule, as one thread would', (t) =>
+  inSomeRun(t, 4, async (timing) => {
+    const arrivals: number[] = [];
+    const target = await testServer(t, { onRequest: () => arrivals.push(performance.now()) });
+    const result = await runLoad({ url: target.url, connections: 3, workers: 2, rate: 300, duration: 2000 });
+    t.equal(arrivals.length, result.requests.sent);
+    const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]!).sort((a, b) => a - b);
+    const at = (q: number) => gaps[Math.floor(q * (gaps.length - 1))]!;
+    // One schedule: every gap near 1000 / 300 = 3.33 ms. Shards with their own clocks and rates
+    // that followed their connections (200 + 100/s) gave gaps of 0.7-1.9 ms at p10, 5-6 ms at p90.
+    timing.ok(Math.abs(at(0.5) - 10 / 3) < 0.3, `median gap ${at(0.5).toFixed(3)} ms`);
+    timing.ok(at(0.1) > 2.5 && at(0.9) < 4.2, `gaps p10 ${at(0.1).toFixed(3)}, p90 ${at(0.9).toFixed(3)} ms`);
+  }),
+);
+
 t.test('amount 1001 over 2 workers sends exactly 1001', async (t) => {
   const target = await testServer(t);
   const result = await runLoad({ url: target.url, connections: 5, workers: 2, amount: 1001 });

@@ -21,8 +21,12 @@ export interface EngineHooks {
   signal?: AbortSignal | undefined;
   /** Called as each second closes, with totals so far. */
   onSecond?: OnSecond | undefined;
-  /** Awaited after the connections are open and before the clock starts (the workers' start barrier). */
-  ready?: (() => Promise<void>) | undefined;
+  /**
+   * Awaited after the connections are open and before the clock starts (the workers' start barrier).
+   * It may resolve with the instant the clock starts from (performance.now() ms), shared with other
+   * threads, when this thread may get there a little late.
+   */
+  ready?: (() => Promise<number | void>) | undefined;
 }
 
 /** First retry after a network error, then doubling up to the cap, so a refused port cannot spin the CPU. */
@@ -67,7 +71,7 @@ export class Engine implements TransportSink {
   #pacer: Pacer | undefined;
   #monitor!: GeneratorMonitor;
   #measuring!: Measuring;
-  #startMeasuring: (() => Measuring) | undefined;
+  #startMeasuring: ((clockFrom?: number) => Measuring) | undefined;
   #tickTimer: NodeJS.Timeout | undefined;
   readonly #backoffTimers = new Set<NodeJS.Timeout>();
   #stopped = false;
@@ -127,13 +131,13 @@ export class Engine implements TransportSink {
     if (this.#schedule) this.#pacer = new Pacer(this.#onPumpWake);
     await Promise.all([this.#openConnections(), this.#pacer?.ready()]);
     this.#prepare();
-    await this.#hooks.ready?.();
+    const clockFrom = await this.#hooks.ready?.();
     if (this.#stopped) return done;
     if (signal?.aborted) {
       this.stop(true);
       return done;
     }
-    const now = this.#begin();
+    const now = this.#begin(clockFrom ?? undefined);
     // A server may allow fewer requests per connection than asked (HTTP/2 streams): the lanes
     // above its limit stay idle instead of queueing behind the others.
     const { pipelining } = this.#plan;
@@ -199,11 +203,11 @@ export class Engine implements TransportSink {
     });
   }
 
-  /** Starts the thread's clock; returns when, performance.now() ms. */
-  #begin(): number {
+  /** Starts the thread's clock, from `clockFrom` if given and past; returns when, performance.now() ms. */
+  #begin(clockFrom?: number): number {
     this.#begun = true;
     this.#prepare();
-    const measuring = (this.#measuring = this.#startMeasuring!());
+    const measuring = (this.#measuring = this.#startMeasuring!(clockFrom));
     this.#measureAt = measuring.measureAt;
     this.#endAt = measuring.endAt;
     this.#monitor = measuring.monitor;

@@ -36,14 +36,14 @@ export interface MeasuringHooks {
  * monitor, code run for the first time), which would otherwise make the start late, the first
  * open-loop slots late, and the first latencies longer.
  */
-export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd }: MeasuringHooks): () => Measuring {
+export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd }: MeasuringHooks): (clockFrom?: number) => Measuring {
   const recorder: Recorder = new Recorder(
     0,
     { ...gauges, generator: () => monitor.closeSecond() },
     onSecond && ((summary) => onSecond(summary, { sent: recorder.sent, completed: recorder.completed, errors: recorder.errors })),
   );
   const monitor = new GeneratorMonitor(openLoop);
-  return () => {
+  return (clockFrom?: number) => {
     let endAt = Infinity;
     // libuv's clock is coarser than performance.now(): a timer can fire a fraction of a ms early.
     let endTimer: NodeJS.Timeout | undefined;
@@ -52,13 +52,16 @@ export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd
       if (left <= 0) onEnd();
       else endTimer = setTimeout(onEndTimer, Math.max(1, Math.ceil(left)));
     };
-    if (plan.durationMs !== undefined) endTimer = setTimeout(onEndTimer, plan.warmupMs + plan.durationMs);
-    const warmupTimer = plan.warmupMs > 0 ? setTimeout(() => monitor.restart(), plan.warmupMs) : undefined;
     // Its window opens here, a few microseconds before the clock (warm by now: tens of microseconds).
     monitor.restart();
-    const now = performance.now();
+    // A clock shared with other threads (`clockFrom`) that this one reached late starts where it
+    // was due, so that the threads' schedules stay on one grid; the first slots then go out late.
+    const now = Math.min(performance.now(), clockFrom ?? Infinity);
     const measureAt = now + plan.warmupMs;
     if (plan.durationMs !== undefined) endAt = measureAt + plan.durationMs;
+    const late = performance.now() - now;
+    if (plan.durationMs !== undefined) endTimer = setTimeout(onEndTimer, plan.warmupMs + plan.durationMs - late);
+    const warmupTimer = plan.warmupMs > 0 ? setTimeout(() => monitor.restart(), plan.warmupMs - late) : undefined;
     recorder.start(measureAt);
     return {
       startAt: now,

@@ -10,8 +10,8 @@ export const wallClockMs = (): number => performance.timeOrigin + performance.no
 /**
  * `startAt`: holds the run between opening its connections and starting its clock, so that the
  * measured run (after the warm-up) begins at a wall-clock instant shared by every segment. In-process
- * it is the engine's `ready` hook; with workers, the pool waits on it between every thread's 'ready'
- * and its 'go'. An abort ends the wait at once.
+ * it is the engine's `ready` hook (`wait`); with workers, the pool waits on it (`lead`) between every
+ * thread's 'ready' and its 'go', which names the instant to start at. An abort ends the wait at once.
  */
 export class StartGate {
   readonly #goAtMs: number | undefined;
@@ -27,14 +27,36 @@ export class StartGate {
   }
 
   /** Resolves at `startAt` minus the warm-up, at once when that has passed or the run is aborted. */
-  wait = (): Promise<void> => {
+  wait = async (): Promise<void> => {
     const goAt = this.#goAtMs;
-    if (goAt === undefined) return Promise.resolve();
+    if (goAt === undefined) return;
+    this.#noteLate(goAt);
+    await this.#until(goAt);
+  };
+
+  /**
+   * For worker threads, which start on a message: resolves `leadMs` before `startAt` minus the
+   * warm-up (at once when that has passed, or the run is aborted) with the wall-clock instant for
+   * every thread to start at: that one, or `leadMs` from now when there is no `startAt` or it has
+   * passed, time for the message to reach every thread.
+   */
+  async lead(leadMs: number): Promise<number> {
+    const goAt = this.#goAtMs;
+    if (goAt === undefined || this.#noteLate(goAt)) return wallClockMs() + leadMs;
+    await this.#until(goAt - leadMs);
+    return goAt;
+  }
+
+  /** Whether `goAt` has passed; if so, by how much is kept for the warning. */
+  #noteLate(goAt: number): boolean {
     const left = goAt - wallClockMs();
-    if (left < 0) {
-      this.#lateMs = -left;
-      return Promise.resolve();
-    }
+    if (left >= 0) return false;
+    this.#lateMs = -left;
+    return true;
+  }
+
+  #until(atMs: number): Promise<void> {
+    if (atMs - wallClockMs() <= 0) return Promise.resolve();
     const signal = this.#signal;
     return new Promise<void>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
@@ -45,7 +67,7 @@ export class StartGate {
       };
       const check = () => {
         if (signal?.aborted) return finish();
-        const rest = goAt - wallClockMs();
+        const rest = atMs - wallClockMs();
         if (rest <= 0) finish();
         else if (rest > SPIN_BELOW_MS) timer = setTimeout(check, Math.floor(rest - SPIN_BELOW_MS));
         else setImmediate(check);
@@ -53,7 +75,7 @@ export class StartGate {
       signal?.addEventListener('abort', finish, { once: true });
       check();
     });
-  };
+  }
 
   /** Adds `LATE_START` to `warnings` when `startAt` had already passed. */
   warn(warnings: Warning[]): void {

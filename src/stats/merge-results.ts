@@ -124,7 +124,9 @@ export function mergeResults(results: readonly LoadResult[], options: MergeResul
     transport: results[0]!.transport,
     connections: results.reduce((sum, result) => sum + result.connections, 0),
     workers: results.reduce((sum, result) => sum + result.workers, 0),
-    rate: rates.length === 0 ? undefined : rates.reduce((sum, result) => sum + result.rate!, 0),
+    // Segments' rates are shares of the whole (1000/s over 3 segments is 333.33... each): summed to
+    // the micro-request, so that they add back up to the whole's rate.
+    rate: rates.length === 0 ? undefined : Math.round(rates.reduce((sum, result) => sum + result.rate!, 0) * 1e6) / 1e6,
     merge: { plan: results[0]!.merge.plan, ...(thresholds !== undefined ? { thresholds } : {}) },
   };
   const merged = mergeStats(header, results.map((result) => resultAsShard(result, result.startedAt - startedAt)), false);

@@ -3,7 +3,10 @@ import type { Plan } from '../plan.js';
 import type { SecondSummary } from '../stats/recorder.js';
 
 /** Messages from the main thread to a shard. */
-export type ToWorker = { type: 'go' } | { type: 'stop' };
+export type ToWorker =
+  /** Start the clock at `atMs` (wall-clock epoch ms, `wallClockMs`), the same instant in every shard. */
+  | { type: 'go'; atMs: number }
+  | { type: 'stop' };
 
 /** Messages from a shard to the main thread. */
 export type ToMain =

@@ -3,12 +3,21 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SalvoOptionError } from '../errors.js';
+import type { StartGate } from '../engine/start-gate.js';
 import type { Plan, PlanHooks } from '../plan.js';
 import type { ShardStats } from '../stats/recorder.js';
 import { ProgressMerger } from './progress.js';
 import { shardPlan } from './shard.js';
 import type { ShardTask, ToMain, ToWorker } from './messages.js';
 import { emptyShardStats } from './worker.js';
+
+/**
+ * How far ahead of the 'go' message the shards start their clocks, together: a message reaches each
+ * thread when that thread gets to it (3.8 ms apart measured on a busy 2-core host), and shards whose
+ * clocks started apart sent their interleaved slots off their turns (two shards at 200/s landed
+ * 1.2 and 8.8 ms apart instead of 5 and 5). A shard that gets the message later starts at once.
+ */
+const GO_LEAD_MS = 10;
 
 /** The `errors.byCode` key under which each crashed worker thread is counted once. */
 export const WORKER_CRASHED = 'WORKER_CRASHED';
@@ -47,15 +56,16 @@ function assertCopyable(plan: Plan): void {
  * resolves with every shard's stats for `mergeShards`.
  *
  * - Start barrier: each shard opens its connections and posts 'ready'; once all have, and
- *   `beforeGo` (the `startAt` wait) has resolved, each gets 'go' and starts its clock, so the
- *   shards' seconds cover the same stretch of time.
+ *   the `startAt` wait is `GO_LEAD_MS` from its end, each gets 'go' with one instant just ahead and
+ *   starts its clock then, so the shards' seconds cover the same stretch of time and their
+ *   open-loop slots interleave on one schedule.
  * - Progress: shards stream their closed seconds (with the encoded histogram) and this thread calls
  *   `onProgress` once per second of the whole run.
  * - Abort: `signal` sends 'stop' to every shard; each resolves with what it measured, `aborted`.
  * - Crash: a shard whose thread throws is counted once under `errors.byCode.WORKER_CRASHED` (the
  *   error goes to `process.emitWarning`), the others are stopped and keep their data.
  */
-export async function runWorkers(plan: Plan, hooks: PlanHooks, beforeGo: () => Promise<void>): Promise<ShardStats[]> {
+export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate): Promise<ShardStats[]> {
   const { signal, onProgress } = hooks;
   assertCopyable(plan);
   if (signal?.aborted) return [emptyShardStats()];
@@ -104,10 +114,10 @@ export async function runWorkers(plan: Plan, hooks: PlanHooks, beforeGo: () => P
         port1.on('message', (message: ToMain) => {
           if (message.type === 'ready') {
             if (++readyCount === shards.length && !stopping) {
-              void beforeGo().then(() => {
+              void start.lead(GO_LEAD_MS).then((atMs) => {
                 if (stopping) return;
                 started = true;
-                send({ type: 'go' });
+                send({ type: 'go', atMs });
               });
             }
           } else if (message.type === 'second') {

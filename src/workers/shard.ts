@@ -9,7 +9,8 @@ export function usableWorkers(
   requested: number,
   limits: { connections: number; amount: number | undefined; rate: number | undefined },
 ): number {
-  return Math.max(1, Math.min(requested, limits.connections, limits.amount ?? Infinity, limits.rate ?? Infinity));
+  // A share of a split rate may be fractional (1,000/s over 3 segments): whole requests/s count.
+  return Math.max(1, Math.min(requested, limits.connections, limits.amount ?? Infinity, Math.floor(limits.rate ?? Infinity)));
 }
 
 /** `total` split into `parts` integers that differ by at most one; the first ones take the remainder. */
@@ -50,30 +51,33 @@ export function apportion(total: number, weights: readonly number[]): number[] {
 
 /**
  * Splits a plan into `count` shares that together do exactly what the plan asks: connections split
- * evenly (5 over 2 is 3 + 2), `amount` and `rate` split exactly in proportion to each share's
- * connections, ramp stages scaled the same way. This one split serves both worker threads and
- * segments (`segment: { index, count }`, one process or machine each), so the two compose.
+ * evenly (5 over 2 is 3 + 2). A closed loop's `amount` is split in proportion to each share's
+ * connections.
  *
- * Open-loop shares get a phase so that their sends interleave instead of landing on the same
- * instant: share j of w of a plan whose own phase is p gets (p + j) / w. Unsplit, p is 0 and share j
- * sends the slots j, j + w, j + 2w, ... of the whole schedule; worker j of segment i of n (phase
- * i / n) gets (i + j n) / (n w), the slots i + j n + k n w: every worker of every segment takes its
- * own turn in the one schedule.
+ * An open loop is split by slots, not by connections: share j of w of a plan whose own phase is p
+ * runs at rate / w (rate stages scaled the same way) with phase (p + j) / w, so that it sends the
+ * slots j, j + w, j + 2w, ... of the whole schedule, whatever its connections; its `amount` is its
+ * share of the first `amount` slots (splitEvenly). Worker j of segment i of n (phase i / n) gets
+ * (i + j n) / (n w), the slots i + j n + k n w: every worker of every segment takes its own turn in
+ * the one schedule, the arrivals are as even as one generator's, and the slots before any moment add
+ * up to the whole schedule's exactly. (Shares whose rates followed their connections, 300/s over
+ * 2 + 1 connections as 200 + 100, sent in pairs, and their rounding gained or lost a slot.)
+ * This one split serves both worker threads and segments (`segment: { index, count }`, one process
+ * or machine each), so the two compose.
  */
 export function splitPlan(plan: Plan, count: number): Plan[] {
   const connections = splitEvenly(plan.connections, count);
-  const amounts = plan.amount === undefined ? undefined : apportion(plan.amount, connections);
-  const rates = plan.rate === undefined ? undefined : apportion(plan.rate, connections);
+  const openLoop = plan.rate !== undefined || (plan.stages?.some((stage) => stage.rate !== undefined) ?? false);
+  const amounts =
+    plan.amount === undefined ? undefined : openLoop ? splitEvenly(plan.amount, count) : apportion(plan.amount, connections);
   const stageConnections = plan.stages?.map((stage) =>
     stage.connections === undefined ? undefined : splitEvenly(stage.connections, count),
   );
-  const openLoop = plan.rate !== undefined || (plan.stages?.some((stage) => stage.rate !== undefined) ?? false);
   const phased = openLoop && (count > 1 || plan.ratePhase !== undefined);
   return connections.map((shareConnections, index): Plan => {
-    const share = shareConnections / plan.connections;
     const stages = plan.stages?.map((stage, stageIndex): PlannedStage => {
       const scaled: PlannedStage = { durationMs: stage.durationMs };
-      if (stage.rate !== undefined) scaled.rate = stage.rate * share;
+      if (stage.rate !== undefined) scaled.rate = stage.rate / count;
       const split = stageConnections?.[stageIndex];
       if (split !== undefined) scaled.connections = split[index]!;
       return scaled;
@@ -83,7 +87,7 @@ export function splitPlan(plan: Plan, count: number): Plan[] {
       workers: 1,
       connections: shareConnections,
       amount: amounts?.[index],
-      rate: rates?.[index],
+      rate: plan.rate === undefined ? undefined : plan.rate / count,
       stages,
       ...(phased ? { ratePhase: ((plan.ratePhase ?? 0) + index) / count } : {}),
     };

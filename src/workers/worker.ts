@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { StartGate } from '../engine/start-gate.js';
 import { runThread } from './run-thread.js';
 import type { Plan } from '../plan.js';
 import { Recorder, type ShardStats } from '../stats/recorder.js';
@@ -28,11 +29,17 @@ export function emptyShardStats(): ShardStats {
  */
 export default async function runShard({ plan, port, progress }: ShardTask): Promise<ShardStats> {
   const controller = new AbortController();
-  let release!: () => void;
-  const go = new Promise<void>((resolve) => (release = resolve));
+  let release!: (clockFrom: number) => void;
+  const go = new Promise<number>((resolve) => (release = resolve));
   // 'stop' only ever follows 'go' (the pool drops threads stopped before the barrier), and the
   // engine has started its clock before the next message arrives: it is never aborted mid-connect.
-  port.on('message', (message: ToWorker) => (message.type === 'go' ? release() : controller.abort()));
+  port.on('message', (message: ToWorker) => {
+    if (message.type !== 'go') return controller.abort();
+    // The shared instant in this thread's performance.now(): the clock starts from it even when
+    // this thread gets there late.
+    const clockFrom = message.atMs - performance.timeOrigin;
+    void new StartGate(message.atMs, 0, controller.signal).wait().then(() => release(clockFrom));
+  });
   const post = (message: ToMain) => port.postMessage(message);
   const stats = await runThread(plan, {
     requests: await importRequestHooks(plan),
@@ -40,7 +47,7 @@ export default async function runShard({ plan, port, progress }: ShardTask): Pro
     onSecond: progress ? (summary, totals) => post({ type: 'second', summary, totals }) : undefined,
     ready: async () => {
       post({ type: 'ready' });
-      await go;
+      return go;
     },
   });
   // Sent on the same port as the seconds, so the main thread knows it has them all.
