@@ -194,3 +194,13 @@ t.test('a saturated generator is flagged on its line, and its warning follows', 
   t.match(text, /^Generator     CPU 101% of a core, event loop 100% busy, delay p99 12\.50 ms, SATURATED$/m);
   t.match(text, /^Warning GENERATOR_SATURATED: the load generator was saturated$/m);
 });
+
+t.test('rate stages: the header gives the range of the target, not the starting rate alone', async (t) => {
+  const second = (index: number, targetRate: number) => ({
+    second: index, sent: targetRate, completed: targetRate, errors: 0, p50: 1, p99: 2, connections: 10, targetRate, cpuPercent: 5, eventLoopUtilization: 0.1,
+  });
+  const staged = formatResult(makeResult({ rate: 0, timeline: [second(0, 50), second(1, 200), second(2, 300)] }));
+  t.match(staged.split('\n')[0], /, rate 0 to 300 req\/s in stages$/);
+  const steady = formatResult(makeResult({ timeline: [second(0, 1000), second(1, 1000)] }));
+  t.match(steady.split('\n')[0], /, rate 1,000 req\/s$/);
+});

@@ -93,7 +93,13 @@ function headerLine(result: LoadResult): string {
     plural(result.workers, 'worker'),
     formatDuration(result.durationMs),
   ];
-  if (result.rate !== undefined) parts.push(`rate ${COUNT.format(result.rate)} req/s`);
+  if (result.rate !== undefined) {
+    // Rate stages: `rate` is where they start (0 without one); the seconds' targets show the range.
+    const targets = result.timeline.flatMap((second) => (second.targetRate === undefined ? [] : [second.targetRate]));
+    const low = Math.min(result.rate, ...targets);
+    const high = Math.max(result.rate, ...targets);
+    parts.push(low === high ? `rate ${COUNT.format(result.rate)} req/s` : `rate ${COUNT.format(low)} to ${COUNT.format(high)} req/s in stages`);
+  }
   if (result.aborted) parts.push('aborted');
   return `${result.url}: ${parts.join(', ')}`;
 }
