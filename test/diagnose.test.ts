@@ -139,3 +139,17 @@ t.test('PORTS_EXHAUSTED: EADDRNOTAVAIL is explained, with what to do', async (t)
   t.match(result.warnings[0]!.message, /keepAlive: false.*TIME_WAIT/);
   t.match(result.warnings[0]!.message, /ip_local_port_range/);
 });
+
+t.test('RATE_NOT_MET: a rate run that left its slots unsent says so, and what it needed', async (t) => {
+  // 20 ms per request on one connection carries 50/s at most: 400/s leaves most slots unsent.
+  const server = await testServer(t, { delayMs: 20 });
+  const starved = await runLoad({ url: server.url, connections: 1, rate: 400, duration: 1000 });
+  t.ok(starved.requests.missed! > 300, `missed ${starved.requests.missed}`);
+  const warning = starved.warnings.find((w) => w.code === 'RATE_NOT_MET');
+  t.ok(warning !== undefined, 'RATE_NOT_MET raised');
+  t.match(warning?.message, new RegExp(`^${starved.requests.missed} of ${starved.requests.sent + starved.requests.missed!} slots`));
+  t.match(warning?.message, /400 requests\/s need about \d+ in flight and this run allowed 1/);
+  const enough = await runLoad({ url: server.url, connections: 20, rate: 200, duration: 1000 });
+  t.equal(enough.requests.missed, 0);
+  t.same(diagnoses(enough.warnings), [], 'enough connections: no warning');
+});

@@ -15,6 +15,12 @@ const MIN_RESPONSES = 10;
  * Windows 200 ms (also Linux's maximum). A body that takes one of these and no other time is Nagle.
  */
 const DELAYED_ACK_WINDOWS_MS: ReadonlyArray<readonly [number, number]> = [[38, 60], [95, 120], [195, 230]];
+/**
+ * A rate run has missed its rate when more than this share of its slots, and at least MIN_MISSED,
+ * went unsent. A few can be the last slots of a run on a stalled host, reached after the end.
+ */
+const MISSED_SHARE = 0.01;
+const MIN_MISSED = 3;
 /** Above this mean response size a slow `receive` is more likely bandwidth than Nagle. */
 const NAGLE_MAX_RESPONSE_BYTES = 16 * 1024;
 
@@ -23,6 +29,7 @@ export function diagnose(result: LoadResult, plan: Plan): void {
   nagleDelay(result);
   fileLimit(result);
   portsExhausted(result, plan);
+  rateNotMet(result, plan);
 }
 
 function nagleDelay(result: LoadResult): void {
@@ -71,5 +78,30 @@ function portsExhausted(result: LoadResult, plan: Plan): void {
       `Requests past that point measure the client's port table, not the server. Use keepAlive: true unless new ` +
       `connections are what you measure; otherwise lower the rate, widen net.ipv4.ip_local_port_range, set ` +
       `net.ipv4.tcp_tw_reuse=1, or spread the load over several client addresses or machines.`,
+  );
+}
+
+/** A rate run that left slots unsent: the rate asked for was not the rate sent. */
+function rateNotMet(result: LoadResult, plan: Plan): void {
+  const { sent, missed = 0 } = result.requests;
+  const due = sent + missed;
+  if (missed < MIN_MISSED || missed < MISSED_SHARE * due) return;
+  const targets = result.timeline.flatMap((second) => (second.targetRate === undefined ? [] : [second.targetRate]));
+  const rate = Math.max(result.rate ?? 0, ...targets);
+  // h2's `streams` are its lanes per connection, as `pipelining` is HTTP/1.1's.
+  const inFlight = plan.connections * plan.pipelining;
+  const latencyMs = result.latencyUncorrected.p99;
+  const needed = Math.ceil((rate * latencyMs) / 1000);
+  const why =
+    result.requests.completed > 0 && needed > inFlight
+      ? `at the server's p99 of ${latencyMs.toFixed(1)} ms, ${rate} requests/s need about ${needed} in flight and this run allowed ${inFlight} ` +
+        `(connections × ${plan.transport === 'h2' ? 'streams' : 'pipelining'}), so slots waited for a free connection until the end`
+      : 'every connection was busy when they fell due (or the run ended before the generator reached them)';
+  addWarning(
+    result.warnings,
+    'RATE_NOT_MET',
+    `${missed} of ${due} slots (${((missed / due) * 100).toFixed(1)}%) were never sent: ${why}. The rate the server got is ` +
+      `requests.perSecond, not the rate asked for; the corrected latency counts the wait of the slots that were sent late. ` +
+      `Give the run more connections (about the rate × the latency you expect, in seconds), or a lower rate.`,
   );
 }
