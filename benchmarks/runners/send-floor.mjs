@@ -22,6 +22,7 @@ import net from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { median } from '../lib/summary.mjs';
 
 const THREAD_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
@@ -82,11 +83,6 @@ function cFloor(binary, port, rate, seconds) {
   const match = /CPU ([\d.]+)%/.exec(run.stdout);
   if (run.status !== 0 || !match) throw new Error(`${binary} failed: ${run.stderr || run.stdout}`);
   return { cpuPercent: Number(match[1]), perSecond: rate };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 async function main() {

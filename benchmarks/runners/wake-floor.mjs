@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
+import { median } from '../lib/summary.mjs';
 
 const MODES = ['idle', 'timer', 'thread', 'pipe'];
 
@@ -84,11 +85,6 @@ async function child(mode, rate, seconds) {
   stop();
   process.stdout.write(JSON.stringify({ cpuPercent: ((used.user + used.system) / 1000 / elapsed) * 100, wakesPerSecond: ((wakes - before) / elapsed) * 1000 }) + '\n');
   process.exit(0);
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 async function main() {
