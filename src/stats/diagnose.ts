@@ -85,7 +85,8 @@ function portsExhausted(result: LoadResult, plan: Plan): void {
 function rateNotMet(result: LoadResult, plan: Plan): void {
   const { sent, missed = 0 } = result.requests;
   const due = sent + missed;
-  if (missed < MIN_MISSED || missed < MISSED_SHARE * due) return;
+  // A saturated generator misses slots of its own accord, and GENERATOR_SATURATED says so.
+  if (missed < MIN_MISSED || missed < MISSED_SHARE * due || result.generator.saturated) return;
   const targets = result.timeline.flatMap((second) => (second.targetRate === undefined ? [] : [second.targetRate]));
   const rate = Math.max(result.rate ?? 0, ...targets);
   // h2's `streams` are its lanes per connection, as `pipelining` is HTTP/1.1's.
