@@ -6,7 +6,7 @@ import { watchConnect } from './connect-timing.js';
 import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 import { flattenHeaders, Lane, responseHeadBytes } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
-import { errorCode } from './error-code.js';
+import { CONNECTION_CLOSED, errorCode } from './error-code.js';
 import { cachedLookup } from './lookup-cache.js';
 import { sharedSecureContext } from './tls-setup.js';
 
@@ -40,6 +40,14 @@ class LaneHandler implements Dispatcher.DispatchHandler {
       // request out of its queue; aborting here, before the write, closes the socket it was about to
       // go out on. Nothing is in flight there: what was queued before it timed out before it.
       controller.abort(new Error('cancelled before it was written'));
+      return;
+    }
+    if (this.written) {
+      // undici sends again the pipelined requests behind the head of a connection that closed (a
+      // timeout cancelled the head, the server closed after a response): the server would see
+      // them twice. As on `net`, a request in flight on a connection that closed is ECONNCLOSED,
+      // never re-sent. The abort closes the fresh socket before anything is written on it.
+      controller.abort(Object.assign(new Error('its connection closed while it was in flight'), { code: CONNECTION_CLOSED }));
       return;
     }
     this.controller = controller;
