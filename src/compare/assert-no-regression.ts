@@ -20,8 +20,8 @@ function value(mean: number): string {
   return Math.abs(mean) >= 1000 ? mean.toFixed(1) : String(Number(mean.toPrecision(4)));
 }
 
-/** `'5%'`, `'0.5 %'` or a fraction (0.05) to a fraction. */
-function parseMargin(metric: string, margin: unknown): number {
+/** `'5%'`, `'0.5 %'` or a fraction (0.05) to a fraction; a SalvoOptionError naming `metric` otherwise. */
+export function parseMargin(metric: string, margin: unknown): number {
   const text = typeof margin === 'string' ? margin.trim() : undefined;
   const match = text === undefined ? undefined : /^(\d+(?:\.\d+)?)\s*%$/.exec(text);
   const fraction = typeof margin === 'number' ? margin : match ? Number(match[1]) / 100 : Number.NaN;

@@ -56,10 +56,11 @@ export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd
     monitor.restart();
     // A clock shared with other threads (`clockFrom`) that this one reached late starts where it
     // was due, so that the threads' schedules stay on one grid; the first slots then go out late.
-    const now = Math.min(performance.now(), clockFrom ?? Infinity);
+    const current = performance.now();
+    const now = Math.min(current, clockFrom ?? Infinity);
+    const late = current - now;
     const measureAt = now + plan.warmupMs;
     if (plan.durationMs !== undefined) endAt = measureAt + plan.durationMs;
-    const late = performance.now() - now;
     if (plan.durationMs !== undefined) endTimer = setTimeout(onEndTimer, plan.warmupMs + plan.durationMs - late);
     const warmupTimer = plan.warmupMs > 0 ? setTimeout(() => monitor.restart(), plan.warmupMs - late) : undefined;
     recorder.start(measureAt);

@@ -5,6 +5,7 @@
 import type { Plan } from '../plan.js';
 import type { LoadResult } from '../types.js';
 import { openFileLimit } from './file-limit.js';
+import { targetRateRange } from './format.js';
 import { addWarning } from './warnings.js';
 
 /** Responses needed before a distribution says anything about the server. */
@@ -87,8 +88,7 @@ function rateNotMet(result: LoadResult, plan: Plan): void {
   const due = sent + missed;
   // A saturated generator misses slots of its own accord, and GENERATOR_SATURATED says so.
   if (missed < MIN_MISSED || missed < MISSED_SHARE * due || result.generator.saturated) return;
-  const targets = result.timeline.flatMap((second) => (second.targetRate === undefined ? [] : [second.targetRate]));
-  const rate = Math.max(result.rate ?? 0, ...targets);
+  const rate = targetRateRange(result)?.[1] ?? 0;
   // h2's `streams` are its lanes per connection, as `pipelining` is HTTP/1.1's.
   const inFlight = plan.connections * plan.pipelining;
   const latencyMs = result.latencyUncorrected.p99;

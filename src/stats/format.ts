@@ -86,6 +86,16 @@ export function formatThresholdActual(metric: string, actual: number): string {
   return Number.isInteger(actual) ? COUNT.format(actual) : TWO_DECIMALS.format(actual);
 }
 
+/**
+ * The lowest and highest target rate of a rate run, req/s, undefined in closed loop. With rate
+ * stages `rate` is where they start (0 without one), and the seconds' targets give the range.
+ */
+export function targetRateRange(result: LoadResult): [number, number] | undefined {
+  if (result.rate === undefined) return undefined;
+  const targets = result.timeline.flatMap((second) => (second.targetRate === undefined ? [] : [second.targetRate]));
+  return [Math.min(result.rate, ...targets), Math.max(result.rate, ...targets)];
+}
+
 function headerLine(result: LoadResult): string {
   const parts = [
     `transport ${result.transport}`,
@@ -93,12 +103,10 @@ function headerLine(result: LoadResult): string {
     plural(result.workers, 'worker'),
     formatDuration(result.durationMs),
   ];
-  if (result.rate !== undefined) {
-    // Rate stages: `rate` is where they start (0 without one); the seconds' targets show the range.
-    const targets = result.timeline.flatMap((second) => (second.targetRate === undefined ? [] : [second.targetRate]));
-    const low = Math.min(result.rate, ...targets);
-    const high = Math.max(result.rate, ...targets);
-    parts.push(low === high ? `rate ${COUNT.format(result.rate)} req/s` : `rate ${COUNT.format(low)} to ${COUNT.format(high)} req/s in stages`);
+  const range = targetRateRange(result);
+  if (range !== undefined) {
+    const [low, high] = range;
+    parts.push(low === high ? `rate ${COUNT.format(low)} req/s` : `rate ${COUNT.format(low)} to ${COUNT.format(high)} req/s in stages`);
   }
   if (result.aborted) parts.push('aborted');
   return `${result.url}: ${parts.join(', ')}`;

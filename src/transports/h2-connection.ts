@@ -623,7 +623,6 @@ export class H2Connection implements FrameHandler {
     return this.#afterStream();
   }
 
-  /** A stream-level error (RFC 9113 5.4.2): reset that stream, count its request, go on. */
   /**
    * The server ended the stream: a response whose data does not add up to its content-length is
    * malformed, a stream error (RFC 9113 8.1.1), as nghttp2 and Node's client treat it. A HEAD
@@ -637,6 +636,7 @@ export class H2Connection implements FrameHandler {
     return this.#complete(stream);
   }
 
+  /** A stream-level error (RFC 9113 5.4.2): reset that stream, count its request, go on. */
   #streamError(stream: H2Stream, code: number): boolean {
     this.#queue(encodeRstStream(stream.id, code));
     this.#scheduleFlush();

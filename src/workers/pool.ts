@@ -15,7 +15,8 @@ import { emptyShardStats } from './worker.js';
  * How far ahead of the 'go' message the shards start their clocks, together: a message reaches each
  * thread when that thread gets to it (3.8 ms apart measured on a busy 2-core host), and shards whose
  * clocks started apart sent their interleaved slots off their turns (two shards at 200/s landed
- * 1.2 and 8.8 ms apart instead of 5 and 5). A shard that gets the message later starts at once.
+ * 1.2 and 8.8 ms apart instead of 5 and 5). A shard that gets the message later starts at once,
+ * its clock still from the shared instant.
  */
 const GO_LEAD_MS = 10;
 

@@ -2,6 +2,8 @@ import { AssertionError } from 'node:assert';
 import { readFile } from 'node:fs/promises';
 import { assertNoRegression, compareResults, formatComparison, runComparison, SalvoOptionError, type Comparison, type LoadResult } from '../../index.js';
 import { EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
+import { parseMargin } from '../../compare/assert-no-regression.js';
+import { DEFAULT_METRICS } from '../../compare/compare-results.js';
 import { checkMetric, durationFlag, integerFlag } from '../flag-values.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-flags.js';
 
@@ -49,12 +51,6 @@ async function readRuns(path: string, side: 'baseline' | 'candidate'): Promise<L
 const CONFIDENCE = ['*', '**', '***'] as const;
 type Level = (typeof CONFIDENCE)[number];
 
-/** Rows for `metrics` that no margin fails: assertNoRegression on them checks only the margins. */
-function noChange(metrics: readonly string[] | undefined): Comparison {
-  const nothing = [{}, {}] as unknown as LoadResult[];
-  return compareResults(nothing, nothing, metrics === undefined ? {} : { metrics: [...metrics] });
-}
-
 /**
  * `--metric` (repeated): each checked now, so that a typo fails before any run and the message
  * names the flag. Undefined for the library's default metrics.
@@ -77,7 +73,7 @@ function failFlags(values: string[] | undefined, confidence: string | undefined,
   if (confidence !== undefined && !(CONFIDENCE as readonly string[]).includes(confidence)) {
     throw new UsageError(`--confidence must be '*', '**' or '***' (p < 0.05, 0.01, 0.001); got ${JSON.stringify(confidence)}`);
   }
-  const compared = noChange(metrics);
+  const compared = metrics ?? DEFAULT_METRICS;
   const margins: Record<string, string | number> = {};
   for (const value of values) {
     const equals = value.lastIndexOf('=');
@@ -85,15 +81,13 @@ function failFlags(values: string[] | undefined, confidence: string | undefined,
     const metric = value.slice(0, equals).trim();
     const text = value.slice(equals + 1).trim();
     checkMetric('--fail', value, metric);
-    if (!compared.rows.some((row) => row.metric === metric)) {
-      throw new UsageError(
-        `--fail ${JSON.stringify(value)}: ${metric} is not compared (compared: ${compared.rows.map((row) => row.metric).join(', ')}); add --metric ${metric}`,
-      );
+    if (!compared.includes(metric)) {
+      throw new UsageError(`--fail ${JSON.stringify(value)}: ${metric} is not compared (compared: ${compared.join(', ')}); add --metric ${metric}`);
     }
     if (metric in margins) throw new UsageError(`--fail names ${metric} twice; give each metric one margin`);
     const margin = /^\d+(\.\d+)?$/.test(text) ? Number(text) : text;
     try {
-      assertNoRegression(noChange([metric]), { [metric]: margin });
+      parseMargin(metric, margin);
     } catch (error) {
       if (!(error instanceof SalvoOptionError)) throw error;
       throw new UsageError(`--fail ${JSON.stringify(value)}: the margin must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(text)}`);
