@@ -1,5 +1,5 @@
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import { KNOWN_OPTIONS, loadPlan } from '../options.js';
+import { importOptionModules, KNOWN_OPTIONS, planLoad } from '../options.js';
 import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../validate.js';
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
 import type { LoadOptions, Thresholds } from '../types.js';
@@ -86,7 +86,8 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
   }
 
   const stepOptions: LoadOptions = { ...load, warmup: load.warmup ?? DEFAULT_WARMUP_MS, thresholds: slo };
-  const { plan } = await loadPlan({ ...stepOptions, rate: startRate, duration: stepMs });
+  const imported = await importOptionModules({ ...stepOptions, rate: startRate, duration: stepMs });
+  const { plan } = planLoad(imported.options, imported.requestsModule);
   return {
     url: plan.url,
     stepOptions,

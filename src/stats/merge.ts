@@ -127,17 +127,16 @@ export function mergePlan(whole: Plan): MergePlan {
 
 /** The header of a run of `part` (a segment of `whole`, or `whole` itself). */
 export function planHeader(whole: Plan, part: Plan): ResultHeader {
-  const openLoop = part.rate !== undefined || part.stages?.[0]?.rate !== undefined;
   return {
     url: part.url,
     transport: part.transport,
     connections: part.connections,
     workers: part.workers,
-    rate: openLoop ? (part.rate ?? 0) : undefined,
+    rate: part.loop === 'open' ? (part.rate ?? 0) : undefined,
     merge: {
       ...(part.segment !== undefined ? { segment: part.segment } : {}),
       plan: mergePlan(whole),
-      ...(whole.thresholds !== undefined ? { thresholds: whole.thresholds } : {}),
+      ...(whole.thresholds !== undefined ? { thresholds: whole.thresholds.given } : {}),
     },
   };
 }
