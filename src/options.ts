@@ -67,19 +67,19 @@ function planStages(value: unknown): PlannedStage[] | undefined {
   return stages;
 }
 
-/** Requests in flight per connection: `pipelining` for HTTP/1.1, `streams` for HTTP/2 (the engine's lanes either way). */
-function planPipelining(options: LoadOptions, transport: TransportName): number {
+/** Requests in flight per connection: `pipelining` for HTTP/1.1, `streams` for HTTP/2; the other is 1. */
+function planInFlight(options: LoadOptions, transport: TransportName): { pipelining: number; streams: number } {
   // Either at its default (1) is what the other protocol does anyway, and is accepted with it.
   if (transport === 'h2') {
     if (options.pipelining !== undefined && options.pipelining !== 1) {
       throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give streams (concurrent streams per session) instead; got pipelining ${show(options.pipelining)}`);
     }
-    return options.streams === undefined ? 1 : positiveInteger('streams', options.streams);
+    return { pipelining: 1, streams: options.streams === undefined ? 1 : positiveInteger('streams', options.streams) };
   }
   if (options.streams !== undefined && options.streams !== 1) {
     throw new SalvoOptionError(`streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got streams ${show(options.streams)} with transport ${show(transport)}`);
   }
-  return options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining);
+  return { pipelining: options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining), streams: 1 };
 }
 
 function parseWorkers(value: unknown): number {
@@ -108,7 +108,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   if (!TRANSPORTS.includes(transport)) {
     throw new SalvoOptionError(`transport must be one of ${TRANSPORTS.map((t) => `'${t}'`).join(', ')}; got ${show(transport)}`);
   }
-  const pipelining = planPipelining(options, transport);
+  const { pipelining, streams } = planInFlight(options, transport);
   if (pipelining > 1 && transport === 'http') {
     throw new SalvoOptionError(`pipelining ${pipelining} needs transport 'net' or 'undici'; node:http cannot pipeline`);
   }
@@ -138,8 +138,10 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   if (options.keepAlive !== undefined && typeof options.keepAlive !== 'boolean') {
     throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`);
   }
+  if (options.keepAlive === false && streams > 1) {
+    throw new SalvoOptionError(`streams ${streams} needs keepAlive: without it every request has a session of its own`);
+  }
   if (options.keepAlive === false && pipelining > 1) {
-    if (transport === 'h2') throw new SalvoOptionError(`streams ${pipelining} needs keepAlive: without it every request has a session of its own`);
     throw new SalvoOptionError(`pipelining ${pipelining} needs keepAlive: a connection that closes after each response carries one request`);
   }
   if (options.tls !== undefined && (typeof options.tls !== 'object' || options.tls === null)) {
@@ -173,6 +175,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     loop: rate !== undefined || ramps === 'rate' ? 'open' : 'closed',
     ramps,
     pipelining,
+    streams,
     workers,
     keepAlive: options.keepAlive ?? true,
     requests: webSocket ? [] : planRequests(options, url),

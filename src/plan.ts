@@ -39,7 +39,10 @@ export interface Plan {
   loop: 'closed' | 'open';
   /** What `stages` ramp: the connections (closed loop) or the rate (open loop); undefined without stages. */
   ramps: 'connections' | 'rate' | undefined;
+  /** HTTP/1.1 requests in flight per connection (1 with h2). */
   pipelining: number;
+  /** HTTP/2 concurrent streams per session (1 with HTTP/1.1). */
+  streams: number;
   workers: number;
   keepAlive: boolean;
   requests: PlannedRequest[];
@@ -70,6 +73,11 @@ export interface Plan {
 export function peakConnections(plan: Plan): number {
   if (plan.ramps !== 'connections') return plan.connections;
   return Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!));
+}
+
+/** Requests in flight per connection, the engine's lanes per connection: `streams` with h2, else `pipelining`. */
+export function lanesPerConnection(plan: Plan): number {
+  return plan.transport === 'h2' ? plan.streams : plan.pipelining;
 }
 
 /** The parts of the options that cannot leave this thread. */

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { peakConnections, type Plan } from '../plan.js';
+import { lanesPerConnection, peakConnections, type Plan } from '../plan.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { loadTransport } from '../transports/index.js';
 import { FIRST_BYTE_IN_LAST_READ, Lane, type ResponseDetails, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
@@ -32,6 +32,8 @@ export class Engine implements TransportSink, Exchanges {
   readonly #transport: Transport;
   readonly #sequence: RequestSequence;
   readonly #lanes: Lane[];
+  /** `pipelining` (HTTP/1.1) or `streams` (h2): lanes `i * lanesPerConnection ...` ride connection i. */
+  readonly #lanesPerConnection: number;
   readonly #schedule: RateSchedule | undefined;
   /** Lanes free to take an open-loop slot. */
   readonly #freeLanes: Lane[] = [];
@@ -60,13 +62,14 @@ export class Engine implements TransportSink, Exchanges {
     this.#plan = plan;
     this.#hooks = hooks;
     const maxConnections = peakConnections(plan);
+    this.#lanesPerConnection = lanesPerConnection(plan);
     this.#activeConnections = plan.connections;
     this.#sequence = new RequestSequence(plan, hooks.requests, maxConnections);
     this.#transport = createTransport(
       {
         url: new URL(plan.url),
         connections: maxConnections,
-        pipelining: plan.pipelining,
+        pipelining: this.#lanesPerConnection,
         keepAlive: plan.keepAlive,
         tls: plan.tls,
         tlsSessionReuse: plan.tlsSessionReuse,
@@ -79,7 +82,7 @@ export class Engine implements TransportSink, Exchanges {
     this.#sequence.bind(this.#transport);
     this.#lanes = [];
     for (let connection = 0; connection < maxConnections; connection++) {
-      for (let i = 0; i < plan.pipelining; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
+      for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
     this.#schedule = planSchedule(plan);
     this.openLoop = this.#schedule !== undefined;
@@ -116,7 +119,7 @@ export class Engine implements TransportSink, Exchanges {
   start(now: number): void {
     // A server may allow fewer requests per connection than asked (HTTP/2 streams): the lanes
     // above its limit stay idle instead of queueing behind the others.
-    const { pipelining } = this.#plan;
+    const pipelining = this.#lanesPerConnection;
     const usable = Math.min(pipelining, this.#transport.lanesPerConnection?.() ?? Infinity);
     if (this.#schedule) {
       // Popped from the end: the first lane of every connection comes before any second (pipelined) one.

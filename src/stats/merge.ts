@@ -1,5 +1,5 @@
 import type { Histogram } from 'hdr-histogram-js';
-import type { Plan } from '../plan.js';
+import { lanesPerConnection, type Plan } from '../plan.js';
 import type { CheckStats, LatencyStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../types.js';
 import { addCounts, addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, moments, type ShardStats } from './recorder.js';
 import { mergeCheckStats } from './checks.js';
@@ -118,7 +118,8 @@ export function mergePlan(whole: Plan): MergePlan {
     ...(whole.amount !== undefined ? { amount: whole.amount } : {}),
     ...(whole.rate !== undefined ? { rate: whole.rate } : {}),
     ...(whole.stages !== undefined ? { stages: whole.stages } : {}),
-    pipelining: whole.pipelining,
+    // The lanes per connection, as results have always said (h2's streams included).
+    pipelining: lanesPerConnection(whole),
     keepAlive: whole.keepAlive,
     warmupMs: whole.warmupMs,
     requests: whole.requests.map((request) => `${request.method} ${request.path}`),
