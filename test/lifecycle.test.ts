@@ -13,7 +13,6 @@ const plan = (options: Omit<LoadOptions, 'url'>): Plan => planLoad({ url, ...opt
 
 /** A protocol that sends nothing by itself and writes down what the lifecycle asked of it, and when. */
 class FakeExchanges implements Exchanges {
-  readonly openLoop = false;
   readonly tickMs = 10;
   readonly gauges = { connections: () => 1, targetRate: () => undefined };
   readonly calls: string[] = [];

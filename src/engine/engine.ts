@@ -23,7 +23,6 @@ import { addWarning, type Warning } from '../stats/warnings.js';
  * the bytes is the transport's.
  */
 export class Engine implements TransportSink, Exchanges {
-  readonly openLoop: boolean;
   readonly tickMs: number;
   readonly gauges: Exchanges['gauges'];
   readonly #plan: Plan;
@@ -85,7 +84,6 @@ export class Engine implements TransportSink, Exchanges {
       for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
     this.#schedule = planSchedule(plan);
-    this.openLoop = this.#schedule !== undefined;
     this.tickMs = Math.min(100, Math.max(5, Math.floor(plan.timeoutMs / 10)));
     this.gauges = {
       connections: () => this.#transport.openConnections(),

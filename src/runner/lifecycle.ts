@@ -35,8 +35,6 @@ export function backoffMs(failures: number): number {
  * stops before it could start), `start`, `tick` about every `tickMs`, then `halt` and `close` once.
  */
 export interface Exchanges {
-  /** Open loop (`rate`): the generator monitor also times the sends against their schedule. */
-  readonly openLoop: boolean;
   /** Between ticks, ms: bounds how late a timeout or a ramp step is seen. */
   readonly tickMs: number;
   /** Read each second for the timeline. */
@@ -115,7 +113,7 @@ export class RunLifecycle {
   /** Builds what measures this thread, before it waits for its start (see `prepareMeasuring`). */
   #prepare(): void {
     this.#startMeasuring ??= prepareMeasuring(this.#plan, {
-      openLoop: this.#exchanges.openLoop,
+      openLoop: this.#plan.loop === 'open',
       gauges: this.#exchanges.gauges,
       onSecond: this.#hooks.onSecond,
       onEnd: () => this.stop(false),

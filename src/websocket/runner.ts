@@ -31,7 +31,6 @@ export interface WebSocketRunHooks extends RunHooks {
  * handshakes.
  */
 export class WebSocketRunner implements ConnectionEvents, Exchanges {
-  readonly openLoop = false;
   readonly tickMs = TICK_MS;
   readonly gauges: Exchanges['gauges'] = { connections: () => this.#open, targetRate: () => undefined };
   readonly #plan: Plan;
