@@ -151,6 +151,17 @@ t.test('aborted while the connections open: the clock never starts sending', asy
   t.equal(stats.aborted, true);
 });
 
+t.test('aborted while the connections never finish opening: the run still ends', async (t) => {
+  const controller = new AbortController();
+  const exchanges = new FakeExchanges();
+  exchanges.opened = new Promise(() => {});
+  const { done } = run(plan({ duration: 10_000 }), { signal: controller.signal }, exchanges);
+  setTimeout(() => controller.abort(), 20);
+  const stats = await done;
+  t.same(exchanges.calls, ['open', 'begin', 'halt', 'close']);
+  t.equal(stats.aborted, true);
+});
+
 t.test('the start gate may name a past instant: the clock starts from it', async (t) => {
   const exchanges = new FakeExchanges();
   let from = 0;

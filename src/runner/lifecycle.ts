@@ -96,7 +96,10 @@ export class RunLifecycle {
       return done;
     }
     signal?.addEventListener('abort', this.#onAbort, { once: true });
-    await this.#exchanges.open();
+    // A stop while connections are still opening ends the run without waiting for them (a handshake
+    // that never completes would otherwise hold it until its timeout, or for ever).
+    await Promise.race([this.#exchanges.open(), done]);
+    if (this.#stopped) return done;
     this.#prepare();
     const clockFrom = await this.#hooks.ready?.();
     if (this.#stopped) return done;
