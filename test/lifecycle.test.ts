@@ -63,13 +63,18 @@ t.test('backoff: 5 ms, doubling, capped at 1 s', async (t) => {
 
 t.test('a run to its duration: calls in order, ends exactly at its end, one second per second', async (t) => {
   const seconds: number[] = [];
+  /** How many protocol ticks had run when each second was reported. */
+  const ticksBeforeReport: number[] = [];
   let readyCalls = 0;
   const { exchanges, done } = run(plan({ duration: 2100 }), {
     ready: async () => {
       readyCalls++;
       t.same(exchanges.calls, ['open'], 'the start gate is awaited after the connections opened, before the clock');
     },
-    onSecond: (summary) => seconds.push(summary.second),
+    onSecond: (summary) => {
+      seconds.push(summary.second);
+      ticksBeforeReport.push(exchanges.tickTimes.length);
+    },
   });
   const stats = await done;
   t.equal(readyCalls, 1);
@@ -82,6 +87,9 @@ t.test('a run to its duration: calls in order, ends exactly at its end, one seco
   t.ok(exchanges.tickTimes.length > 0, `${exchanges.tickTimes.length} ticks`);
   t.ok(exchanges.tickTimes.every((at) => at >= measureAt && at < endAt), 'the protocol ticks only before the end');
   t.ok(exchanges.haltedAt >= endAt, 'halted at or after the end');
+  // The tick rolls the second before the protocol's tick runs (nothing else was recorded to roll it).
+  const firstTickInSecond1 = exchanges.tickTimes.findIndex((at) => at >= measureAt + 1000);
+  t.ok(firstTickInSecond1 === -1 || ticksBeforeReport[0] === firstTickInSecond1, 'second 0 reported by the first tick after it closed');
 });
 
 t.test('stop from the protocol (amount reached): halted once, with what was measured so far', async (t) => {
