@@ -8,6 +8,7 @@ import { parseSegment, parseStartAt } from './segment-options.js';
 import type { Plan, PlanHooks, PlannedStage } from './plan.js';
 import { parseHeaders, planRequests } from './request-spec.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
+import { planSocketIo } from './websocket/socketio-options.js';
 import type { LoadOptions, RequestSpec, Stage, TransportName } from './types.js';
 import { durationOption, positiveInteger, rejectUnknownKeys, show } from './validate.js';
 
@@ -19,6 +20,7 @@ export const KNOWN_OPTIONS = [
   'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
   'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'streams', 'segment', 'startAt', 'websocket',
+  'socketio',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
@@ -101,8 +103,10 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   }
   rejectUnknownKeys(options, KNOWN_OPTIONS);
   const url = parseUrl(options.url);
-  const webSocket = isWebSocketUrl(url);
-  rejectMismatchedOptions(options, webSocket);
+  const socketIo = options.socketio !== undefined;
+  // A Socket.IO run speaks over a WebSocket too: the same options apply, whatever the url's scheme.
+  const webSocket = isWebSocketUrl(url) || socketIo;
+  rejectMismatchedOptions(options, webSocket, socketIo);
 
   const transport = options.transport ?? 'net';
   if (!TRANSPORTS.includes(transport)) {
@@ -121,7 +125,8 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     throw new SalvoOptionError('duration cannot be combined with stages: the stages set the run length');
   }
   if (webSocket && ramps === 'rate') {
-    throw new SalvoOptionError('stages of a WebSocket run ramp connections ({ duration, connections }); for a message rate use websocket.rate');
+    const rateOption = socketIo ? 'socketio.rate' : 'websocket.rate';
+    throw new SalvoOptionError(`stages of a ${socketIo ? 'Socket.IO' : 'WebSocket'} run ramp connections ({ duration, connections }); for a message rate use ${rateOption}`);
   }
   if (rate !== undefined && ramps === 'connections') {
     throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`);
@@ -163,10 +168,12 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   const connections = options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
   if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule);
-  const webSocketPlan = webSocket ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
+  const socketIoPlan = socketIo ? planSocketIo(options.socketio, { url, amount, headers: parseHeaders('headers', options.headers) }) : undefined;
+  const webSocketPlan =
+    webSocket && !socketIo ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
   const plan: Plan = {
     url: url.href,
-    transport: webSocket ? 'websocket' : transport,
+    transport: socketIo ? 'socket.io' : webSocket ? 'websocket' : transport,
     connections,
     durationMs,
     amount,
@@ -189,6 +196,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     segment: parseSegment(options.segment, { connections, amount, rate }),
     startAtMs: parseStartAt(options.startAt),
     websocket: webSocketPlan?.planned,
+    ...(socketIoPlan !== undefined ? { socketio: socketIoPlan } : {}),
   };
   return {
     plan,

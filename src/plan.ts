@@ -3,7 +3,7 @@ import type { PlannedExpect } from './stats/checks.js';
 import type { PlannedThresholds } from './stats/thresholds.js';
 import type { ResolvedRequest } from './transports/transport.js';
 import type { LoadOptions, RequestSpec, ResultTransport, Segment } from './types.js';
-import type { PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
+import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -67,6 +67,8 @@ export interface Plan {
   startAtMs: number | undefined;
   /** A WebSocket run (`ws:`/`wss:` url): what each connection does. */
   websocket: PlannedWebSocket | undefined;
+  /** A Socket.IO run (`socketio`, transport `'socket.io'`): what each connection does. */
+  socketio?: PlannedSocketIo | undefined;
 }
 
 /** The most connections the plan has open at once: `connections`, or more when stages ramp them higher. */

@@ -6,8 +6,11 @@ export type { Warning };
 /** Which client sends the requests. */
 export type TransportName = 'net' | 'undici' | 'http' | 'h2';
 
-/** What a result's `transport` says: the HTTP client used, or `'websocket'` for a `ws:`/`wss:` run. */
-export type ResultTransport = TransportName | 'websocket';
+/**
+ * What a result's `transport` says: the HTTP client used, `'websocket'` for a `ws:`/`wss:` run, or
+ * `'socket.io'` for a run with `socketio`.
+ */
+export type ResultTransport = TransportName | 'websocket' | 'socket.io';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -191,6 +194,39 @@ export interface LoadOptions {
    * carry (listen / broadcast). Only with a `ws:`/`wss:` url.
    */
   websocket?: WebSocketOptions;
+  /**
+   * A Socket.IO run (Engine.IO 4 over WebSocket; Socket.IO 3 and 4 servers): `url` is the server's
+   * origin (`http:`, `https:`, `ws:` or `wss:`), and each connection connects to a namespace, emits
+   * `emit` and times its acknowledgement or `reply`, and/or times the `listen` events the server
+   * pushes. The result is a WebSocket run's, with `transport: 'socket.io'`.
+   */
+  socketio?: SocketIoOptions;
+}
+
+/** Options of a Socket.IO run (`socketio`). */
+export interface SocketIoOptions {
+  /** The server's Socket.IO path. Default `/socket.io/`. */
+  path?: string;
+  /** The namespace each connection connects to. Default `/`. */
+  namespace?: string;
+  /** The namespace connect's auth payload (`socket.handshake.auth` on the server). */
+  auth?: Record<string, unknown>;
+  /** What each connection emits: an event name and its one argument (JSON), if any. */
+  emit?: { event: string; data?: unknown };
+  /**
+   * Emits per second per connection, on schedule (open loop). Without it, each connection emits the
+   * next as soon as the previous one's acknowledgement or reply came (closed loop).
+   */
+  rate?: number;
+  /** Ask for an acknowledgement of each emit: latency is its round trip. */
+  ack?: boolean;
+  /** Latency is the time from an emit to the next event of this name on that connection. */
+  reply?: string;
+  /**
+   * Events the server pushes: counted, and with `timestamp: { field }` timed from the top-level
+   * number `field` of their first argument (epoch ms), as `websocket.timestamp` is.
+   */
+  listen?: { event: string; timestamp?: { field: string } };
 }
 
 /** The message a WebSocket connection sends: fixed, or built per send. */

@@ -357,6 +357,6 @@ export class Engine implements TransportSink, Exchanges {
 
 /** Runs one thread's share of a load test. */
 export async function runEngine(plan: Plan, hooks?: RunHooks): Promise<ShardStats> {
-  if (plan.transport === 'websocket') throw new Error('a WebSocket plan runs on runWebSocket, not the HTTP engine');
+  if (plan.transport === 'websocket' || plan.transport === 'socket.io') throw new Error('a WebSocket plan runs on runWebSocket, not the HTTP engine');
   return new Engine(plan, await loadTransport(plan.transport), hooks).run();
 }

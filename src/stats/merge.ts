@@ -184,7 +184,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   const { phases, histograms: phaseHistograms } = mergePhases(shards.map((shard) => shard.phases));
   const { timeline, histograms } = mergeTimeline(shards);
   const { generator, sendLagHistogram } = mergeGenerator(shards.map((shard) => shard.generator));
-  const webSocket = header.transport === 'websocket' ? mergeWebSocket(shards.map((shard) => shard.websocket)) : undefined;
+  const webSocket = header.transport === 'websocket' || header.transport === 'socket.io' ? mergeWebSocket(shards.map((shard) => shard.websocket)) : undefined;
   const result: LoadResult = {
     url: header.url,
     transport: header.transport,

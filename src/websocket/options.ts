@@ -13,9 +13,15 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export const isWebSocketUrl = (url: URL): boolean => url.protocol === 'ws:' || url.protocol === 'wss:';
 
-/** Rejects the options a WebSocket run has no use for, and `websocket` on an HTTP run. */
-export function rejectMismatchedOptions(options: LoadOptions, webSocket: boolean): void {
-  if (!webSocket) {
+/**
+ * Rejects the options a WebSocket or Socket.IO run has no use for, `websocket` on an HTTP run and
+ * `websocket` with `socketio`.
+ */
+export function rejectMismatchedOptions(options: LoadOptions, webSocket: boolean, socketIo = false): void {
+  if (socketIo && options.websocket !== undefined) {
+    throw new SalvoOptionError('websocket and socketio cannot be combined: socketio runs its own framing over the WebSocket; give one');
+  }
+  if (!webSocket && !socketIo) {
     if (options.websocket !== undefined) {
       throw new SalvoOptionError(`websocket needs a ws: or wss: url; got url ${show(options.url)}`);
     }
@@ -23,8 +29,9 @@ export function rejectMismatchedOptions(options: LoadOptions, webSocket: boolean
   }
   for (const name of HTTP_ONLY_OPTIONS) {
     if (options[name] === undefined) continue;
-    const hint = name === 'rate' ? ' (for messages per second per connection use websocket.rate)' : '';
-    throw new SalvoOptionError(`${name} is an HTTP option and has no meaning with a ${new URL(options.url).protocol} url${hint}; got ${name} ${show(options[name])}`);
+    const run = socketIo ? 'a Socket.IO run' : `a ${new URL(options.url).protocol} url`;
+    const hint = name === 'rate' ? ` (for messages per second per connection use ${socketIo ? 'socketio' : 'websocket'}.rate)` : '';
+    throw new SalvoOptionError(`${name} is an HTTP option and has no meaning with ${run}${hint}; got ${name} ${show(options[name])}`);
   }
 }
 

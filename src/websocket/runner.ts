@@ -21,6 +21,14 @@ export interface WebSocketRunHooks extends RunHooks {
   websocket?: WebSocketHooks | undefined;
 }
 
+/** A framing over the WebSocket (Socket.IO): how it sees the sockets' events and what it waits for. */
+export interface Framing {
+  /** The events every socket reports to, in place of the runner's own. */
+  events(runner: WebSocketRunner): ConnectionEvents;
+  /** Does each message sent wait for an answer (`received` with `answers`)? */
+  awaitsReply: boolean;
+}
+
 /**
  * The WebSocket exchanges of one thread's run: opens its connections before the clock starts, then
  * sends (closed loop: the next message when the reply came; `websocket.rate`: on each connection's
@@ -77,8 +85,11 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
   /** After the end: sockets whose close has not come yet. */
   #closingSockets = 0;
   readonly #opening: OpeningQueue;
+  readonly #events: ConnectionEvents;
+  /** Messages sent wait for their answer (always, but a Socket.IO emit without ack or reply). */
+  readonly #awaitsReply: boolean;
 
-  constructor(plan: Plan, hooks: WebSocketRunHooks = {}) {
+  constructor(plan: Plan, hooks: WebSocketRunHooks = {}, framing?: Framing) {
     this.#plan = plan;
     this.#ws = plan.websocket!;
     this.#hooks = hooks;
@@ -99,9 +110,11 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     this.#connections = Array.from({ length: peakConnections(plan) }, (_, index) => new WsConnection(index));
     this.#active = plan.connections;
     this.#unsettled = plan.connections;
+    this.#awaitsReply = framing?.awaitsReply ?? true;
+    this.#events = framing?.events(this) ?? this;
     this.#opening = new OpeningQueue(
       HANDSHAKES_IN_FLIGHT,
-      (connection) => connection.connect(this.#settings, this),
+      (connection) => connection.connect(this.#settings, this.#events),
       (connection) => this.#wantsOpening(connection),
     );
     this.#run = new RunLifecycle(plan, hooks, this);
@@ -187,13 +200,17 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
       }
     }
     connection.sequence++;
-    connection.push(now);
-    this.#outstanding++;
+    if (this.#awaitsReply) {
+      connection.push(now);
+      this.#outstanding++;
+    }
     socket.send(data!);
     if (now < this.#measureAt) return;
     this.#measuredSent++;
     this.#recorder.recordSent(frameBytes(bytes, true), now);
     this.#stages?.recordSent(now);
+    // Nothing to wait for: the last message sent ends the run (the socket's close follows the data).
+    if (!this.#awaitsReply && this.#amountReached()) this.#run.stop(false);
   }
 
   opened(connection: WsConnection, connectMs: number, tlsMs: number | undefined, handshakeMs: number): void {
@@ -214,6 +231,24 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
 
   message(connection: WsConnection, data: Buffer, isBinary: boolean): void {
     if (this.#stopped) return;
+    let sentAtMs: number | undefined;
+    if (this.#timestampOf !== undefined) {
+      try {
+        sentAtMs = this.#timestampOf(data, isBinary);
+      } catch {
+        const now = performance.now();
+        if (now < this.#endAt && this.#counts(now)) this.#recordError('TIMESTAMP_FAILED', now);
+      }
+    }
+    this.received(connection, frameBytes(data.length, false), sentAtMs, true);
+  }
+
+  /**
+   * A message of `wireBytes` came: timed from `sentAtMs` (epoch ms) when it carries a timestamp, else,
+   * when it `answers`, as the reply to the oldest message waiting on `connection`.
+   */
+  received(connection: WsConnection, wireBytes: number, sentAtMs: number | undefined, answers: boolean): void {
+    if (this.#stopped) return;
     const now = performance.now();
     if (now >= this.#endAt) {
       this.#run.stop(false);
@@ -221,28 +256,26 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     }
     let latencyMs = -1;
     let stamped = false;
-    if (this.#timestampOf !== undefined) {
-      let sentAtMs: number | undefined;
-      try {
-        sentAtMs = this.#timestampOf(data, isBinary);
-      } catch {
-        if (this.#counts(now)) this.#recordError('TIMESTAMP_FAILED', now);
-      }
-      if (typeof sentAtMs === 'number' && Number.isFinite(sentAtMs)) {
-        stamped = true;
-        latencyMs = this.#clockSkew.clamp(this.#timeOrigin + now - sentAtMs, this.#begun && now >= this.#measureAt);
-      }
+    if (typeof sentAtMs === 'number' && Number.isFinite(sentAtMs)) {
+      stamped = true;
+      latencyMs = this.#clockSkew.clamp(this.#timeOrigin + now - sentAtMs, this.#begun && now >= this.#measureAt);
     }
-    if (!stamped && connection.pending > 0) {
+    if (!stamped && answers && connection.pending > 0) {
       const sentAt = connection.shift();
       this.#outstanding--;
       latencyMs = sentAt >= this.#measureAt ? now - sentAt : -1;
       if (this.#intervalMs === undefined) this.#send(connection, now);
     }
     if (!this.#begun || now < this.#measureAt) return;
-    this.#recorder.recordMessage(frameBytes(data.length, false), latencyMs, now);
+    this.#recorder.recordMessage(wireBytes, latencyMs, now);
     this.#stages?.recordReceived(now, latencyMs < 0 ? -1 : Math.round(latencyMs * 1000));
     if (this.#outstanding === 0 && this.#amountReached()) this.#run.stop(false);
+  }
+
+  /** An error of the run (`code`), counted unless it came in the warm-up. */
+  recordError(code: string): void {
+    const now = performance.now();
+    if (!this.#stopped && this.#counts(now)) this.#recordError(code, now);
   }
 
   #recordError(code: string, now: number): void {

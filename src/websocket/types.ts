@@ -47,3 +47,24 @@ export interface ShardWebSocket {
   closeCodes: Record<string, number>;
   stages: ShardStage[] | undefined;
 }
+
+/** The `socketio` option after validation, as plain data that crosses into worker threads. */
+export interface PlannedSocketIo {
+  /** The Engine.IO WebSocket url: `ws(s)://host/socket.io/?EIO=4&transport=websocket`. */
+  engineUrl: string;
+  namespace: string;
+  /** The namespace connect's auth payload, as JSON. */
+  authJson: string | undefined;
+  /** The event each connection emits, its packet's arguments as JSON (`["echo",{"hello":1}]`). */
+  emit: { event: string; argsJson: string } | undefined;
+  /** Emits per second per connection; undefined: closed loop. */
+  rate: number | undefined;
+  /** Latency is the acknowledgement's round trip. */
+  ack: boolean;
+  /** Latency is the time to the next event of this name. */
+  reply: string | undefined;
+  /** Events timed by a timestamp field of their first argument (or only counted, without `timestamp`). */
+  listen: { event: string; timestampField: string | undefined } | undefined;
+  /** Headers of the opening handshake (the run's `headers`). */
+  headers: Record<string, string>;
+}

@@ -2,8 +2,10 @@ import { runEngine } from '../engine/engine.js';
 import type { Plan } from '../plan.js';
 import type { ShardStats } from '../stats/recorder.js';
 import { runWebSocket, type WebSocketRunHooks } from '../websocket/runner.js';
+import { runSocketIo } from '../websocket/socketio-runner.js';
 
-/** Runs one thread's share of a plan: HTTP on the engine, a `ws:`/`wss:` url on the WebSocket runner. */
+/** Runs one thread's share of a plan: HTTP on the engine, a `ws:`/`wss:` url or `socketio` on the WebSocket runner. */
 export function runThread(plan: Plan, hooks: WebSocketRunHooks): Promise<ShardStats> {
+  if (plan.socketio !== undefined) return runSocketIo(plan, hooks);
   return plan.websocket !== undefined ? runWebSocket(plan, hooks) : runEngine(plan, hooks);
 }
