@@ -1,20 +1,233 @@
 // Socket.IO runs against a real socket.io server: exact counts at both ends (the server's handler
 // sees exactly `messages.sent` emits), acks, reply events, broadcast timestamps, namespaces and auth,
-// pings, server disconnects, binary attachments, workers.
+// pings, server disconnects, binary attachments, workers, bad options.
 import t from 'tap';
-import { formatResult, runLoad } from '../src/index.js';
+import { formatResult, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
+import { decodeHistogram } from '../src/stats/recorder.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
+import { inSomeRun } from './fixtures/timing.js';
+
+/** Messages the run timed (the latency histogram's count). */
+function timed(result: LoadResult): number {
+  const histogram = decodeHistogram(result.histogram);
+  const count = histogram.totalCount;
+  histogram.destroy();
+  return count;
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 t.test('echo with acks: exact counts at the server and the client', async (t) => {
   const server = await socketIoServer(t);
   const result = await runLoad({ url: server.url, connections: 5, amount: 503, socketio: { emit: { event: 'echo', data: { hello: 1 } }, ack: true } });
   t.equal(server.stats.echoes, 503, "the server's handler saw exactly amount emits");
   t.same(result.messages && { sent: result.messages.sent, received: result.messages.received }, { sent: 503, received: 503 });
+  t.equal(timed(result), 503, 'each ack timed');
   t.equal(result.transport, 'socket.io');
   t.equal(server.stats.connects, 5, 'one namespace connection per connection');
   t.equal(result.errors.total, 0);
-  t.equal(result.latency.count ?? result.timeline.reduce((sum, s) => sum + s.completed, 0), 503);
   t.equal(result.phases.handshake?.count, 5, 'the Engine.IO open and namespace connect as the handshake');
   t.same(result.statusCodes, { '101': 5 });
-  t.match(formatResult(result), /Messages +503 sent, 503 received/);
+  // 42<id>["echo",{"hello":1}] out in a masked frame (6 bytes of header), 43<id>[{"hello":1}] back
+  // (2): ids of 1 to 3 digits.
+  const { sent, received } = result.bytes;
+  t.ok(sent >= 503 * (2 + 1 + 20 + 6) && sent <= 503 * (2 + 3 + 20 + 6), `frame bytes sent: ${sent}`);
+  t.ok(received >= 503 * (2 + 1 + 13 + 2) && received <= 503 * (2 + 3 + 13 + 2), `frame bytes received: ${received}`);
+  t.same(JSON.parse(JSON.stringify(result)), result, 'the result is plain JSON');
+  const summary = formatResult(result);
+  t.match(summary, /Messages +503 sent, 503 received/);
+  t.match(summary, /Handshakes +101: 5/);
+});
+
+t.test('reply: latency is the time to the next event of that name, other events only counted', async (t) => {
+  const server = await socketIoServer(t, {}, (io) => {
+    io.on('connection', (socket) => {
+      socket.on('ask', (data: unknown) => {
+        socket.emit('noise', 1);
+        setTimeout(() => socket.emit('answer', data), 20);
+      });
+    });
+  });
+  const result = await runLoad({ url: server.url, connections: 3, amount: 60, socketio: { emit: { event: 'ask', data: 'x' }, reply: 'answer' } });
+  t.same(result.messages && { sent: result.messages.sent, received: result.messages.received }, { sent: 60, received: 120 }, 'answers and noise received');
+  t.equal(timed(result), 60, 'only the answers timed');
+  t.ok(result.latency.min >= 19, `no answer came before the server's 20 ms delay (noise is no answer): min ${result.latency.min} ms`);
+  t.equal(result.errors.total, 0);
+});
+
+t.test('listen: broadcast latency from the first argument\'s timestamp field', async (t) => {
+  const server = await socketIoServer(t, {}, (io) => {
+    const timer = setInterval(() => {
+      // Stamped 50 ms in the past: the latency measured is at least that.
+      io.emit('tick', { ts: Date.now() - 50 });
+      io.emit('other', { ts: 0 });
+    }, 20);
+    t.teardown(() => clearInterval(timer));
+  });
+  await inSomeRun(t, 3, async (timing) => {
+    const result = await runLoad({ url: server.url, connections: 4, duration: '1s', socketio: { listen: { event: 'tick', timestamp: { field: 'ts' } } } });
+    const received = result.messages!.received;
+    t.equal(result.messages!.sent, 0);
+    t.ok(received > 40, `broadcasts received: ${received}`);
+    t.ok(Math.abs(timed(result) - received / 2) <= 4, `ticks timed, others only counted: ${timed(result)} of ${received}`);
+    t.ok(result.latency.min >= 49, `latency from the timestamp: min ${result.latency.min} ms`);
+    timing.ok(result.latency.p50 < 150, `p50 ${result.latency.p50} ms is about the 50 ms the stamp is old`);
+  });
+});
+
+t.test('a namespace with auth; a namespace its middleware refuses is an error, retried with backoff', async (t) => {
+  const server = await socketIoServer(t, {}, (io, stats) => {
+    const chat = io.of('/chat');
+    chat.use((socket, next) => {
+      if ((socket.handshake.auth as { token?: string }).token === 'x') return next();
+      stats.refused++;
+      next(new Error('not allowed'));
+    });
+    chat.on('connection', (socket) => socket.on('echo', (data: unknown, ack: (reply: unknown) => void) => ack(data)));
+  });
+  const accepted = await runLoad({
+    url: server.url,
+    connections: 2,
+    amount: 50,
+    socketio: { namespace: '/chat', auth: { token: 'x' }, emit: { event: 'echo', data: [1, 2] }, ack: true },
+  });
+  t.same(accepted.messages && { sent: accepted.messages.sent, received: accepted.messages.received }, { sent: 50, received: 50 });
+  t.equal(accepted.errors.total, 0);
+  t.equal(server.stats.refused, 0);
+
+  const refused = await runLoad({
+    url: server.url,
+    connections: 2,
+    duration: '1s',
+    socketio: { namespace: '/chat', auth: { token: 'no' }, emit: { event: 'echo' }, ack: true },
+  });
+  const errors = refused.errors.byCode.SIO_CONNECT_ERROR ?? 0;
+  t.same(Object.keys(refused.errors.byCode), ['SIO_CONNECT_ERROR'], `only refusals: ${JSON.stringify(refused.errors.byCode)}`);
+  t.ok(errors >= 2, `each connection's refusal counted: ${errors}`);
+  // Backoff 5, 10, 20, ... 640 ms: about 8 tries per connection in a second, where a tight loop makes hundreds.
+  t.ok(server.stats.refused <= 2 * 12, `not retried in a tight loop: ${server.stats.refused} refusals`);
+  t.equal(refused.messages!.sent, 0, 'nothing emitted on a refused namespace');
+});
+
+t.test('pings answered: idle past pingInterval + pingTimeout, the connections stay', async (t) => {
+  let dropped = 0;
+  const server = await socketIoServer(t, { pingInterval: 200, pingTimeout: 100 }, (io) => {
+    io.on('connection', (socket) => socket.on('disconnect', (reason) => { if (reason === 'ping timeout') dropped++; }));
+  });
+  const result = await runLoad({ url: server.url, connections: 3, duration: '1200ms', socketio: { listen: { event: 'tick' } } });
+  t.equal(dropped, 0, 'no connection dropped for a missed pong');
+  t.equal(server.stats.connects, 3, 'none reconnected');
+  t.equal(result.errors.total, 0);
+  t.same(result.websocket?.closeCodes, {});
+  t.equal(result.messages!.received, 0, 'pings are not messages');
+});
+
+t.test('a server disconnect and a dropped transport are counted and reconnected', async (t) => {
+  let disconnected = 0;
+  const server = await socketIoServer(t, {}, (io) => {
+    io.on('connection', (socket) => {
+      setTimeout(() => {
+        if (!socket.connected) return;
+        disconnected++;
+        socket.disconnect(true);
+      }, 250);
+    });
+  });
+  const result = await runLoad({ url: server.url, connections: 2, duration: '1s', socketio: { listen: { event: 'tick' } } });
+  const counted = result.errors.byCode.SIO_DISCONNECT ?? 0;
+  t.ok(counted >= 2, `each connection disconnected at least once: ${counted}`);
+  t.ok(counted <= disconnected, `no more than the server did (${disconnected})`);
+  t.ok(server.stats.connects >= 2 + counted - 2 && server.stats.connects <= 2 + counted, `reconnected after each: ${server.stats.connects} connects`);
+  t.ok(Object.values(result.websocket!.closeCodes).reduce((a, b) => a + b, 0) >= counted, `the closes counted: ${JSON.stringify(result.websocket!.closeCodes)}`);
+
+  const dropping = await socketIoServer(t, {}, (io) => {
+    io.on('connection', (socket) => setTimeout(() => socket.conn.close(), 250));
+  });
+  const dropped = await runLoad({ url: dropping.url, connections: 2, duration: '1s', socketio: { listen: { event: 'tick' } } });
+  const closes = Object.values(dropped.websocket!.closeCodes).reduce((a, b) => a + b, 0);
+  t.ok(closes >= 2, `dropped transports counted: ${JSON.stringify(dropped.websocket!.closeCodes)}`);
+  t.ok(dropping.stats.connects >= 4, `and reconnected: ${dropping.stats.connects} connects`);
+});
+
+t.test('binary attachments are received, counted once whole, and answer', async (t) => {
+  const blob = Buffer.alloc(1000, 7);
+  const server = await socketIoServer(t, {}, (io) => {
+    io.on('connection', (socket) => {
+      socket.on('bin', (ack?: (reply: unknown) => void) => {
+        if (typeof ack === 'function') ack({ blob, more: [blob] });
+        else socket.emit('bin-reply', { n: 1, blob });
+      });
+    });
+  });
+  const replies = await runLoad({ url: server.url, connections: 2, amount: 40, socketio: { emit: { event: 'bin' }, reply: 'bin-reply' } });
+  t.same(replies.messages && { sent: replies.messages.sent, received: replies.messages.received }, { sent: 40, received: 40 });
+  t.equal(timed(replies), 40);
+  t.ok(replies.bytes.received >= 40 * 1000, `the attachments' bytes counted: ${replies.bytes.received}`);
+  t.equal(replies.errors.total, 0);
+  const acks = await runLoad({ url: server.url, connections: 2, amount: 40, socketio: { emit: { event: 'bin' }, ack: true } });
+  t.same(acks.messages && { sent: acks.messages.sent, received: acks.messages.received }, { sent: 40, received: 40 }, 'binary acks with two attachments');
+  t.ok(acks.bytes.received >= 40 * 2000, `both attachments' bytes: ${acks.bytes.received}`);
+  t.equal(acks.errors.total, 0);
+});
+
+t.test('exact counts with amount over 2 workers, closed loop and at a rate', async (t) => {
+  const server = await socketIoServer(t);
+  const closed = await runLoad({ url: server.url, connections: 4, workers: 2, amount: 301, socketio: { emit: { event: 'echo', data: 'x' }, ack: true } });
+  t.equal(closed.workers, 2);
+  t.equal(server.stats.echoes, 301, "the server's handler saw exactly amount emits");
+  t.same(closed.messages && { sent: closed.messages.sent, received: closed.messages.received }, { sent: 301, received: 301 });
+  server.stats.echoes = 0;
+  const paced = await runLoad({ url: server.url, connections: 3, workers: 2, amount: 91, socketio: { emit: { event: 'echo', data: 'y' }, rate: 50, reply: 'echo-reply' } });
+  t.equal(server.stats.echoes, 91);
+  t.same(paced.messages && { sent: paced.messages.sent, received: paced.messages.received }, { sent: 91, received: 91 });
+  server.stats.echoes = 0;
+  // Fire and forget at a rate: nothing waited for, the run ends with the last emit, all of which arrive.
+  const counter = await socketIoServer(t, {}, (io, stats) => io.on('connection', (socket) => socket.on('count', () => stats.echoes++)));
+  const fire = await runLoad({ url: counter.url, connections: 3, workers: 2, amount: 60, socketio: { emit: { event: 'count' }, rate: 40 } });
+  await delay(50);
+  t.equal(counter.stats.echoes, 60, 'every emit reached the handler');
+  t.equal(fire.messages!.sent, 60);
+  t.equal(fire.errors.total, 0, 'no timeouts for emits that wait for nothing');
+});
+
+t.test('connection stages open and close Socket.IO connections', async (t) => {
+  const server = await socketIoServer(t);
+  const result = await runLoad({
+    url: server.url,
+    connections: 1,
+    stages: [{ duration: '400ms', connections: 2 }, { duration: '400ms', connections: 4 }],
+    socketio: { emit: { event: 'echo' }, ack: true },
+  });
+  t.equal(result.websocket?.stages?.length, 2);
+  t.same(result.websocket!.stages!.map((stage) => stage.clients), [2, 4]);
+  t.equal(server.stats.connects, 4);
+  t.equal(server.stats.echoes, result.messages!.sent, 'the server saw every emit counted');
+});
+
+t.test('bad socketio options: a clear error naming the option', async (t) => {
+  const url = 'http://127.0.0.1:1';
+  const cases: Array<[LoadOptions, RegExp, typeof SalvoOptionError | typeof SalvoRangeError]> = [
+    [{ url, socketio: { emit: { event: 'e' }, ack: true, acks: true } as never }, /unknown option "socketio\.acks"; did you mean ack\?/, SalvoOptionError],
+    [{ url, socketio: { emit: { event: 'e', date: 1 } as never, ack: true } }, /unknown option "socketio\.emit\.date"; did you mean data\?/, SalvoOptionError],
+    [{ url, socketio: {} }, /socketio needs emit .* listen/, SalvoOptionError],
+    [{ url, socketio: { emit: { event: 'e' } } }, /socketio\.emit without ack or reply/, SalvoOptionError],
+    [{ url, socketio: { emit: { event: '' }, ack: true } }, /socketio\.emit\.event must be an event name/, SalvoOptionError],
+    [{ url, socketio: { emit: { event: 'e', data: Buffer.from('x') }, ack: true } }, /socketio\.emit\.data must be JSON data \(binary emits are not supported\)/, SalvoOptionError],
+    [{ url, socketio: { emit: { event: 'e' }, ack: true, reply: 'r' } }, /socketio\.ack and socketio\.reply/, SalvoOptionError],
+    [{ url, socketio: { emit: { event: 'e' }, rate: 0 } }, /socketio\.rate must be a number/, SalvoRangeError],
+    [{ url, socketio: { listen: { event: 't' }, reply: 'r' } }, /socketio\.reply needs socketio\.emit/, SalvoOptionError],
+    [{ url, socketio: { listen: { event: 't', timestamp: 'ts' as never } } }, /socketio\.listen\.timestamp must be \{ field/, SalvoOptionError],
+    [{ url, socketio: { listen: { event: 't' }, namespace: 'chat' } }, /socketio\.namespace must start with \//, SalvoOptionError],
+    [{ url, socketio: { listen: { event: 't' }, path: 'x' } }, /socketio\.path must be a path/, SalvoOptionError],
+    [{ url, socketio: { listen: { event: 't' }, auth: 'x' as never } }, /socketio\.auth must be an object/, SalvoOptionError],
+    [{ url: 'ws://127.0.0.1:1/socket.io/', socketio: { listen: { event: 't' } } }, /url of a Socket\.IO run is the server's origin; give the path as socketio\.path/, SalvoOptionError],
+    [{ url, socketio: { listen: { event: 't' } }, websocket: { message: 'x' } }, /websocket and socketio cannot be combined/, SalvoOptionError],
+    [{ url, socketio: { emit: { event: 'e' }, ack: true }, rate: 10 }, /rate is an HTTP option and has no meaning with a Socket\.IO run \(for messages per second per connection use socketio\.rate\)/, SalvoOptionError],
+    [{ url, socketio: { emit: { event: 'e' }, ack: true }, method: 'POST' }, /method is an HTTP option/, SalvoOptionError],
+    [{ url, socketio: { listen: { event: 't' } }, amount: 5 }, /amount counts emits and needs socketio\.emit/, SalvoOptionError],
+    [{ url, socketio: 'x' as never }, /socketio must be an object/, SalvoOptionError],
+  ];
+  for (const [options, message, type] of cases) {
+    await t.rejects(runLoad(options), { name: type.name, message }, String(message));
+  }
 });
