@@ -2,7 +2,7 @@
 // sees exactly `messages.sent` emits), acks, reply events, broadcast timestamps, namespaces and auth,
 // pings, server disconnects, binary attachments, workers, bad options.
 import t from 'tap';
-import { formatResult, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
+import { findCapacity, formatResult, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
 import { decodeHistogram } from '../src/stats/recorder.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
 import { inSomeRun } from './fixtures/timing.js';
@@ -230,4 +230,9 @@ t.test('bad socketio options: a clear error naming the option', async (t) => {
   for (const [options, message, type] of cases) {
     await t.rejects(runLoad(options), { name: type.name, message }, String(message));
   }
+  await t.rejects(
+    findCapacity({ url, slo: { 'latency.p99': '< 50' }, socketio: { emit: { event: 'e' }, ack: true } }),
+    { name: 'SalvoOptionError', message: /socketio: findCapacity searches HTTP request rates/ },
+    'findCapacity has no rate to search in a Socket.IO run',
+  );
 });
