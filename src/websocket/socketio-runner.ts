@@ -151,7 +151,10 @@ export class SocketIoFraming implements ConnectionEvents {
       }
       this.#receive(connection, frameBytes(data.length, false), sentAtMs, answers, header.attachments);
     } else if (type === SIO_ACK || type === SIO_BINARY_ACK) {
-      this.#receive(connection, frameBytes(data.length, false), NaN, this.#sio.ack, header.attachments);
+      // Emits waiting have the ids sequence - pending .. sequence - 1: an older id is the late ack of
+      // an emit already timed out, which must not take the place of the next one's.
+      const answers = this.#sio.ack && header.id >= connection.sequence - connection.pending;
+      this.#receive(connection, frameBytes(data.length, false), NaN, answers, header.attachments);
     } else if (type === SIO_CONNECT) {
       if (this.#state[index] !== CONNECTED) this.#connected(connection);
     } else if (type === SIO_CONNECT_ERROR || type === SIO_DISCONNECT) {
