@@ -16,6 +16,12 @@ import type { PlannedWebSocket, WebSocketHooks } from './types.js';
 /** Reconnect after a failure: first after this, then doubling up to the cap, so a dead port cannot spin. */
 const BACKOFF_FIRST_MS = 5;
 const BACKOFF_MAX_MS = 1000;
+/**
+ * A connection that stayed open this long (or got a message) counts as having worked: only then does
+ * its reconnect backoff start over. A handshake alone does not: a server that accepts and at once closes
+ * every connection drew about 150 handshakes a second from each.
+ */
+const STABLE_OPEN_MS = 1000;
 /** At the end, how long closing handshakes may take before the sockets are dropped. */
 export const CLOSE_GRACE_MS = 1000;
 const TICK_MS = 100;
@@ -235,7 +241,7 @@ export class WebSocketRunner implements ConnectionEvents {
   opened(connection: WsConnection, connectMs: number, tlsMs: number | undefined, handshakeMs: number): void {
     this.#opening.ended(connection);
     this.#open++;
-    connection.failures = 0;
+    connection.openedAt = performance.now();
     this.#phases.recordConnection(connectMs, tlsMs);
     this.#phases.recordHandshake(handshakeMs);
     this.#statusCodes['101'] = (this.#statusCodes['101'] ?? 0) + 1;
@@ -250,6 +256,7 @@ export class WebSocketRunner implements ConnectionEvents {
 
   message(connection: WsConnection, data: Buffer, isBinary: boolean): void {
     if (this.#stopped) return;
+    connection.failures = 0;
     const now = performance.now();
     if (now >= this.#endAt) {
       this.stop(false);
@@ -318,6 +325,7 @@ export class WebSocketRunner implements ConnectionEvents {
       return;
     }
     if (connection.index >= this.#active) return;
+    if (wasOpen && now - connection.openedAt >= STABLE_OPEN_MS) connection.failures = 0;
     const delayMs = ours ? 0 : Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** connection.failures++);
     connection.timer = setTimeout(() => {
       connection.timer = undefined;
