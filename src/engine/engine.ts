@@ -237,6 +237,8 @@ export class Engine implements TransportSink {
       if (this.#inFlight === 0) this.stop(false);
       return;
     }
+    // The rest of the amount is reserved by other connections' walks of the sequence: this lane is done.
+    if (now >= this.#measureAt && !this.#sequence.mayMeasure(lane.connection)) return;
     this.#send(lane, now, now);
   }
 
@@ -327,14 +329,19 @@ export class Engine implements TransportSink {
       this.stop(false);
       return;
     }
-    if (lane.measured) {
+    // A response whose `onResponse` hook threw is that request's error instead of a completion: each
+    // request ends in exactly one of `completed` and `errors`.
+    const handled = this.#sequence.answered(lane, status, details);
+    if (lane.measured && !handled) {
+      this.#recorder.recordError('ON_RESPONSE_FAILED', now);
+      this.#recorder.recordReceivedBytes(bytesReceived);
+    } else if (lane.measured) {
       this.#recorder.recordResponse(status, bytesReceived, now - lane.intendedAt, now - lane.sentAt, now);
       if (lane.firstByteAt !== 0) {
         const firstByteAt = lane.firstByteAt === FIRST_BYTE_IN_LAST_READ ? now : lane.firstByteAt;
         this.#phases.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
       }
     }
-    if (!this.#sequence.answered(lane, status, details) && lane.measured) this.#recorder.recordError('ON_RESPONSE_FAILED', performance.now());
     this.#next(lane, now);
   }
 

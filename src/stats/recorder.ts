@@ -379,6 +379,11 @@ export class Recorder {
     this.bytesSent += bytes;
   }
 
+  /** Bytes of a response counted as an error (its `onResponse` hook threw). */
+  recordReceivedBytes(bytes: number): void {
+    this.bytesReceived += bytes;
+  }
+
   /**
    * Takes back a request counted by `recordSent` that never reached the wire. It is taken from the
    * second it failed in: its connection fails within the second it was sent but for a rare one that
