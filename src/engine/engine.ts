@@ -96,6 +96,7 @@ export class Engine implements TransportSink {
         keepAlive: plan.keepAlive,
         tls: plan.tls,
         tlsSessionReuse: plan.tlsSessionReuse,
+        retry: plan.retry,
         timeoutMs: plan.timeoutMs,
         captureResponses: this.#sequence.captureResponses,
         phases: this.#phases,
@@ -352,6 +353,11 @@ export class Engine implements TransportSink {
   onSentMore(lane: Lane, bytes: number): void {
     lane.sentBytes += bytes;
     if (lane.measured && !this.#stopped) this.#recorder.recordSentBytes(bytes);
+  }
+
+  onRetry(lane: Lane, bytes: number): void {
+    lane.sentBytes += bytes;
+    if (lane.measured && !this.#stopped) this.#recorder.recordRetry(bytes, performance.now());
   }
 
   onError(lane: Lane, code: string, unsent = false): void {

@@ -85,6 +85,14 @@ export interface TransportSink {
    */
   onSentMore?(lane: Lane, bytes: number): void;
   /**
+   * The lane's request was sent again on a new connection, `bytes` of it written, because the server
+   * provably never processed the first send (`TransportConfig.retry`). It stays one request: counted
+   * once in `requests.sent`, timed from its first send, and it still ends in one `onResponse` or
+   * `onError`. The bytes are added to `bytes.sent` (they went on the wire) and the retry is counted
+   * in `requests.retried`.
+   */
+  onRetry?(lane: Lane, bytes: number): void;
+  /**
    * A finding about the run that the counts alone do not show (`result.warnings`), such as a server
    * that allows fewer HTTP/2 streams than asked for. The first message for a code wins.
    */
@@ -104,6 +112,11 @@ export interface TransportConfig {
   tlsSessionReuse: boolean;
   /** Per-request timeout, ms; the engine enforces it with `cancel`, the transport may use it as a bound. */
   timeoutMs: number;
+  /**
+   * Send again, once and on a new connection, a request the server provably never processed (the
+   * `retry` option); report it with `onRetry`. False: every such close is an error.
+   */
+  retry: boolean;
   /** Deliver headers and body to `onResponse` (checks and hooks need them). */
   captureResponses: boolean;
   /** Where the transport records each new connection's connect and TLS times (`watchConnect`). */
