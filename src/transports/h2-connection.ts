@@ -33,7 +33,10 @@ import { createHandleWriter, type HandleWriter } from './handle-writer.js';
 import { connectTls, type SessionStore } from './tls-setup.js';
 import { FIRST_BYTE_IN_LAST_READ, type Lane, type TransportSink } from './transport.js';
 
-/** A request in flight on a stream above the last stream id of the server's GOAWAY: never processed, never re-sent. */
+/**
+ * A request on a stream above the last stream id of the server's GOAWAY: never processed, and not sent
+ * again (`retry` is off, or it was already sent again once).
+ */
 export const H2_GOAWAY = 'H2_GOAWAY';
 /** The server does not speak HTTP/2: it answered h2c's preface with something other than SETTINGS, or TLS did not pick h2. */
 export const H2_NOT_SUPPORTED = 'H2_NOT_SUPPORTED';
@@ -130,6 +133,10 @@ export class H2Stream {
   sendWindow = 0;
   /** Waiting for the server's concurrent-stream limit to let it open: its request, not yet written. */
   queued: H2Request | undefined;
+  /** The request in flight, kept to send it again when the server did not process it. */
+  request: H2Request | undefined;
+  /** The request in flight was already sent again once (a GOAWAY or REFUSED_STREAM left it unprocessed). */
+  retried = false;
 
   constructor(readonly lane: Lane) {}
 }
@@ -140,6 +147,14 @@ export interface H2ConnectionOwner {
   readonly sink: TransportSink;
   readonly capture: boolean;
   readonly keepAlive: boolean;
+  /** Requests the server provably never processed are sent again, once (`TransportConfig.retry`). */
+  readonly retry: boolean;
+  /**
+   * Sends `stream`'s request again on its slot's connection: `written` when it went on the wire (a
+   * retry, reported with `onRetry`), not when it only waited for the stream limit of a connection
+   * that went away.
+   */
+  resend(stream: H2Stream, written: boolean): void;
   /** The server allows fewer concurrent streams than lanes per connection (first SETTINGS of a connection). */
   onStreamLimit(allowed: number): void;
   /** The server is not an HTTP/2 server. */
@@ -281,6 +296,7 @@ export class H2Connection implements FrameHandler {
     if (this.#nextStreamId > MAX_STREAM_ID) this.#retire();
     stream.id = id;
     stream.connection = this;
+    stream.request = request;
     stream.status = 0;
     stream.bytes = 0;
     stream.unacknowledged = 0;
@@ -332,7 +348,7 @@ export class H2Connection implements FrameHandler {
       this.#forget(stream);
       return true;
     }
-    const unsent = !this.connected;
+    const unsent = !this.connected && !stream.retried;
     this.#queue(encodeRstStream(stream.id, ErrorCode.CANCEL));
     this.#scheduleFlush();
     this.#forget(stream);
@@ -534,7 +550,11 @@ export class H2Connection implements FrameHandler {
     const stream = this.streams.get(streamId);
     if (stream === undefined) return true;
     this.#forget(stream);
-    this.#owner.sink.onError(stream.lane, resetCode(code));
+    // Closed before any processing (RFC 9113 8.7), whatever the method. It goes again on a new stream
+    // of this connection while it takes streams: a refusal is a stream error that leaves the connection
+    // sound, usually the server's concurrent-stream limit (5.1.2), which the waiting queue honours.
+    if (code === ErrorCode.REFUSED_STREAM && this.#owner.retry && !stream.retried) this.#owner.resend(stream, true);
+    else this.#owner.sink.onError(stream.lane, resetCode(code));
     return this.#afterStream();
   }
 
@@ -576,14 +596,18 @@ export class H2Connection implements FrameHandler {
       // Streams at or below the last id are being answered (or go with the connection).
       if (id > lastStreamId) lost.push(stream);
     }
+    // Those above it were never processed (RFC 9113 6.8): sent again once, on the slot's new connection.
+    const retry = this.#owner.retry;
     for (const stream of lost) {
       this.#forget(stream);
-      this.#owner.sink.onError(stream.lane, H2_GOAWAY);
+      if (retry && !stream.retried) this.#owner.resend(stream, true);
+      else this.#owner.sink.onError(stream.lane, H2_GOAWAY);
     }
-    // Streams still waiting for the limit never went out.
+    // Streams still waiting for the limit never went out: they move to the new connection.
     for (const stream of this.#waiting.splice(0)) {
       this.#forget(stream);
-      this.#owner.sink.onError(stream.lane, H2_GOAWAY, true);
+      if (retry) this.#owner.resend(stream, false);
+      else this.#owner.sink.onError(stream.lane, H2_GOAWAY, !stream.retried);
     }
     return this.#afterStream();
   }
@@ -817,8 +841,9 @@ export class H2Connection implements FrameHandler {
     const lost = [...this.streams.values()];
     for (const stream of lost) this.#forget(stream);
     for (const stream of waiting) this.#forget(stream);
-    for (const stream of lost) this.#owner.sink.onError(stream.lane, code, unsent);
-    for (const stream of waiting) this.#owner.sink.onError(stream.lane, code, true);
+    // A request sent again had reached the wire on its first connection.
+    for (const stream of lost) this.#owner.sink.onError(stream.lane, code, unsent && !stream.retried);
+    for (const stream of waiting) this.#owner.sink.onError(stream.lane, code, !stream.retried);
   }
 
   #retire(): void {

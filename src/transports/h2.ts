@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { encodeHeaderBlock } from '../http2/hpack.js';
 import { H2Connection, H2Stream, H2_NOT_SUPPORTED, encodeRequestFrames, type H2ConnectionOwner, type H2Endpoint, type H2Request } from './h2-connection.js';
 import { cachedLookup } from './lookup-cache.js';
@@ -32,6 +33,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
   readonly sink: TransportSink;
   readonly capture: boolean;
   readonly keepAlive: boolean;
+  readonly retry: boolean;
 
   readonly #config: TransportConfig;
   readonly #endpoint: H2Endpoint;
@@ -48,6 +50,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     this.sink = sink;
     this.capture = config.captureResponses;
     this.keepAlive = config.keepAlive;
+    this.retry = config.retry;
     const { secure, host, port } = socketTarget(config.url);
     const lookup = cachedLookup();
     const sessions = secure && config.tlsSessionReuse ? new SessionStore(config.tls) : undefined;
@@ -87,16 +90,18 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
       stream = new H2Stream(lane);
       this.#streams[lane.id] = stream;
     }
-    const slot = this.#slotOf(lane);
-    let connection = this.#slots[slot] ?? this.#open(slot);
-    connection.released = false;
-    let queued = connection.send(stream, request);
-    if (queued < 0) {
-      // Out of stream ids (2^31 of them): the slot gets a new connection.
-      connection = this.#open(slot);
-      queued = connection.send(stream, request);
-    }
-    return queued;
+    stream.retried = false;
+    return this.#sendOnSlot(stream, request);
+  }
+
+  resend(stream: H2Stream, written: boolean): void {
+    const { lane } = stream;
+    if (written) stream.retried = true;
+    // The request that will be answered is written now; its latency still runs from the first send.
+    lane.writtenAt = performance.now();
+    const queued = this.#sendOnSlot(stream, stream.request!);
+    if (written) this.sink.onRetry?.(lane, queued);
+    else if (queued > 0) this.sink.onSentMore?.(lane, queued);
   }
 
   cancel(lane: Lane, code: string): void {
@@ -165,6 +170,19 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
 
   onClosed(connection: H2Connection): void {
     this.#live.delete(connection);
+  }
+
+  #sendOnSlot(stream: H2Stream, request: H2Request): number {
+    const slot = this.#slotOf(stream.lane);
+    let connection = this.#slots[slot] ?? this.#open(slot);
+    connection.released = false;
+    let queued = connection.send(stream, request);
+    if (queued < 0) {
+      // Out of stream ids (2^31 of them): the slot gets a new connection.
+      connection = this.#open(slot);
+      queued = connection.send(stream, request);
+    }
+    return queued;
   }
 
   #slotOf(lane: Lane): number {
