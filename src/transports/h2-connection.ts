@@ -26,9 +26,11 @@ import {
   type FrameHandler,
 } from '../http2/frames.js';
 import { BAD_CONTENT_LENGTH, HpackDecoder, NO_CONTENT_LENGTH } from '../http2/hpack.js';
+import type { H2Request } from '../http2/request.js';
 import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import { CONNECTION_CLOSED, errorCode } from './error-code.js';
+import { FrameSlab } from './frame-slab.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
 import { connectTls, type SessionStore } from './tls-setup.js';
 import { FIRST_BYTE_IN_LAST_READ, type Lane, type TransportSink } from './transport.js';
@@ -74,40 +76,6 @@ const OPENING = Buffer.concat([
   ]),
   encodeWindowUpdate(0, RECEIVE_WINDOW_BYTES - DEFAULT_WINDOW_BYTES),
 ]);
-/** Frames are written into slabs of this size, gathered per tick into one write. */
-const SLAB_BYTES = 4 * 1024;
-/** A slab with less room than this left is retired (the bytes written from it stay untouched). */
-const SLAB_MIN_ROOM = 512;
-
-/** A request pre-encoded once per run: HEADERS (and CONTINUATION) frames whose stream id is patched per stream. */
-export interface H2Request {
-  headerFrames: Buffer;
-  /** Offsets of the frame headers in `headerFrames`. */
-  frameStarts: number[];
-  /** Sent in DATA frames as the windows allow; undefined or empty: HEADERS ends the stream. */
-  body: Buffer | undefined;
-  /** A HEAD request: its response's content-length says what a GET would get, with no DATA. */
-  head: boolean;
-}
-
-/** Encodes a request's header block into HEADERS + CONTINUATION frames (stream id 0, patched when sent). */
-export function encodeRequestFrames(block: Buffer, body: Buffer | undefined, head: boolean): H2Request {
-  const frames: Buffer[] = [];
-  const frameStarts: number[] = [];
-  let offset = 0;
-  let at = 0;
-  do {
-    const length = Math.min(DEFAULT_MAX_FRAME_BYTES, block.length - at);
-    const first = at === 0;
-    const last = at + length === block.length;
-    const flags = (last ? Flag.END_HEADERS : 0) | (first && body === undefined ? Flag.END_STREAM : 0);
-    frames.push(encodeFrame(first ? FrameType.HEADERS : FrameType.CONTINUATION, flags, 0, block.subarray(at, at + length)));
-    frameStarts.push(offset);
-    offset += FRAME_HEADER_BYTES + length;
-    at += length;
-  } while (at < block.length);
-  return { headerFrames: Buffer.concat(frames), frameStarts, body, head };
-}
 
 /** Per lane, made once and reused by each of its requests: the stream it has open now, if any. */
 export class H2Stream {
@@ -208,9 +176,7 @@ export class H2Connection implements FrameHandler {
   #nextStreamId = 1;
   #readyAt = 0;
   #writer: HandleWriter | undefined;
-  #out: Buffer = Buffer.allocUnsafe(SLAB_BYTES);
-  #outStart = 0;
-  #outEnd = 0;
+  readonly #out = new FrameSlab(() => this.flush());
   #flushScheduled = false;
   #reading = false;
   /** A response head arrived in this read without its end: stamp its first byte when the read ends. */
@@ -273,7 +239,7 @@ export class H2Connection implements FrameHandler {
     watchConnect(socket, this.#secure, endpoint.phases);
     this.socket = socket;
     // Requests may follow the preface at once (RFC 9113 3.4): the socket holds them until it connects.
-    this.#queue(OPENING);
+    this.#out.queue(OPENING);
     this.#scheduleFlush();
   }
 
@@ -322,9 +288,10 @@ export class H2Connection implements FrameHandler {
     const { id } = stream;
     this.streams.set(id, stream);
     const frames = request.headerFrames;
-    const at = this.#reserve(frames.length);
-    frames.copy(this.#out, at);
-    for (const start of request.frameStarts) writeUint31(this.#out, at + start + 5, id);
+    const at = this.#out.reserve(frames.length);
+    const out = this.#out.buffer;
+    frames.copy(out, at);
+    for (const start of request.frameStarts) writeUint31(out, at + start + 5, id);
     let queued = frames.length;
     const { body } = request;
     if (body !== undefined) {
@@ -349,7 +316,7 @@ export class H2Connection implements FrameHandler {
       return true;
     }
     const unsent = !this.connected && !stream.retried;
-    this.#queue(encodeRstStream(stream.id, ErrorCode.CANCEL));
+    this.#out.queue(encodeRstStream(stream.id, ErrorCode.CANCEL));
     this.#scheduleFlush();
     this.#forget(stream);
     this.#afterStream();
@@ -376,13 +343,8 @@ export class H2Connection implements FrameHandler {
 
   flush(): void {
     this.#flushScheduled = false;
-    if (this.#outEnd === this.#outStart || this.socket.destroyed) return;
-    const chunk = this.#out.subarray(this.#outStart, this.#outEnd);
-    if (this.#out.length - this.#outEnd < SLAB_MIN_ROOM) {
-      this.#out = Buffer.allocUnsafe(SLAB_BYTES);
-      this.#outEnd = 0;
-    }
-    this.#outStart = this.#outEnd;
+    if (this.#out.empty || this.socket.destroyed) return;
+    const chunk = this.#out.take();
     if (this.#writer !== undefined) this.#writer.write(chunk);
     else this.socket.write(chunk);
   }
@@ -414,7 +376,7 @@ export class H2Connection implements FrameHandler {
         if (end - start !== 8) return this.#fail(ErrorCode.FRAME_SIZE_ERROR);
         if (streamId !== 0) return this.#fail(ErrorCode.PROTOCOL_ERROR);
         if ((flags & Flag.ACK) === 0) {
-          this.#queue(encodeFrame(FrameType.PING, Flag.ACK, 0, bytes.subarray(start, end)));
+          this.#out.queue(encodeFrame(FrameType.PING, Flag.ACK, 0, bytes.subarray(start, end)));
           this.#scheduleFlush();
         }
         return true;
@@ -446,7 +408,7 @@ export class H2Connection implements FrameHandler {
     if (streamId === 0 || !this.settled) return this.#fail(ErrorCode.PROTOCOL_ERROR);
     this.#unacknowledged += frameBytes;
     if (this.#unacknowledged >= WINDOW_REFILL_BYTES) {
-      this.#queue(encodeWindowUpdate(0, this.#unacknowledged));
+      this.#out.queue(encodeWindowUpdate(0, this.#unacknowledged));
       this.#unacknowledged = 0;
     }
     const stream = this.streams.get(streamId);
@@ -457,7 +419,7 @@ export class H2Connection implements FrameHandler {
     stream.dataBytes += dataBytes;
     if ((flags & Flag.END_STREAM) !== 0) return this.#end(stream);
     if (stream.unacknowledged >= WINDOW_REFILL_BYTES) {
-      this.#queue(encodeWindowUpdate(streamId, stream.unacknowledged));
+      this.#out.queue(encodeWindowUpdate(streamId, stream.unacknowledged));
       stream.unacknowledged = 0;
     }
     return true;
@@ -577,7 +539,7 @@ export class H2Connection implements FrameHandler {
         this.#peerMaxFrame = value;
       }
     }
-    this.#queue(SETTINGS_ACK);
+    this.#out.queue(SETTINGS_ACK);
     this.#scheduleFlush();
     if (first) {
       this.settled = true;
@@ -662,7 +624,7 @@ export class H2Connection implements FrameHandler {
 
   /** A stream-level error (RFC 9113 5.4.2): reset that stream, count its request, go on. */
   #streamError(stream: H2Stream, code: number): boolean {
-    this.#queue(encodeRstStream(stream.id, code));
+    this.#out.queue(encodeRstStream(stream.id, code));
     this.#scheduleFlush();
     this.#forget(stream);
     this.#owner.sink.onError(stream.lane, connectionErrorCode(code));
@@ -712,9 +674,10 @@ export class H2Connection implements FrameHandler {
         return queued;
       }
       const last = length === left;
-      const at = this.#reserve(FRAME_HEADER_BYTES + length);
-      writeFrameHeader(this.#out, at, length, FrameType.DATA, last ? Flag.END_STREAM : 0, stream.id);
-      body.copy(this.#out, at + FRAME_HEADER_BYTES, stream.bodyOffset, stream.bodyOffset + length);
+      const at = this.#out.reserve(FRAME_HEADER_BYTES + length);
+      const out = this.#out.buffer;
+      writeFrameHeader(out, at, length, FrameType.DATA, last ? Flag.END_STREAM : 0, stream.id);
+      body.copy(out, at + FRAME_HEADER_BYTES, stream.bodyOffset, stream.bodyOffset + length);
       stream.bodyOffset += length;
       stream.sendWindow -= length;
       this.#sendWindow -= length;
@@ -737,26 +700,6 @@ export class H2Connection implements FrameHandler {
   }
 
   // ---- writing ----
-
-  /** Room for `length` bytes in the slab; returns where they go. */
-  #reserve(length: number): number {
-    if (this.#outEnd + length > this.#out.length) {
-      this.flush();
-      if (this.#outEnd + length > this.#out.length) {
-        this.#out = Buffer.allocUnsafe(Math.max(SLAB_BYTES, length));
-        this.#outStart = 0;
-        this.#outEnd = 0;
-      }
-    }
-    const at = this.#outEnd;
-    this.#outEnd += length;
-    return at;
-  }
-
-  #queue(frame: Buffer): void {
-    const at = this.#reserve(frame.length);
-    frame.copy(this.#out, at);
-  }
 
   #scheduleFlush(): void {
     // A read flushes as it ends; elsewhere the frames of one tick leave in one write.
@@ -798,7 +741,7 @@ export class H2Connection implements FrameHandler {
   #fail(code: number): false {
     this.#lossCode ??= connectionErrorCode(code);
     // The last stream id is the last one the server opened, and a client without push has none.
-    this.#queue(encodeGoaway(0, code));
+    this.#out.queue(encodeGoaway(0, code));
     this.flush();
     this.#close();
     return false;

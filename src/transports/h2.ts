@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { encodeHeaderBlock } from '../http2/hpack.js';
-import { H2Connection, H2Stream, H2_NOT_SUPPORTED, encodeRequestFrames, type H2ConnectionOwner, type H2Endpoint, type H2Request } from './h2-connection.js';
+import { encodeRequest, type H2Request } from '../http2/request.js';
+import { H2Connection, H2Stream, H2_NOT_SUPPORTED, type H2ConnectionOwner, type H2Endpoint } from './h2-connection.js';
 import { cachedLookup } from './lookup-cache.js';
 import { sharedTlsOptions, socketTarget } from './net-connection.js';
 import { SessionStore } from './tls-setup.js';
@@ -18,8 +18,6 @@ import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportFactor
  * with an HPACK decoder that skips the header strings nobody asked for.
  */
 
-/** Headers that are HTTP/1.1 connection-specific and forbidden in HTTP/2 (RFC 9113 8.2.2). */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
 /** Plain-TCP reads share one buffer per transport: each read is parsed before the next one. */
 const SHARED_READ_BUFFER_BYTES = 64 * 1024;
 
@@ -69,19 +67,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
   }
 
   prepare(request: ResolvedRequest): H2Request {
-    const { url } = this.#config;
-    const fields: Array<[string, string]> = [
-      [':method', request.method],
-      [':scheme', url.protocol.slice(0, -1)],
-      [':authority', request.headers.host ?? url.host],
-      [':path', request.path],
-    ];
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (!CONNECTION_HEADERS.has(name) && !(name === 'te' && value !== 'trailers')) fields.push([name, value]);
-    }
-    const body = request.body !== undefined && request.body.length > 0 ? request.body : undefined;
-    if (body !== undefined) fields.push(['content-length', String(body.length)]);
-    return encodeRequestFrames(encodeHeaderBlock(fields), body, request.method === 'HEAD');
+    return encodeRequest(this.#config.url, request);
   }
 
   send(lane: Lane, request: H2Request): number {
