@@ -307,6 +307,7 @@ export class Engine implements TransportSink {
     lane.sentAt = now;
     lane.writtenAt = now;
     lane.firstByteAt = 0;
+    lane.retried = false;
     lane.measured = intendedAt >= this.#measureAt;
     if (lane.measured) this.#measuredSent++;
     this.#inFlight++;

@@ -47,6 +47,11 @@ export class Lane {
   firstByteAt = 0;
   /** Bytes of the request on this lane, as `send` returned them. */
   sentBytes = 0;
+  /**
+   * The request on this lane was sent again (set by the transport as it calls `onRetry`; the engine
+   * clears it on each new request): a request is retried once.
+   */
+  retried = false;
   /** Consecutive errors, for the engine's reconnect backoff. */
   failures = 0;
   /** Open loop: when the lane last became free for a slot (performance.now() ms; 0 before the start). */
@@ -163,6 +168,14 @@ export interface Transport<P = unknown> {
   /** Destroys every connection. Requests still in flight are not reported. */
   close(): Promise<void>;
 }
+
+/**
+ * Methods whose request may be sent twice with the effect of once (RFC 9110 9.2.2): what a transport
+ * may send again after a close that left it unknown whether the server processed it.
+ */
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
+export const isIdempotentMethod = (method: string): boolean => IDEMPOTENT_METHODS.has(method);
 
 /** Creates a transport bound to a sink. */
 export type TransportFactory = (config: TransportConfig, sink: TransportSink) => Transport;
