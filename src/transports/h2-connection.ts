@@ -103,8 +103,6 @@ export class H2Stream {
   queued: H2Request | undefined;
   /** The request in flight, kept to send it again when the server did not process it. */
   request: H2Request | undefined;
-  /** The request in flight was already sent again once (a GOAWAY or REFUSED_STREAM left it unprocessed). */
-  retried = false;
 
   constructor(readonly lane: Lane) {}
 }
@@ -315,7 +313,7 @@ export class H2Connection implements FrameHandler {
       this.#forget(stream);
       return true;
     }
-    const unsent = !this.connected && !stream.retried;
+    const unsent = !this.connected && !stream.lane.retried;
     this.#out.queue(encodeRstStream(stream.id, ErrorCode.CANCEL));
     this.#scheduleFlush();
     this.#forget(stream);
@@ -515,7 +513,7 @@ export class H2Connection implements FrameHandler {
     // Closed before any processing (RFC 9113 8.7), whatever the method. It goes again on a new stream
     // of this connection while it takes streams: a refusal is a stream error that leaves the connection
     // sound, usually the server's concurrent-stream limit (5.1.2), which the waiting queue honours.
-    if (code === ErrorCode.REFUSED_STREAM && this.#owner.retry && !stream.retried) this.#owner.resend(stream, true);
+    if (code === ErrorCode.REFUSED_STREAM && this.#owner.retry && !stream.lane.retried) this.#owner.resend(stream, true);
     else this.#owner.sink.onError(stream.lane, resetCode(code));
     return this.#afterStream();
   }
@@ -562,14 +560,14 @@ export class H2Connection implements FrameHandler {
     const retry = this.#owner.retry;
     for (const stream of lost) {
       this.#forget(stream);
-      if (retry && !stream.retried) this.#owner.resend(stream, true);
+      if (retry && !stream.lane.retried) this.#owner.resend(stream, true);
       else this.#owner.sink.onError(stream.lane, H2_GOAWAY);
     }
     // Streams still waiting for the limit never went out: they move to the new connection.
     for (const stream of this.#waiting.splice(0)) {
       this.#forget(stream);
       if (retry) this.#owner.resend(stream, false);
-      else this.#owner.sink.onError(stream.lane, H2_GOAWAY, !stream.retried);
+      else this.#owner.sink.onError(stream.lane, H2_GOAWAY, !stream.lane.retried);
     }
     return this.#afterStream();
   }
@@ -785,8 +783,8 @@ export class H2Connection implements FrameHandler {
     for (const stream of lost) this.#forget(stream);
     for (const stream of waiting) this.#forget(stream);
     // A request sent again had reached the wire on its first connection.
-    for (const stream of lost) this.#owner.sink.onError(stream.lane, code, unsent && !stream.retried);
-    for (const stream of waiting) this.#owner.sink.onError(stream.lane, code, !stream.retried);
+    for (const stream of lost) this.#owner.sink.onError(stream.lane, code, unsent && !stream.lane.retried);
+    for (const stream of waiting) this.#owner.sink.onError(stream.lane, code, !stream.lane.retried);
   }
 
   #retire(): void {

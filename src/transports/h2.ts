@@ -76,13 +76,12 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
       stream = new H2Stream(lane);
       this.#streams[lane.id] = stream;
     }
-    stream.retried = false;
     return this.#sendOnSlot(stream, request);
   }
 
   resend(stream: H2Stream, written: boolean): void {
     const { lane } = stream;
-    if (written) stream.retried = true;
+    if (written) lane.retried = true;
     // The request that will be answered is written now; its latency still runs from the first send.
     lane.writtenAt = performance.now();
     const queued = this.#sendOnSlot(stream, stream.request!);
