@@ -79,3 +79,14 @@ t.test('retry: false counts what the server did not process, and sends nothing a
   t.equal(refused.stats.refused, 25);
   t.equal(counted.requests.retried, 0);
 });
+
+t.test('a retried request is timed from its first send', async (t) => {
+  // The GOAWAY comes 150 ms after the 4th answer: the streams sent meanwhile waited that long for it.
+  const server = await rawH2Server(t, { goawayAfter: 4, goawayDelayMs: 150 });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 4, amount: 8, requests: numbered() });
+  t.same(result.errors.byCode, {});
+  t.equal(result.requests.completed, 8);
+  t.equal(result.requests.retried, 4, 'the 4 sent while the GOAWAY was on its way');
+  t.equal(distinct(server.stats.processed), 8);
+  t.ok(result.latency.max >= 150, `latency max ${result.latency.max} ms includes the wait for the GOAWAY`);
+});
