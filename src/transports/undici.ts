@@ -126,14 +126,15 @@ class LaneHandler implements Dispatcher.DispatchHandler {
 
   /**
    * Fails now the requests pipelined behind this one on its socket, which is going, that may not go
-   * again: left to undici, each would open a new socket only to be aborted there before its write.
+   * again (ECONNCLOSED, or `code`: a timeout's, as on `net`): left to undici, each would open a
+   * new socket only to be aborted there before its write.
    */
-  settleBehind(): void {
+  settleBehind(code?: string): void {
     const socket = this.socket;
     if (socket === undefined) return;
     for (const other of this.transport.handlers) {
       if (other === undefined || other === this || other.socket !== socket || other.lane === null || !other.written) continue;
-      if (!other.#resendable(other.lane)) other.controller?.abort(connectionClosed());
+      if (!other.#resendable(other.lane)) other.controller?.abort(code === undefined ? connectionClosed() : Object.assign(new Error(code), { code }));
     }
   }
 
@@ -307,7 +308,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
     // What was pipelined behind it is not known to be unprocessed: not sent again.
     if (handler.written && handler.socket !== undefined) {
       handler.socket.fate = Fate.Abandoned;
-      handler.settleBehind();
+      handler.settleBehind(code);
     }
     handler.controller?.abort(new Error(code));
     this.sink.onError(lane, code, !handler.written && !lane.retried);
