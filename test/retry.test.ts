@@ -2,7 +2,7 @@
 // servers that close on purpose show no errors, and no request is processed twice.
 import type net from 'node:net';
 import t, { type Test } from 'tap';
-import { runLoad, type LoadOptions, type TransportName } from '../src/index.js';
+import { formatResult, runLoad, type LoadOptions, type TransportName } from '../src/index.js';
 import { rawServer, type RawServer } from './fixtures/raw-http-server.js';
 
 const TRANSPORTS: TransportName[] = ['net', 'undici', 'http'];
@@ -156,3 +156,23 @@ for (const transport of TRANSPORTS) {
     });
   });
 }
+
+t.test('retries over worker threads add up in the result, its timeline, its progress events and its summary', async (t) => {
+  const { server, processed } = await closingAfter(t, 5);
+  let progressRetried = 0;
+  const result = await runLoad({
+    url: `http://127.0.0.1:${server.port}/`,
+    workers: 2,
+    connections: 2,
+    pipelining: 4,
+    amount: 200,
+    timeout: 5000,
+    onProgress: (event) => (progressRetried = event.totals.retried),
+  });
+  t.same(result.errors, { total: 0, byCode: {} });
+  t.equal(processed.ids.length, 200);
+  t.ok(result.requests.retried > 0, `retried ${result.requests.retried}`);
+  t.equal(result.timeline.reduce((sum, second) => sum + second.retried, 0), result.requests.retried, 'timeline adds up');
+  t.equal(progressRetried, result.requests.retried, 'the last progress totals');
+  t.match(formatResult(result), new RegExp(`^Requests +200 sent, 200 completed, 0 missed, ${result.requests.retried} retried$`, 'm'));
+});

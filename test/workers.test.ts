@@ -36,7 +36,7 @@ t.test('5 connections over 2 workers: exactly 5 at the server, one progress even
     t.equal(event.p99, entry.p99);
   });
   t.equal(events[0]?.connections, 5);
-  t.same(events.at(-1)?.totals, { sent: result.requests.sent, completed: result.requests.completed, errors: 0 });
+  t.same(events.at(-1)?.totals, { sent: result.requests.sent, completed: result.requests.completed, errors: 0, retried: 0 });
 });
 
 t.test('rate 1000 over 2 workers delivers 1000/s in total, not 2000', (t) =>

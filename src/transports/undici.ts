@@ -38,6 +38,8 @@ class SocketState {
   fate = Fate.Open;
 }
 
+const connectionClosed = (): Error => Object.assign(new Error('its connection closed while it was in flight'), { code: CONNECTION_CLOSED });
+
 /** Errors of a connection closed or reset under a request (undici's SocketError: 'other side closed'). */
 const CLOSED_UNDER_CODES: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
@@ -87,7 +89,7 @@ class LaneHandler implements Dispatcher.DispatchHandler {
       // is the retry when the server provably never processed them; otherwise, as on `net`, such
       // a request is ECONNCLOSED. The abort closes the fresh socket before anything is written on it.
       if (!this.#resendable(lane)) {
-        controller.abort(Object.assign(new Error('its connection closed while it was in flight'), { code: CONNECTION_CLOSED }));
+        controller.abort(connectionClosed());
         return;
       }
       lane.retried = true;
@@ -122,6 +124,20 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     }
   }
 
+  /**
+   * Fails now the requests pipelined behind this one on its socket, which is going, that may not go
+   * again (ECONNCLOSED, or `code`: a timeout's, as on `net`): left to undici, each would open a
+   * new socket only to be aborted there before its write.
+   */
+  settleBehind(code?: string): void {
+    const socket = this.socket;
+    if (socket === undefined) return;
+    for (const other of this.transport.handlers) {
+      if (other === undefined || other === this || other.socket !== socket || other.lane === null || !other.written) continue;
+      if (!other.#resendable(other.lane)) other.controller?.abort(code === undefined ? connectionClosed() : Object.assign(new Error(code), { code }));
+    }
+  }
+
   /** llhttp's message begin: the first byte of the response. */
   onResponseStarted(): void {
     this.answering = true;
@@ -150,7 +166,11 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     const lane = this.lane;
     if (lane === null) return;
     this.controller = undefined;
-    if (this.socket !== undefined) this.socket.answered = true;
+    const socket = this.socket;
+    if (socket !== undefined) {
+      socket.answered = true;
+      if (socket.fate === Fate.Announced) this.settleBehind();
+    }
     if (this.transport.capture) {
       const body = Buffer.concat(this.chunks);
       this.chunks = [];
@@ -175,7 +195,10 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     }
     this.chunks = [];
     const socket = this.socket;
-    if (this.written && socket !== undefined && socket.fate === Fate.Open) socket.fate = CLOSED_UNDER_CODES.has(code) ? Fate.ClosedUnder : Fate.Abandoned;
+    if (this.written && socket !== undefined && socket.fate === Fate.Open) {
+      socket.fate = CLOSED_UNDER_CODES.has(code) ? Fate.ClosedUnder : Fate.Abandoned;
+      this.settleBehind();
+    }
     // The head of a reused connection that closed before any byte of its response: sent again.
     if (this.written && !this.answering && socket?.fate === Fate.ClosedUnder && socket.answered && this.#resendable(lane)) {
       lane.retried = true;
@@ -193,7 +216,8 @@ class LaneHandler implements Dispatcher.DispatchHandler {
 class UndiciTransport implements Transport<UndiciRequest> {
   readonly #config: TransportConfig;
   readonly #pool: Pool;
-  readonly #handlers: LaneHandler[] = [];
+  /** Each lane's handler, by lane id. */
+  readonly handlers: LaneHandler[] = [];
   readonly sink: TransportSink;
   readonly capture: boolean;
   readonly retry: boolean;
@@ -259,10 +283,10 @@ class UndiciTransport implements Transport<UndiciRequest> {
   }
 
   send(lane: Lane, prepared: UndiciRequest): number {
-    let handler = this.#handlers[lane.id];
+    let handler = this.handlers[lane.id];
     if (handler === undefined) {
       handler = new LaneHandler(lane, this);
-      this.#handlers[lane.id] = handler;
+      this.handlers[lane.id] = handler;
     }
     handler.written = false;
     handler.resending = false;
@@ -277,18 +301,21 @@ class UndiciTransport implements Transport<UndiciRequest> {
   }
 
   cancel(lane: Lane, code: string): void {
-    const handler = this.#handlers[lane.id];
+    const handler = this.handlers[lane.id];
     if (handler === undefined || handler.lane === null) return;
     handler.lane = null;
-    this.#handlers[lane.id] = new LaneHandler(lane, this);
+    this.handlers[lane.id] = new LaneHandler(lane, this);
     // What was pipelined behind it is not known to be unprocessed: not sent again.
-    if (handler.written && handler.socket !== undefined) handler.socket.fate = Fate.Abandoned;
+    if (handler.written && handler.socket !== undefined) {
+      handler.socket.fate = Fate.Abandoned;
+      handler.settleBehind(code);
+    }
     handler.controller?.abort(new Error(code));
     this.sink.onError(lane, code, !handler.written && !lane.retried);
   }
 
   unwritten(lane: Lane): boolean {
-    const handler = this.#handlers[lane.id];
+    const handler = this.handlers[lane.id];
     return handler !== undefined && handler.lane !== null && !handler.written && !lane.retried;
   }
 
@@ -305,7 +332,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
   }
 
   async close(): Promise<void> {
-    for (const handler of this.#handlers) if (handler) handler.lane = null;
+    for (const handler of this.handlers) if (handler) handler.lane = null;
     await this.#pool.destroy();
   }
 }
