@@ -33,8 +33,9 @@ export class RequestSequence {
 
   constructor(plan: Plan, specs: RequestSpec[] | undefined, connections: number) {
     this.#requests = plan.requests;
-    const closedLoop = plan.rate === undefined && !(plan.stages?.length ?? 0);
-    if (closedLoop && plan.amount !== undefined && plan.requests.length > 1) this.#unreserved = plan.amount;
+    // Not under connection stages: a connection parked by a ramp-down would keep its reservation.
+    const steady = plan.loop === 'closed' && plan.stages === undefined;
+    if (steady && plan.amount !== undefined && plan.requests.length > 1) this.#unreserved = plan.amount;
     this.#reserved = new Uint32Array(this.#unreserved === undefined ? 0 : connections);
     this.#specs = specs;
     this.checker = plan.expect ? compileExpect(plan.expect) : undefined;
