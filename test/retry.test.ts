@@ -136,6 +136,14 @@ for (const transport of TRANSPORTS) {
       assertOnce(t, processed);
     });
 
+    t.test('a new connection closed before any response is an error, never sent again: the server has no idle connection to close', async (t) => {
+      const server = await rawServer(t, (socket) => socket.end());
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, transport, connections: 2, amount: 10, timeout: 5000 });
+      t.equal(result.requests.retried, 0);
+      t.equal(result.errors.total, 10, JSON.stringify(result.errors.byCode));
+      t.equal(server.requests.length, 10, 'each request reached the server once');
+    });
+
     t.test('rate mode: a retried request is timed from its intended send', async (t) => {
       // The second request on the first connection is held 100 ms and dropped; its retry is answered at once.
       let held = false;
