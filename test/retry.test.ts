@@ -31,13 +31,13 @@ function numbered(options: Omit<LoadOptions, 'url' | 'requests'>, method = 'GET'
   };
 }
 
-/** Answers `perConnection` requests on each connection, the last with `Connection: close`, and reads no further. */
-async function closingAfter(t: Test, perConnection: number): Promise<{ server: RawServer; processed: Processed }> {
+/** Answers `perConnection` requests on each connection, the last with `Connection: close` (or `last`), and reads no further. */
+async function closingAfter(t: Test, perConnection: number, last = OK_CLOSE): Promise<{ server: RawServer; processed: Processed }> {
   const processed: Processed = { ids: [] };
   const server = await rawServer(t, (socket, request, index) => {
     if (index >= perConnection) return; // behind the close: never processed
     processed.ids.push(idOf(request));
-    if (index === perConnection - 1) socket.end(OK_CLOSE);
+    if (index === perConnection - 1) socket.end(last);
     else socket.write(OK);
   });
   return { server, processed };
@@ -95,6 +95,15 @@ for (const transport of TRANSPORTS) {
       // undici opened a socket for each request it would have sent again, only to abort it unused.
       const carried = server.reads.filter((reads) => reads > 0).length;
       t.equal(server.connections, carried, `${server.connections} connections opened, ${carried} carried requests`);
+      assertOnce(t, processed);
+    });
+
+    if (pipelining > 1) t.test('an HTTP/1.0 response without keep-alive announces the close too', async (t) => {
+      const { server, processed } = await closingAfter(t, 5, 'HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok');
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, ...numbered({ transport, connections: 2, pipelining, amount: 100, timeout: 5000 }) });
+      t.same(result.errors, { total: 0, byCode: {} });
+      t.equal(processed.ids.length, 100);
+      t.ok(result.requests.retried > 0, `retried ${result.requests.retried}`);
       assertOnce(t, processed);
     });
 
