@@ -31,13 +31,13 @@ function numbered(options: Omit<LoadOptions, 'url' | 'requests'>, method = 'GET'
   };
 }
 
-/** Answers `perConnection` requests on each connection, the last with `Connection: close`, and reads no further. */
-async function closingAfter(t: Test, perConnection: number): Promise<{ server: RawServer; processed: Processed }> {
+/** Answers `perConnection` requests on each connection, the last with `Connection: close` (or `last`), and reads no further. */
+async function closingAfter(t: Test, perConnection: number, last = OK_CLOSE): Promise<{ server: RawServer; processed: Processed }> {
   const processed: Processed = { ids: [] };
   const server = await rawServer(t, (socket, request, index) => {
     if (index >= perConnection) return; // behind the close: never processed
     processed.ids.push(idOf(request));
-    if (index === perConnection - 1) socket.end(OK_CLOSE);
+    if (index === perConnection - 1) socket.end(last);
     else socket.write(OK);
   });
   return { server, processed };
@@ -98,6 +98,15 @@ for (const transport of TRANSPORTS) {
       assertOnce(t, processed);
     });
 
+    if (pipelining > 1) t.test('an HTTP/1.0 response without keep-alive announces the close too', async (t) => {
+      const { server, processed } = await closingAfter(t, 5, 'HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok');
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, ...numbered({ transport, connections: 2, pipelining, amount: 100, timeout: 5000 }) });
+      t.same(result.errors, { total: 0, byCode: {} });
+      t.equal(processed.ids.length, 100);
+      t.ok(result.requests.retried > 0, `retried ${result.requests.retried}`);
+      assertOnce(t, processed);
+    });
+
     if (pipelining > 1) t.test('close after 5 with retry: false: the requests behind the close are ECONNCLOSED', async (t) => {
       const { server, processed } = await closingAfter(t, 5);
       const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, retry: false, ...numbered({ transport, connections: 1, pipelining: 4, amount: 100, timeout: 5000 }) });
@@ -134,6 +143,14 @@ for (const transport of TRANSPORTS) {
       t.equal(result.requests.completed, processed.ids.length, 'completed: what the server processed');
       t.equal(result.requests.completed + result.errors.total, 150);
       assertOnce(t, processed);
+    });
+
+    t.test('a new connection closed before any response is an error, never sent again: the server has no idle connection to close', async (t) => {
+      const server = await rawServer(t, (socket) => socket.end());
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, transport, connections: 2, amount: 10, timeout: 5000 });
+      t.equal(result.requests.retried, 0);
+      t.equal(result.errors.total, 10, JSON.stringify(result.errors.byCode));
+      t.equal(server.requests.length, 10, 'each request reached the server once');
     });
 
     t.test('rate mode: a retried request is timed from its intended send', async (t) => {

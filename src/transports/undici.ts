@@ -43,6 +43,9 @@ const connectionClosed = (): Error => Object.assign(new Error('its connection cl
 /** Errors of a connection closed or reset under a request (undici's SocketError: 'other side closed'). */
 const CLOSED_UNDER_CODES: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 
+/** `close` among a Connection header's tokens. */
+const CLOSE_TOKEN = /(?:^|,)\s*close\s*(?:,|$)/i;
+
 /** undici's own header on a kept-alive request. */
 const KEEP_ALIVE_HEADER_BYTES = 'connection: keep-alive\r\n'.length;
 /** undici sends `content-length: 0` for these methods without a body (RFC 9110 8.6). */
@@ -66,7 +69,7 @@ class LaneHandler implements Dispatcher.DispatchHandler {
   socket: SocketState | undefined;
   /** A byte of the response arrived. */
   answering = false;
-  /** Dispatched again by the transport (`#retryHead`): `onRequestStart` reports the retry. */
+  /** Dispatched again by the transport (a head whose socket went, see `onResponseError`): `onRequestStart` reports the retry. */
   resending = false;
 
   constructor(
@@ -151,7 +154,8 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     statusMessage?: string,
   ): void {
     this.status = statusCode;
-    if (this.socket !== undefined && /(^|,)\s*close\s*($|,)/i.test(String(headers.connection ?? ''))) this.socket.fate = Fate.Announced;
+    const connection = headers.connection;
+    if (this.socket !== undefined && connection !== undefined && CLOSE_TOKEN.test(String(connection))) this.socket.fate = Fate.Announced;
     const raw = controller.rawHeaders;
     this.bytes = responseHeadBytes(statusMessage, Array.isArray(raw) ? raw : []);
     if (this.transport.capture) this.headers = flattenHeaders(headers);
