@@ -231,8 +231,9 @@ export interface SocketIoOptions {
   /** Latency is the time from an emit to the next event of this name on that connection. */
   reply?: string;
   /**
-   * Events the server pushes: counted, and with `timestamp: { field }` timed from the top-level
-   * number `field` of their first argument (epoch ms), as `websocket.timestamp` is.
+   * Events the server pushes to time: with `timestamp: { field }`, from the top-level number `field`
+   * of their first argument (epoch ms), as `websocket.timestamp` times messages. Every event and ack
+   * received counts in `messages.received`, whatever its name.
    */
   listen?: { event: string; timestamp?: { field: string } };
 }

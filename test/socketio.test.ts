@@ -4,6 +4,7 @@
 import t from 'tap';
 import { findCapacity, formatResult, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
 import { decodeHistogram } from '../src/stats/recorder.js';
+import { localhostCert } from './fixtures/raw-http-server.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
@@ -37,6 +38,26 @@ t.test('echo with acks: exact counts at the server and the client', async (t) =>
   const summary = formatResult(result);
   t.match(summary, /Messages +503 sent, 503 received/);
   t.match(summary, /Handshakes +101: 5/);
+});
+
+t.test('https: the Engine.IO WebSocket over TLS, on its own path, with the run\'s headers', async (t) => {
+  const headers: string[] = [];
+  const server = await socketIoServer(t, { path: '/io/' }, (io) => io.on('connection', (socket) => headers.push(String(socket.handshake.headers['x-load']))), { secure: true });
+  const result = await runLoad({
+    url: server.url,
+    connections: 2,
+    amount: 40,
+    tls: { ca: localhostCert },
+    headers: { 'x-load': 'salvo' },
+    socketio: { path: '/io', emit: { event: 'echo', data: 1 }, ack: true },
+  });
+  t.equal(server.stats.echoes, 40);
+  t.same(result.messages && { sent: result.messages.sent, received: result.messages.received }, { sent: 40, received: 40 });
+  t.equal(result.phases.tls.count, 2, 'one TLS handshake per connection');
+  t.same(headers, ['salvo', 'salvo'], 'headers on the upgrade request');
+  const wrongPath = await runLoad({ url: server.url, connections: 1, duration: 300, tls: { ca: localhostCert }, socketio: { listen: { event: 'x' } } });
+  // socket.io drops an upgrade on a path it does not serve (ECONNRESET, after its destroyUpgradeTimeout).
+  t.ok(wrongPath.errors.total >= 1 && wrongPath.messages!.received === 0, `the default path is not served: ${JSON.stringify(wrongPath.errors.byCode)}`);
 });
 
 t.test('reply: latency is the time to the next event of that name, other events only counted', async (t) => {
