@@ -130,6 +130,17 @@ t.test('a namespace with auth; a namespace its middleware refuses is an error, r
   t.equal(refused.messages!.sent, 0, 'nothing emitted on a refused namespace');
 });
 
+t.test('a namespace connect never answered times out, counted as SIO_CONNECT_TIMEOUT, and the run ends on time', async (t) => {
+  const server = await socketIoServer(t, {}, (io) => io.of('/stuck').use(() => undefined));
+  const startedAt = Date.now();
+  const result = await runLoad({ url: server.url, connections: 2, duration: '600ms', timeout: '200ms', socketio: { namespace: '/stuck', listen: { event: 'x' } } });
+  const timeouts = result.errors.byCode.SIO_CONNECT_TIMEOUT ?? 0;
+  t.ok(timeouts >= 2, `each connection's connect timed out: ${JSON.stringify(result.errors.byCode)}`);
+  t.same(Object.keys(result.errors.byCode), ['SIO_CONNECT_TIMEOUT']);
+  t.ok(Date.now() - startedAt < 5000, 'the run ended');
+  t.equal(server.stats.connects, 0);
+});
+
 t.test('pings answered: idle past pingInterval + pingTimeout, the connections stay', async (t) => {
   let dropped = 0;
   const server = await socketIoServer(t, { pingInterval: 200, pingTimeout: 100 }, (io) => {
