@@ -2,6 +2,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { ResolvedRequest } from './transports/transport.js';
 import type { ExpectOptions, LoadOptions, RequestSpec, ResultTransport, Segment, Thresholds } from './types.js';
 import type { PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
+import type { PlannedMonitor } from './monitor/options.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -53,6 +54,8 @@ export interface Plan {
   startAtMs: number | undefined;
   /** A WebSocket run (`ws:`/`wss:` url): what each connection does. */
   websocket: PlannedWebSocket | undefined;
+  /** `monitor`: what the main thread watches while the run goes (never sent to a worker's use). */
+  monitor: PlannedMonitor | undefined;
 }
 
 /** The parts of the options that cannot leave this thread. */

@@ -1,0 +1,18 @@
+/** What a source says at one instant: cumulative counters and current gauges; a field it lacks is absent. */
+export interface Reading {
+  /** Wall-clock instant the reading stands for, epoch ms. */
+  atMs: number;
+  cpuSeconds?: number;
+  rssBytes?: number;
+  receivedBytes?: number;
+  sentBytes?: number;
+  eventLoopLagMs?: number;
+}
+
+/** One watched thing: read it now, within `timeoutMs`, or reject with why not. */
+export interface MonitorSource {
+  readonly name: string;
+  readonly scope: 'process' | 'machine';
+  read(timeoutMs: number): Promise<Omit<Reading, 'atMs'> & { atMs?: number }>;
+  close(): void;
+}
