@@ -5,7 +5,7 @@ import type { PlannedMonitor } from './options.js';
 import { ProcessSource } from './process-source.js';
 import { PrometheusSource } from './prometheus-source.js';
 import type { MonitorSource, Reading } from './reading.js';
-import { serverSecond } from './summary.js';
+import { serverSecond } from '../stats/server.js';
 
 /** The `result.warnings` code raised when a monitored source did not answer. */
 export const MONITOR_UNAVAILABLE = 'MONITOR_UNAVAILABLE';

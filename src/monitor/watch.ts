@@ -3,7 +3,7 @@ import type { Plan, PlanHooks } from '../plan.js';
 import type { LoadResult, ServerSeries } from '../types.js';
 import { addWarning, type Warning } from '../stats/warnings.js';
 import { ServerMonitor } from './monitor.js';
-import { attachServer } from './summary.js';
+import { attachServer } from '../stats/server.js';
 
 /** What `runLoad` does with `monitor`: start it with the run's clock, and fold its readings into the result. */
 export interface ServerWatch {
