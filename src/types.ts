@@ -347,6 +347,8 @@ export interface MergeInfo {
 export interface ServerSeries {
   source: string;
   scope: 'process' | 'machine';
+  /** The cores its CPU is out of: the machine's (node_exporter's CPUs; this machine's for a pid); absent when unknown. */
+  cores?: number;
   /** The first failure, if any. */
   error?: string;
   /** Wall-clock start of its first second, epoch ms (the run's `startedAt`). */
@@ -493,6 +495,8 @@ export interface ServerStats {
   network?: { receivedBytesPerSecond: number; sentBytesPerSecond: number };
   /** Highest event-loop lag of a second, ms (prom-client apps). */
   eventLoopLagMs?: number;
+  /** The cores the CPU is out of (`cpuPercent` 100 × cores is all of them), when the sources say. */
+  cores?: number;
   /** What was read, and whether it answered. */
   sources: ServerSourceStats[];
 }

@@ -125,11 +125,17 @@ export class ServerMonitor {
     return this.#watched.map(({ source, readings, error }) => ({
       source: source.name,
       scope: source.scope,
+      ...coresOf(readings),
       ...(error !== undefined ? { error: error.message } : {}),
       startedAt: this.#startMs ?? 0,
       seconds: Array.from({ length: Math.max(0, this.#samples - 1) }, (_, i) => difference(readings[i], readings[i + 1])),
     }));
   }
+}
+
+function coresOf(readings: ReadonlyArray<Reading | undefined>): { cores?: number } {
+  const cores = readings.find((reading) => reading?.cores !== undefined)?.cores;
+  return cores === undefined ? {} : { cores };
 }
 
 /** What a source said over the second between two readings; null when either is missing. */

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import type { MonitorSource, Reading } from './reading.js';
 
 /**
@@ -38,6 +39,7 @@ export class ProcessSource implements MonitorSource {
     if (fields[0] === 'Z' || fields[0] === 'X') throw new Error(`process ${this.#pid} exited`);
     return {
       cpuSeconds: ticks / TICKS_PER_SECOND,
+      cores: availableParallelism(),
       ...(rssKb !== undefined ? { rssBytes: Number(rssKb) * 1024 } : {}),
     };
   }

@@ -43,6 +43,7 @@ export function readMetrics(text: string, devices: readonly string[] | undefined
   const cpu = families.get('node_cpu_seconds_total');
   if (cpu !== undefined) {
     set('cpuSeconds', sum(cpu, (labels) => !NOT_BUSY.has(labels.mode ?? '')));
+    set('cores', new Set(cpu.metrics.map((metric) => metric.labels?.cpu)).size);
     const total = sum(families.get('node_memory_MemTotal_bytes'));
     const available = sum(families.get('node_memory_MemAvailable_bytes'));
     if (total !== undefined && available !== undefined) set('rssBytes', total - available);

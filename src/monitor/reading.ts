@@ -7,6 +7,8 @@ export interface Reading {
   receivedBytes?: number;
   sentBytes?: number;
   eventLoopLagMs?: number;
+  /** The cores the CPU is out of, when the source knows. */
+  cores?: number;
 }
 
 /** One watched thing: read it now, within `timeoutMs`, or reject with why not. */

@@ -99,6 +99,11 @@ export function serverStats(series: readonly ServerSeries[], timeline: readonly 
   const received = overRun(pick(series, 'receivedBytes'), 'receivedBytes');
   const sent = overRun(pick(series, 'sentBytes'), 'sentBytes');
   const lag = overRun(pick(series, 'eventLoopLagMs'), 'eventLoopLagMs');
+  const cpuSources = pick(series, 'cpuMs');
+  // Process sources on one machine share its cores: the most any of them says, not their sum.
+  const cores = cpuSources.length > 0 && cpuSources.every((s) => s.cores !== undefined)
+    ? (cpuSources[0]!.scope === 'machine' ? cpuSources.reduce((sum, s) => sum + s.cores!, 0) : Math.max(...cpuSources.map((s) => s.cores!)))
+    : undefined;
   let cpuPerRequest: number | undefined;
   if (cpu !== undefined) {
     const whole = cpu.count >= timeline.length;
@@ -113,6 +118,7 @@ export function serverStats(series: readonly ServerSeries[], timeline: readonly 
       ? { network: { receivedBytesPerSecond: (received.total / received.wallMs) * 1000, sentBytesPerSecond: (sent.total / sent.wallMs) * 1000 } }
       : {}),
     ...(lag !== undefined ? { eventLoopLagMs: lag.peak } : {}),
+    ...(cores !== undefined && cpu !== undefined ? { cores } : {}),
     sources: series.map(sourceStats),
   };
 }
@@ -128,7 +134,7 @@ export function mergeSeries(lists: ReadonlyArray<readonly ServerSeries[] | undef
       const shift = Math.round((series.startedAt - startedAt) / 1000);
       let merged = bySource.get(series.source);
       if (merged === undefined) {
-        merged = { source: series.source, scope: series.scope, startedAt, seconds: [] };
+        merged = { source: series.source, scope: series.scope, ...(series.cores !== undefined ? { cores: series.cores } : {}), startedAt, seconds: [] };
         bySource.set(series.source, merged);
       }
       if (series.error !== undefined) merged.error ??= series.error;
