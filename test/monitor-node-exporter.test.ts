@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import t from 'tap';
-import { runLoad } from '../src/index.js';
+import { renderReport, runLoad } from '../src/index.js';
 import { createTestServer } from '../src/testing/index.js';
 import { NODE_EXPORTER, nodeExporter } from './fixtures/node-exporter.js';
 import { inSomeRun } from './fixtures/timing.js';
@@ -27,6 +27,9 @@ t.test('node_exporter: machine CPU agrees with /proc/stat, loopback bytes with w
     const [source] = result.server!.sources;
     t.same([source!.scope, source!.answered, source!.seconds], ['machine', true, 3], 'node_exporter is the machine, answering all 3 seconds');
     t.ok(result.server!.memory!.rssBytes > 0, 'memory in use');
+    t.equal(result.server!.cores, readFileSync('/proc/stat', 'latin1').split('\n').filter((line) => /^cpu\d/.test(line)).length, 'out of every core of the machine');
+    const report = renderReport(result);
+    t.ok(report.includes('"id":"chart-server-cpu"') && report.includes('"id":"chart-server-network"'), 'the report charts the server\'s CPU and network');
     t.equal(result.server!.cpuPerRequest! > 0, true);
     t.ok(result.timeline.every((entry) => entry.server?.receivedBytesPerSecond !== undefined && entry.server.sentBytesPerSecond !== undefined), 'network bytes every second');
     // lo carries each byte once each way: what it received is what salvo sent plus what the server sent back.

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import t from 'tap';
-import { formatResult, mergeResults, runLoad, SalvoOptionError, SalvoRangeError } from '../src/index.js';
+import { formatResult, mergeResults, renderReport, runLoad, SalvoOptionError, SalvoRangeError } from '../src/index.js';
 import { createTestServer } from '../src/testing/index.js';
 import type { ServerSeries } from '../src/types.js';
 import { cpuServer } from './fixtures/cpu-server.js';
@@ -36,6 +36,9 @@ t.test('a child server burning 1 ms per request: CPU and CPU per request agree w
     t.equal(result.server!.network, undefined, 'a process gives no network figures: absent, not zero');
     t.ok(result.server!.memory!.peakRssBytes >= result.server!.memory!.rssBytes && result.server!.memory!.rssBytes > 10e6, 'RSS of a Node process, peak at least the mean');
     t.notOk(result.warnings.some((w) => w.code === 'MONITOR_UNAVAILABLE'));
+    const report = renderReport(result);
+    t.ok(report.includes('"id":"chart-server-cpu"') && !report.includes('chart-server-network'), 'the report charts the server\'s CPU; no network chart without network figures');
+    t.match(formatResult(result), /Server {2,}CPU \d+% of a core, \d\.\d{3} ms CPU per request, RSS [\d.]+ MB \(peak [\d.]+ MB\)/);
     const monitorCpuMs = result.server!.cpuPerRequest! * result.requests.completed;
     timing.ok(within(monitorCpuMs, osCpuMs, 0.1), `server CPU ${monitorCpuMs.toFixed(0)} ms by the monitor, ${osCpuMs.toFixed(0)} ms by the process itself`);
     timing.ok(within(result.server!.cpuPerRequest!, osCpuMs / requests, 0.1), `cpuPerRequest ${result.server!.cpuPerRequest!.toFixed(3)} ms against ${(osCpuMs / requests).toFixed(3)} ms`);
