@@ -282,6 +282,11 @@ export interface WebSocketStageStats {
   /** Median and 99th percentile latency of the messages timed during the stage, ms. */
   p50: number;
   p99: number;
+  /**
+   * With `monitor`: the server's CPU over the stage's seconds (a second counts for the stage its
+   * middle falls in), 100 = one core, and per received message, ms.
+   */
+  server?: { cpuPercent?: number; cpuPerRequest?: number };
 }
 
 /** What only a WebSocket run has (`result.websocket`). */

@@ -139,3 +139,19 @@ t.test('mergeResults: segments that watched the same process count it once', asy
   t.ok(Math.abs(cpuMs - seriesCpuMs(first)) < 1e-6, `the merged server CPU is the source's (${cpuMs.toFixed(1)} ms), not the sum of both segments' readings`);
   t.equal(merged.requests.completed, results[0]!.requests.completed + results[1]!.requests.completed);
 });
+
+t.test('a WebSocket run: CPU per received message, and per stage', async (t) => {
+  const server = await createTestServer({ websocket: true });
+  t.teardown(() => server.close());
+  const result = await runLoad({
+    url: server.url, stages: [{ duration: '1s', connections: 2 }, { duration: '2s', connections: 4 }],
+    websocket: { message: 'hi', rate: 50 }, monitor: { processes: [server.pid] },
+  });
+  const cpuMs = seriesCpuMs(result.merge.server![0]!);
+  t.ok(result.messages!.received > 0);
+  t.ok(Math.abs(result.server!.cpuPerRequest! * result.messages!.received - cpuMs) < 1e-6, 'cpuPerRequest is the CPU per received message');
+  const stages = result.websocket!.stages!;
+  t.equal(stages.length, 2);
+  t.ok(stages.every((stage) => typeof stage.server?.cpuPercent === 'number' && typeof stage.server.cpuPerRequest === 'number'), 'each stage has its server CPU');
+  t.match(formatResult(result), /ms CPU per message/);
+});

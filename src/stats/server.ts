@@ -1,6 +1,6 @@
 // The `monitor` figures of a result (`result.server`, each second's `server`) from its sources' per-second
 // readings, and those readings merged over segments: plain arithmetic on JSON, shared by runLoad and mergeResults.
-import type { ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats, TimelineEntry } from '../types.js';
+import type { ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats, TimelineEntry, WebSocketStageStats } from '../types.js';
 
 type Field = 'cpuMs' | 'rssBytes' | 'receivedBytes' | 'sentBytes' | 'eventLoopLagMs';
 
@@ -50,12 +50,16 @@ export function serverSecond(series: readonly ServerSeries[], i: number): Server
   return Object.keys(second).length > 0 ? second : undefined;
 }
 
-/** A field over the seconds the picked sources all gave it: its sum (max for lag, peak for memory), wall time, and which seconds. */
-function overRun(picked: readonly ServerSeries[], field: Field) {
+/**
+ * A field over the seconds (of `only`, when given) the picked sources all gave it: its sum (max for
+ * lag, peak for memory), wall time, and which seconds.
+ */
+function overRun(picked: readonly ServerSeries[], field: Field, only?: (i: number) => boolean) {
   const length = Math.max(0, ...picked.map((s) => s.seconds.length));
   let total = 0, peak = 0, wallMs = 0, count = 0;
   const seconds: number[] = [];
   for (let i = 0; i < length; i++) {
+    if (only !== undefined && !only(i)) continue;
     const at = combined(picked, field, i);
     if (at === undefined) continue;
     total += at.value;
@@ -149,9 +153,27 @@ export function mergeSeries(lists: ReadonlyArray<readonly ServerSeries[] | undef
   return [...bySource.values()];
 }
 
+/** The server's CPU over each WebSocket stage: the seconds whose middle falls in it. */
+function stageServer(series: readonly ServerSeries[], timeline: readonly TimelineEntry[], stages: WebSocketStageStats[]): void {
+  const picked = pick(series, 'cpuMs');
+  let startMs = 0;
+  for (const stage of stages) {
+    const from = startMs;
+    const to = (startMs += stage.durationMs);
+    const cpu = overRun(picked, 'cpuMs', (i) => (i + 0.5) * 1000 >= from && (i + 0.5) * 1000 < to);
+    if (cpu === undefined) continue;
+    const received = cpu.seconds.reduce((sum, i) => sum + (timeline[i]?.completed ?? 0), 0);
+    stage.server = { cpuPercent: (cpu.total / cpu.wallMs) * 100, ...(received > 0 ? { cpuPerRequest: cpu.total / received } : {}) };
+  }
+}
+
 /** Puts what `monitor` read into a result: `server`, each timeline second's `server`, and the series for merging. */
-export function attachServer(result: { server?: ServerStats; timeline: TimelineEntry[]; requests: { completed: number }; merge: { server?: ServerSeries[] } }, series: ServerSeries[]): void {
+export function attachServer(
+  result: { server?: ServerStats; timeline: TimelineEntry[]; requests: { completed: number }; websocket?: { stages?: WebSocketStageStats[] }; merge: { server?: ServerSeries[] } },
+  series: ServerSeries[],
+): void {
   result.server = serverStats(series, result.timeline, result.requests.completed);
+  if (result.websocket?.stages !== undefined) stageServer(series, result.timeline, result.websocket.stages);
   result.timeline.forEach((entry, i) => {
     const second = serverSecond(series, i);
     if (second !== undefined) entry.server = second;
