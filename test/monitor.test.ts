@@ -4,7 +4,9 @@ import t from 'tap';
 import { formatResult, mergeResults, renderReport, runLoad, SalvoOptionError, SalvoRangeError } from '../src/index.js';
 import { createTestServer } from '../src/testing/index.js';
 import type { ServerSeries } from '../src/types.js';
+import { parseRunFlags } from '../src/cli/run-flags.js';
 import { cpuServer } from './fixtures/cpu-server.js';
+import { runSalvo } from './fixtures/cli.js';
 import { inSomeRun } from './fixtures/timing.js';
 
 const within = (actual: number, expected: number, share: number) => Math.abs(actual - expected) <= share * expected;
@@ -154,4 +156,22 @@ t.test('a WebSocket run: CPU per received message, and per stage', async (t) => 
   t.equal(stages.length, 2);
   t.ok(stages.every((stage) => typeof stage.server?.cpuPercent === 'number' && typeof stage.server.cpuPerRequest === 'number'), 'each stage has its server CPU');
   t.match(formatResult(result), /ms CPU per message/);
+});
+
+t.test('the salvo command: --monitor-pid and --monitor-url make the monitor option; the JSON result and the summary carry the server', async (t) => {
+  const url = 'http://127.0.0.1:3000/';
+  t.same(parseRunFlags([url, '--monitor-pid', '12', '--monitor-pid', '34', '--monitor-url', 'http://127.0.0.1:9100/metrics']).options.monitor, {
+    processes: [12, 34],
+    prometheus: ['http://127.0.0.1:9100/metrics'],
+  });
+  t.equal(parseRunFlags([url]).options.monitor, undefined, 'none without the flags');
+  const server = await cpuServer(t, 0.2);
+  const json = await runSalvo([server.url, '-R', '50', '-d', '2s', '--monitor-pid', String(server.pid), '--json']);
+  t.equal(json.code, 0);
+  const result = JSON.parse(json.stdout) as { server: { sources: Array<{ source: string; answered: boolean }>; cpuPerRequest: number } };
+  t.same(result.server.sources.map((s) => [s.source, s.answered]), [[`pid ${server.pid}`, true]]);
+  t.ok(result.server.cpuPerRequest > 0);
+  const bad = await runSalvo([server.url, '-a', '1', '--monitor-pid', 'x']);
+  t.equal(bad.code, 2, 'a bad pid is a usage error');
+  t.match(bad.stderr, /monitor.processes\[0\] must be a pid/);
 });
