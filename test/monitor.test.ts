@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import t from 'tap';
-import { formatResult, mergeResults, renderReport, runLoad, SalvoOptionError, SalvoRangeError } from '../src/index.js';
+import { compareResults, formatResult, mergeResults, renderReport, runLoad, SalvoOptionError, SalvoRangeError } from '../src/index.js';
 import { createTestServer } from '../src/testing/index.js';
-import type { ServerSeries } from '../src/types.js';
+import type { LoadResult, ProgressEvent, ServerSeries } from '../src/types.js';
 import { parseRunFlags } from '../src/cli/run-flags.js';
 import { cpuServer } from './fixtures/cpu-server.js';
 import { runSalvo } from './fixtures/cli.js';
@@ -53,13 +53,18 @@ t.test('a pid that exits mid-run: MONITOR_UNAVAILABLE names it, the run goes on 
   const server = await cpuServer(t, 0);
   // Exits once the monitor has read its first second (progress events wait for that reading).
   let exited: Promise<void> | undefined;
+  const events: ProgressEvent[] = [];
   const result = await runLoad({
     url: server.url, rate: 100, connections: 4, duration: '3s', monitor: { processes: [server.pid] },
     onProgress: (event) => {
+      events.push(event);
       if (event.second === 0) exited = server.exit();
     },
   });
   await exited;
+  t.same(events.map((event) => event.second), [0, 1, 2], 'every second reported once, in order, before runLoad resolved');
+  t.same(events[0]!.server, result.timeline[0]!.server, "the first progress event carries that second's server, as the timeline has it");
+  t.equal(events[2]!.server, undefined, 'the last, after the process died, has none');
   t.equal(result.durationMs, 3000, 'the run ended on time');
   const warning = result.warnings.find((w) => w.code === 'MONITOR_UNAVAILABLE');
   t.match(warning?.message, new RegExp(`pid ${server.pid} stopped answering at second [12] \\(`), 'the warning names the source and when');
@@ -174,4 +179,18 @@ t.test('the salvo command: --monitor-pid and --monitor-url make the monitor opti
   const bad = await runSalvo([server.url, '-a', '1', '--monitor-pid', 'x']);
   t.equal(bad.code, 2, 'a bad pid is a usage error');
   t.match(bad.stderr, /monitor.processes\[0\] must be a pid/);
+});
+
+t.test('compareResults: server.cpuPerRequest is compared, with its confidence, when every run has it', async (t) => {
+  const run = (perSecond: number, cpuPerRequest?: number) => ({
+    requests: { perSecond, completed: perSecond * 3 }, latency: { p50: 1, p90: 2, p99: 3 }, errors: { total: 0 },
+    ...(cpuPerRequest === undefined ? {} : { server: { cpuPerRequest, sources: [] } }),
+  }) as unknown as LoadResult;
+  const comparison = compareResults([run(1000, 0.2), run(1900, 0.21), run(1400, 0.2)], [run(1500, 0.3), run(900, 0.31), run(1800, 0.3)]);
+  const row = comparison.rows.find((r) => r.metric === 'server.cpuPerRequest')!;
+  t.equal(row.higherIsBetter, false);
+  t.ok(row.improvement < -0.4, 'the candidate spends about half as much again per request');
+  t.equal(row.confidence, '***', 'a clear difference where requests/s, all over the place, shows none');
+  t.equal(comparison.rows.find((r) => r.metric === 'requests.perSecond')!.confidence, '');
+  t.notOk(compareResults([run(1), run(2)], [run(1), run(2)]).rows.some((r) => r.metric === 'server.cpuPerRequest'), 'not a default without monitor');
 });
