@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
+import { wallClockMs } from '../engine/start-gate.js';
 import type { MonitorSource, Reading } from './reading.js';
 
 /** A metric family as parse-prometheus-text-format gives it (counters and gauges: `value` as text). */
@@ -76,10 +77,10 @@ export class PrometheusSource implements MonitorSource {
   }
 
   async read(timeoutMs: number): Promise<Omit<Reading, 'atMs'> & { atMs: number }> {
-    const sentAt = Date.now();
+    const sentAt = wallClockMs();
     const text = await this.#fetch(timeoutMs);
     // The page stands for the middle of the exchange, when the exporter most likely read its counters.
-    const atMs = (sentAt + Date.now()) / 2;
+    const atMs = (sentAt + wallClockMs()) / 2;
     const { scope, reading } = readMetrics(text, this.#devices);
     this.scope = scope;
     if (reading.cpuSeconds === undefined && reading.rssBytes === undefined && reading.receivedBytes === undefined) {
