@@ -51,7 +51,7 @@ const SERVER_METRICS = [
 
 export const KNOWN_METRICS =
   `latency.<stat> and latencyUncorrected.<stat> (stat: ${LATENCY_STATS.join(', ')}), ` +
-  'requests.sent, requests.completed, requests.perSecond, requests.missed, bytes.sent, ' +
+  'requests.sent, requests.completed, requests.perSecond, requests.missed, requests.retried, bytes.sent, ' +
   'bytes.received, errors.total, errors.rate, errors.byCode.<CODE>, statusCodes.<code>, ' +
   'statusCodes.<n>xx, checks.passed, checks.failed, checks.rate, messages.sent, messages.received, messages.perSecond ' +
   `(WebSocket), durationMs, ${SERVER_METRICS.join(', ')} (monitor)`;
@@ -253,7 +253,7 @@ export function metricReader(metric: string): MetricReader | undefined {
     }
     case 'requests':
       if (field === 'perSecond') return { monotone: false, read: (r) => r.requests?.perSecond };
-      if (field === 'sent' || field === 'completed' || field === 'missed') {
+      if (field === 'sent' || field === 'completed' || field === 'missed' || field === 'retried') {
         return { monotone: true, read: (r) => r.requests?.[field] };
       }
       return undefined;
