@@ -240,6 +240,17 @@ t.test('exact counts with amount over 2 workers, closed loop and at a rate', asy
   t.equal(fire.errors.total, 0, 'no timeouts for emits that wait for nothing');
 });
 
+t.test('warmup: emits before the measured run reach the server but are not counted', async (t) => {
+  const server = await socketIoServer(t);
+  const result = await runLoad({ url: server.url, connections: 2, warmup: '300ms', amount: 100, socketio: { emit: { event: 'echo' }, ack: true } });
+  const { sent, received } = result.messages!;
+  t.equal(sent, 100);
+  // The acks of the warm-up's last emits (one in flight per connection) count as received, untimed, as in a WebSocket run.
+  t.ok(received >= 100 && received <= 102, `received ${received}`);
+  t.ok(server.stats.echoes > 100, `the warm-up's emits too: ${server.stats.echoes}`);
+  t.equal(timed(result), 100, 'only the measured emits timed');
+});
+
 t.test('connection stages open and close Socket.IO connections', async (t) => {
   const server = await socketIoServer(t);
   const result = await runLoad({
