@@ -5,6 +5,7 @@ import { usableWorkers } from './workers/shard.js';
 import { compileExpect } from './stats/checks.js';
 import { parseThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
+import { planOutputs } from './outputs/options.js';
 import type { Plan, PlanHooks, PlannedStage } from './plan.js';
 import { parseHeaders, planRequests } from './request-spec.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
@@ -19,6 +20,7 @@ export const KNOWN_OPTIONS = [
   'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
   'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'streams', 'segment', 'startAt', 'websocket',
+  'outputs',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
@@ -157,6 +159,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   if (options.expect !== undefined) compileExpect(options.expect);
   if (options.thresholds !== undefined) parseThresholds(options.thresholds);
 
+  const outputs = planOutputs(options.outputs);
   const connections = options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
   if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule);
@@ -191,6 +194,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
       signal: options.signal,
       onProgress: options.onProgress,
       ...(webSocketPlan !== undefined ? { websocket: webSocketPlan.hooks } : {}),
+      ...(outputs !== undefined ? { outputs } : {}),
     },
   };
 }

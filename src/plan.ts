@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
+import type { PlannedOutput } from './outputs/options.js';
 import type { ResolvedRequest } from './transports/transport.js';
 import type { ExpectOptions, LoadOptions, RequestSpec, ResultTransport, Segment, Thresholds } from './types.js';
 import type { PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
@@ -62,4 +63,6 @@ export interface PlanHooks {
   onProgress: LoadOptions['onProgress'];
   /** A WebSocket run's `message` / `timestamp` functions. */
   websocket?: WebSocketHooks;
+  /** `outputs`, written from this thread's per-second roll-up. */
+  outputs?: PlannedOutput[];
 }

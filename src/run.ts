@@ -5,30 +5,40 @@ import { StartGate } from './engine/start-gate.js';
 import { diagnose } from './stats/diagnose.js';
 import { assertFileLimit } from './stats/file-limit.js';
 import { mergeShards } from './stats/merge.js';
-import { progressEvent } from './stats/progress-event.js';
+import { progressEvent, type OnRolledSecond } from './stats/progress-event.js';
 import { judgeThresholds, parseThresholds } from './stats/thresholds.js';
 import type { LoadOptions, LoadResult } from './types.js';
+import type { LiveOutputs } from './outputs/live.js';
 import { runWorkers } from './workers/pool.js';
 import { segmentPlan } from './workers/shard.js';
 
-function runInProcess(plan: Plan, hooks: PlanHooks, start: StartGate) {
-  const { onProgress } = hooks;
+/** Who hears of each closed second of the whole run: `onProgress` and the outputs. */
+function secondListener({ onProgress }: PlanHooks, outputs: LiveOutputs | undefined): OnRolledSecond | undefined {
+  if (typeof onProgress !== 'function') return outputs?.onSecond;
+  return (summary, totals) => {
+    outputs?.onSecond(summary, totals);
+    try {
+      onProgress(progressEvent(summary, totals));
+    } catch (error) {
+      process.emitWarning(`salvo: onProgress threw: ${String(error)}`);
+    }
+  };
+}
+
+function runInProcess(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: OnRolledSecond | undefined) {
   return runThread(plan, {
     requests: hooks.requests,
     websocket: hooks.websocket,
     signal: hooks.signal,
     ready: start.wait,
-    onSecond:
-      typeof onProgress === 'function'
-        ? (summary, totals) => {
-            try {
-              onProgress(progressEvent(summary, totals));
-            } catch (error) {
-              process.emitWarning(`salvo: onProgress threw: ${String(error)}`);
-            }
-          }
-        : undefined,
+    onSecond,
   });
+}
+
+/** The outputs, loaded only when some are configured. */
+async function startOutputs(hooks: PlanHooks, plan: Plan): Promise<LiveOutputs | undefined> {
+  if (hooks.outputs === undefined || hooks.outputs.length === 0) return undefined;
+  return (await import('./outputs/live.js')).startOutputs(hooks.outputs, plan);
 }
 
 /**
@@ -40,11 +50,20 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const thresholds = whole.thresholds === undefined ? undefined : parseThresholds(whole.thresholds);
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
+  const outputs = await startOutputs(hooks, whole);
+  const onSecond = secondListener(hooks, outputs);
   const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
-  const shards = plan.workers > 1 ? await runWorkers(plan, hooks, start) : [await runInProcess(plan, hooks, start)];
+  let shards;
+  try {
+    shards = plan.workers > 1 ? await runWorkers(plan, hooks, start, onSecond) : [await runInProcess(plan, hooks, start, onSecond)];
+  } catch (error) {
+    await outputs?.abandon();
+    throw error;
+  }
   const result = mergeShards(plan, shards, false, whole);
   start.warn(result.warnings);
   diagnose(result, plan);
   judgeThresholds(result, thresholds);
+  await outputs?.finish(result);
   return result;
 }

@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import type { Plan } from '../plan.js';
+import type { OnRolledSecond } from '../stats/progress-event.js';
+import { addWarning } from '../stats/warnings.js';
+import type { LoadResult } from '../types.js';
+import type { PlannedOutput } from './options.js';
+import { PrometheusWriter } from './prometheus.js';
+import { resultPoints, secondPoints, type Point, type SeriesKind } from './series.js';
+
+/** How long the run waits after its end for the final totals to be written: a hung endpoint costs no more. */
+export const FINAL_FLUSH_MS = 2000;
+
+/** The outputs of one run, fed from the main thread's per-second roll-up. */
+export interface LiveOutputs {
+  onSecond: OnRolledSecond;
+  /** Writes the final totals from the merged result (bounded by `FINAL_FLUSH_MS`) and adds `OUTPUT_FAILED` to it. */
+  finish(result: LoadResult): Promise<void>;
+  /** Stops without a result (the run threw). */
+  abandon(): Promise<void>;
+}
+
+/**
+ * A `testid` for outputs that name none. Segments given the same `startAt` derive the same one, so
+ * their series sum by `testid`; otherwise it is random.
+ */
+function generatedTestId(plan: Plan): string {
+  if (plan.startAtMs !== undefined) return `salvo-${new Date(plan.startAtMs).toISOString().replace(/[-:]|\.\d+/g, '')}`;
+  return `salvo-${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Starts the run's outputs. Loads snappyjs here, only when outputs are configured. Each second is
+ * stamped with its wall-clock end (the segments' seconds line up when they share `startAt`), never
+ * later than now and always after the previous stamp, as Prometheus accepts a series' samples only
+ * in time order; the final totals get the instant after the run.
+ */
+export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promise<LiveOutputs> {
+  const { compress } = (await import('snappyjs')).default;
+  const kind: SeriesKind = { webSocket: plan.transport === 'websocket' };
+  let generated: string | undefined;
+  const writers = outputs.map((output) => {
+    let testid = output.labels['testid'];
+    if (testid === undefined) {
+      generated ??= generatedTestId(plan);
+      testid = generated;
+    }
+    const labels: Record<string, string> = { ...output.labels, testid };
+    if (plan.segment !== undefined) labels['segment'] = String(plan.segment.index);
+    return new PrometheusWriter(output, labels, compress);
+  });
+  if (generated !== undefined) process.stderr.write(`salvo: outputs label this run testid="${generated}"\n`);
+
+  // The measured run's wall-clock start: known with startAt, else read off the first second to arrive.
+  let anchorMs = plan.startAtMs === undefined ? undefined : plan.startAtMs + plan.warmupMs;
+  let lastMs = 0;
+  const stamp = (atMs: number): number => (lastMs = Math.max(Math.round(Math.min(atMs, Date.now())), lastMs + 1));
+  const write = (timestampMs: number, points: Point[]) => {
+    for (const writer of writers) writer.push(timestampMs, points);
+  };
+
+  return {
+    onSecond(summary, totals) {
+      try {
+        anchorMs ??= Date.now() - (summary.second + 1) * 1000;
+        write(stamp(anchorMs + (summary.second + 1) * 1000), secondPoints(kind, summary, totals));
+      } catch (error) {
+        process.emitWarning(`salvo: outputs failed to take a second: ${String(error)}`);
+      }
+    },
+    async finish(result) {
+      write(stamp(Date.now()), resultPoints(kind, result));
+      const deadline = Date.now() + FINAL_FLUSH_MS;
+      await Promise.all(writers.map((writer) => writer.close(deadline)));
+      const failures = writers.map((writer) => writer.failure()).filter((failure) => failure !== undefined);
+      if (failures.length > 0) addWarning(result.warnings, 'OUTPUT_FAILED', failures.join('; '));
+    },
+    async abandon() {
+      await Promise.all(writers.map((writer) => writer.close(Date.now())));
+    },
+  };
+}
