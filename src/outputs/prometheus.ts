@@ -39,6 +39,8 @@ export class PrometheusWriter {
   #retryTimer: NodeJS.Timeout | undefined;
   #backoffMs = FIRST_BACKOFF_MS;
   #closing = false;
+  /** Past the final flush's deadline: nothing more is sent, an abandoned write's end is ignored. */
+  #closed = false;
   #idle: (() => void) | undefined;
   #firstFailure: string | undefined;
   #failedWrites = 0;
@@ -76,8 +78,13 @@ export class PrometheusWriter {
       ]);
       clearTimeout(timer);
     }
+    this.#closed = true;
     clearTimeout(this.#retryTimer);
-    this.#inFlight?.request.destroy();
+    if (this.#inFlight !== undefined) {
+      // A hung endpoint's only trace: nothing failed, the write is just not answered.
+      this.#fail('a write was not answered by the end of the final flush');
+      this.#inFlight.request.destroy();
+    }
     this.#agent.destroy();
   }
 
@@ -104,7 +111,7 @@ export class PrometheusWriter {
   }
 
   #pump(): void {
-    if (this.#inFlight !== undefined || this.#retryTimer !== undefined) return;
+    if (this.#closed || this.#inFlight !== undefined || this.#retryTimer !== undefined) return;
     if (this.#queue.length === 0) {
       this.#idle?.();
       return;
@@ -121,6 +128,7 @@ export class PrometheusWriter {
       return;
     }
     const request = this.#post(body, (outcome) => {
+      if (this.#closed) return;
       this.#inFlight = undefined;
       if (outcome.ok) {
         this.#backoffMs = FIRST_BACKOFF_MS;
