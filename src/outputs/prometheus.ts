@@ -37,6 +37,7 @@ export class PrometheusWriter {
   readonly #queue: Batch[] = [];
   #inFlight: { batches: Batch[]; request: ClientRequest } | undefined;
   #retryTimer: NodeJS.Timeout | undefined;
+  #pumpSoon: NodeJS.Immediate | undefined;
   #backoffMs = FIRST_BACKOFF_MS;
   #closing = false;
   /** Past the final flush's deadline: nothing more is sent, an abandoned write's end is ignored. */
@@ -54,11 +55,17 @@ export class PrometheusWriter {
     this.#agent = url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: 1 }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
   }
 
-  /** Queues one second's samples and writes them when the endpoint is free. */
+  /**
+   * Queues one second's samples and writes them when the endpoint is free: on the next turn of the
+   * event loop, as `push` is called from inside the recording of a response.
+   */
   push(timestampMs: number, points: Point[]): void {
     this.#queue.push({ timestampMs, points });
     this.#bound();
-    this.#pump();
+    this.#pumpSoon ??= setImmediate(() => {
+      this.#pumpSoon = undefined;
+      this.#pump();
+    });
   }
 
   /**
@@ -67,6 +74,8 @@ export class PrometheusWriter {
    */
   async close(deadline: number): Promise<void> {
     this.#closing = true;
+    clearImmediate(this.#pumpSoon);
+    this.#pumpSoon = undefined;
     clearTimeout(this.#retryTimer);
     this.#retryTimer = undefined;
     this.#pump();
