@@ -120,17 +120,23 @@ t.test('an endpoint that refuses, fails or hangs leaves the result as without it
   const refusedUrl = refused.url.replace(/:\d+\//, `:${await closedPort()}/`);
   const failing = await endpoint(t, 500);
   const hanging = await endpoint(t, undefined);
+  const rejecting = await endpoint(t, 400);
   await inSomeRun(t, 3, async (timing) => {
     const run = async (url: string) => {
       const started = performance.now();
       const result = await runLoad({ ...options, outputs: [{ type: 'prometheus', url }] });
       return { result, elapsedMs: performance.now() - started };
     };
-    const [a, b, c] = await Promise.all([run(refusedUrl), run(failing.url), run(hanging.url)]);
+    const rejectedBefore = rejecting.writes();
+    const [a, b, c, d] = await Promise.all([run(refusedUrl), run(failing.url), run(hanging.url), run(rejecting.url)]);
+    // A 400 is the samples' fault: each second is written once (or with the next), never again, and so are the totals.
+    const rejectedWrites = rejecting.writes() - rejectedBefore;
+    t.ok(rejectedWrites <= d.result.timeline.length + 1, `a rejected write is not retried (${rejectedWrites} writes, ${d.result.timeline.length} seconds)`);
     for (const [{ result, elapsedMs }, url, reason] of [
       [a, refusedUrl, /ECONNREFUSED/],
       [b, failing.url, /HTTP 500 "failing on purpose"/],
       [c, hanging.url, /not answered/],
+      [d, rejecting.url, /HTTP 400/],
     ] as const) {
       t.same(counts(result), counts(baseline), `${reason}: the same counts as without the output`);
       const warnings = failures(result);
