@@ -1,5 +1,6 @@
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
 import { KNOWN_OPTIONS, loadPlan } from '../options.js';
+import { withOneTestId } from '../outputs/test-id.js';
 import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../validate.js';
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
 import type { LoadOptions, Thresholds } from '../types.js';
@@ -85,7 +86,13 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
     throw new SalvoOptionError(`onStep must be a function; got ${show(onStep)}`);
   }
 
-  const stepOptions: LoadOptions = { ...load, warmup: load.warmup ?? DEFAULT_WARMUP_MS, thresholds: slo };
+  const stepOptions: LoadOptions = {
+    ...load,
+    warmup: load.warmup ?? DEFAULT_WARMUP_MS,
+    thresholds: slo,
+    // Every step writes to the same series: one search, one testid.
+    ...(load.outputs === undefined ? {} : { outputs: withOneTestId(load.outputs) as LoadOptions['outputs'] }),
+  };
   const { plan } = await loadPlan({ ...stepOptions, rate: startRate, duration: stepMs });
   return {
     url: plan.url,

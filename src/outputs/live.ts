@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Plan } from '../plan.js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
 import { addWarning } from '../stats/warnings.js';
@@ -6,6 +5,7 @@ import type { LoadResult } from '../types.js';
 import type { PlannedOutput } from './options.js';
 import { PrometheusWriter } from './prometheus.js';
 import { resultPoints, secondPoints, type Point, type SeriesKind } from './series.js';
+import { announceTestId, generatedTestId } from './test-id.js';
 
 /** How long the run waits after its end for the final totals to be written: a hung endpoint costs no more. */
 export const FINAL_FLUSH_MS = 2000;
@@ -17,15 +17,6 @@ export interface LiveOutputs {
   finish(result: LoadResult): Promise<void>;
   /** Stops without a result (the run threw). */
   abandon(): Promise<void>;
-}
-
-/**
- * A `testid` for outputs that name none. Segments given the same `startAt` derive the same one, so
- * their series sum by `testid`; otherwise it is random.
- */
-function generatedTestId(plan: Plan): string {
-  if (plan.startAtMs !== undefined) return `salvo-${new Date(plan.startAtMs).toISOString().replace(/[-:]|\.\d+/g, '')}`;
-  return `salvo-${randomBytes(4).toString('hex')}`;
 }
 
 /**
@@ -41,14 +32,14 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
   const writers = outputs.map((output) => {
     let testid = output.labels['testid'];
     if (testid === undefined) {
-      generated ??= generatedTestId(plan);
+      generated ??= generatedTestId(plan.startAtMs);
       testid = generated;
     }
     const labels: Record<string, string> = { ...output.labels, testid };
     if (plan.segment !== undefined) labels['segment'] = String(plan.segment.index);
     return new PrometheusWriter(output, labels, compress);
   });
-  if (generated !== undefined) process.stderr.write(`salvo: outputs label this run testid="${generated}"\n`);
+  if (generated !== undefined) announceTestId(generated);
 
   // The measured run's wall-clock start: known with startAt, else read off the first second to arrive.
   let anchorMs = plan.startAtMs === undefined ? undefined : plan.startAtMs + plan.warmupMs;
