@@ -1,5 +1,4 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { PlannedOutput } from './outputs/options.js';
 import type { ResolvedRequest } from './transports/transport.js';
 import type { ExpectOptions, LoadOptions, RequestSpec, ResultTransport, Segment, Thresholds } from './types.js';
 import type { PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
@@ -54,6 +53,14 @@ export interface Plan {
   startAtMs: number | undefined;
   /** A WebSocket run (`ws:`/`wss:` url): what each connection does. */
   websocket: PlannedWebSocket | undefined;
+}
+
+/** One `outputs` entry after validation (`src/outputs/options.ts`): plain data, kept in the main thread. */
+export interface PlannedOutput {
+  type: 'prometheus';
+  url: string;
+  labels: Record<string, string>;
+  headers: Record<string, string>;
 }
 
 /** The parts of the options that cannot leave this thread. */

@@ -1,8 +1,7 @@
-import type { Plan } from '../plan.js';
+import type { Plan, PlannedOutput } from '../plan.js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
 import { addWarning } from '../stats/warnings.js';
 import type { LoadResult } from '../types.js';
-import type { PlannedOutput } from './options.js';
 import { PrometheusWriter } from './prometheus.js';
 import { resultPoints, secondPoints, type Point, type SeriesKind } from './series.js';
 import { announceTestId, generatedTestId } from './test-id.js';

@@ -1,14 +1,7 @@
 import { SalvoOptionError } from '../errors.js';
+import type { PlannedOutput } from '../plan.js';
 import { parseHeaders } from '../request-spec.js';
 import { rejectUnknownKeys, show } from '../validate.js';
-
-/** One `outputs` entry after validation: plain data, kept in the main thread. */
-export interface PlannedOutput {
-  type: 'prometheus';
-  url: string;
-  labels: Record<string, string>;
-  headers: Record<string, string>;
-}
 
 const OUTPUT_TYPES = ['prometheus'] as const;
 const PROMETHEUS_KEYS = ['type', 'url', 'labels', 'headers'] as const;
