@@ -1,6 +1,7 @@
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import { KNOWN_OPTIONS, loadPlan } from '../options.js';
+import { importOptionModules, KNOWN_OPTIONS, planLoad } from '../options.js';
 import { withOneTestId } from '../outputs/test-id.js';
+import { lanesPerConnection } from '../plan.js';
 import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../validate.js';
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
 import type { LoadOptions, Thresholds } from '../types.js';
@@ -39,7 +40,7 @@ export interface CapacityPlan {
   pauseMs: number;
   /** 0: no confirmation run. */
   confirmMs: number;
-  /** Requests the generator can have in flight: connections × pipelining. */
+  /** Requests the generator can have in flight: connections × pipelining (or streams). */
   lanes: number;
   connections: number;
   onStep: ((event: CapacityStepEvent) => void) | undefined;
@@ -93,7 +94,8 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
     // Every step writes to the same series: one search, one testid.
     ...(load.outputs === undefined ? {} : { outputs: withOneTestId(load.outputs) as LoadOptions['outputs'] }),
   };
-  const { plan } = await loadPlan({ ...stepOptions, rate: startRate, duration: stepMs });
+  const imported = await importOptionModules({ ...stepOptions, rate: startRate, duration: stepMs });
+  const { plan } = planLoad(imported.options, imported.requestsModule);
   return {
     url: plan.url,
     stepOptions,
@@ -105,7 +107,7 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
     precision: precision ?? DEFAULT_PRECISION,
     pauseMs,
     confirmMs,
-    lanes: plan.connections * plan.pipelining,
+    lanes: plan.connections * lanesPerConnection(plan),
     connections: plan.connections,
     onStep,
     signal: load.signal,
