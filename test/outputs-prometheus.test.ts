@@ -31,6 +31,7 @@ function outputTests(prometheus: Prometheus): void {
     t.equal(await total('salvo_responses_total', 'one-thread'), result.requests.completed, 'sum of salvo_responses_total = requests.completed');
     t.same(await byLabel('salvo_responses_total', 'one-thread', 'status'), result.statusCodes, 'each status');
     t.equal(await total('salvo_requests_sent_total', 'one-thread'), result.requests.sent, 'salvo_requests_sent_total = requests.sent');
+    t.equal(await total('salvo_requests_retried_total', 'one-thread'), result.requests.retried, 'salvo_requests_retried_total = requests.retried');
     // Seconds 0 and 1 while it ran, the last part-second, and the final totals after it.
     t.equal(await prometheus.scalar('count_over_time(salvo_requests_sent_total{testid="one-thread"}[1h])'), 4, 'four samples');
     t.equal(await prometheus.scalar('max_over_time(salvo_connections_open{testid="one-thread"}[1h])'), 4, 'salvo_connections_open');
@@ -50,6 +51,14 @@ function outputTests(prometheus: Prometheus): void {
     t.equal(await prometheus.scalar('max_over_time(salvo_target_rate_per_second{testid="workers"}[1h])'), 200, 'the target rate over both threads');
     t.equal(await prometheus.scalar('max_over_time(salvo_connections_open{testid="workers"}[1h])'), 4, 'connections over both threads');
     t.same(failures(result), []);
+  });
+
+  t.test('retries: requests sent again behind a Connection: close', async (t) => {
+    const server = await testServer(t, { close: true });
+    const result = await runLoad({ url: server.url, connections: 2, pipelining: 4, amount: 60, outputs: [output('retries')] });
+    t.ok(result.requests.retried > 0, `${result.requests.retried} retried`);
+    t.equal(await total('salvo_requests_retried_total', 'retries'), result.requests.retried);
+    t.equal(await total('salvo_responses_total', 'retries'), result.requests.completed);
   });
 
   t.test('errors by code', async (t) => {

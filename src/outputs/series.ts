@@ -18,7 +18,7 @@ export interface SeriesKind {
 }
 
 /** The cumulative counters: live from the running totals, at the end from the merged result. */
-function counters(kind: SeriesKind, sent: number, completed: number, statusCodes: Record<string, number>, errorsByCode: Record<string, number>): Point[] {
+function counters(kind: SeriesKind, { sent, completed, retried, statusCodes, errorsByCode }: Omit<RunningTotals, 'errors'>): Point[] {
   const points: Point[] = kind.webSocket
     ? [
         { name: 'salvo_messages_sent_total', value: sent },
@@ -26,6 +26,7 @@ function counters(kind: SeriesKind, sent: number, completed: number, statusCodes
       ]
     : [
         { name: 'salvo_requests_sent_total', value: sent },
+        { name: 'salvo_requests_retried_total', value: retried },
         ...Object.entries(statusCodes).map(([status, count]): Point => ({ name: 'salvo_responses_total', label: ['status', status], value: count })),
       ];
   for (const [code, count] of Object.entries(errorsByCode)) points.push({ name: 'salvo_errors_total', label: ['code', code], value: count });
@@ -34,7 +35,7 @@ function counters(kind: SeriesKind, sent: number, completed: number, statusCodes
 
 /** The samples of one closed second of the whole run (all workers). */
 export function secondPoints(kind: SeriesKind, summary: Omit<SecondSummary, 'histogram'>, totals: RunningTotals): Point[] {
-  const points = counters(kind, totals.sent, totals.completed, totals.statusCodes, totals.errorsByCode);
+  const points = counters(kind, totals);
   // A second with nothing timed has no latency to show (0 would read as instant responses).
   if (summary.p99 > 0) {
     points.push(
@@ -53,5 +54,6 @@ export function secondPoints(kind: SeriesKind, summary: Omit<SecondSummary, 'his
 
 /** The final totals, from the merged result: what makes the counters exact once the run is over. */
 export function resultPoints(kind: SeriesKind, result: LoadResult): Point[] {
-  return counters(kind, result.requests.sent, result.requests.completed, result.statusCodes, result.errors.byCode);
+  const { sent, completed, retried } = result.requests;
+  return counters(kind, { sent, completed, retried, statusCodes: result.statusCodes, errorsByCode: result.errors.byCode });
 }

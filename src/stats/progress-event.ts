@@ -11,12 +11,13 @@ export function progressEvent(summary: Omit<SecondSummary, 'histogram'>, totals:
     sent: summary.sent,
     completed: summary.completed,
     errors: summary.errors,
+    retried: summary.retried,
     p50: summary.p50,
     p99: summary.p99,
     connections: summary.connections,
     ...(summary.targetRate !== undefined ? { targetRate: summary.targetRate } : {}),
     cpuPercent: summary.cpuPercent,
     eventLoopUtilization: summary.eventLoopUtilization,
-    totals: { sent: totals.sent, completed: totals.completed, errors: totals.errors },
+    totals: { sent: totals.sent, completed: totals.completed, errors: totals.errors, retried: totals.retried },
   };
 }

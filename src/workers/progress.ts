@@ -4,13 +4,14 @@ import { addCounts, addEncodedInto, createHistogram, type RunningTotals, type Se
 
 type Totals = RunningTotals;
 
-const noTotals = (): Totals => ({ sent: 0, completed: 0, errors: 0, statusCodes: {}, errorsByCode: {} });
+const noTotals = (): Totals => ({ sent: 0, completed: 0, errors: 0, retried: 0, statusCodes: {}, errorsByCode: {} });
 
 interface PendingSecond {
   reported: Set<number>;
   sent: number;
   completed: number;
   errors: number;
+  retried: number;
   connections: number;
   targetRate: number | undefined;
   cpuPercent: number;
@@ -49,6 +50,7 @@ export class ProgressMerger {
         sent: 0,
         completed: 0,
         errors: 0,
+        retried: 0,
         connections: 0,
         targetRate: undefined,
         cpuPercent: 0,
@@ -62,6 +64,7 @@ export class ProgressMerger {
     pending.sent += summary.sent;
     pending.completed += summary.completed;
     pending.errors += summary.errors;
+    pending.retried += summary.retried;
     pending.connections += summary.connections;
     if (summary.targetRate !== undefined) pending.targetRate = (pending.targetRate ?? 0) + summary.targetRate;
     // The busiest thread, as in the timeline (mergeShards).
@@ -109,6 +112,7 @@ export class ProgressMerger {
       totals.sent += shardTotals.sent;
       totals.completed += shardTotals.completed;
       totals.errors += shardTotals.errors;
+      totals.retried += shardTotals.retried;
       addCounts(totals.statusCodes, shardTotals.statusCodes);
       addCounts(totals.errorsByCode, shardTotals.errorsByCode);
     }
@@ -117,6 +121,7 @@ export class ProgressMerger {
       sent: pending.sent,
       completed: pending.completed,
       errors: pending.errors,
+      retried: pending.retried,
       p50: pending.histogram.getValueAtPercentile(50) / 1000,
       p90: pending.histogram.getValueAtPercentile(90) / 1000,
       p99: pending.histogram.getValueAtPercentile(99) / 1000,
