@@ -11,6 +11,7 @@ import type { LoadOptions, LoadResult } from './types.js';
 import type { LiveOutputs } from './outputs/live.js';
 import { runWorkers } from './workers/pool.js';
 import { segmentPlan } from './workers/shard.js';
+import { watchServer } from './monitor/watch.js';
 
 /** Who hears of each closed second of the whole run: `onProgress` and the outputs. */
 function secondListener({ onProgress }: PlanHooks, outputs: LiveOutputs | undefined): OnRolledSecond | undefined {
@@ -51,17 +52,21 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
   const outputs = await startOutputs(hooks, whole);
-  const onSecond = secondListener(hooks, outputs);
   const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
+  const watch = watchServer(plan, hooks, start);
+  const onSecond = secondListener(watch.hooks, outputs);
   let shards;
   try {
-    shards = plan.workers > 1 ? await runWorkers(plan, hooks, start, onSecond) : [await runInProcess(plan, hooks, start, onSecond)];
+    shards = plan.workers > 1 ? await runWorkers(plan, watch.hooks, start, onSecond) : [await runInProcess(plan, watch.hooks, start, onSecond)];
   } catch (error) {
     await outputs?.abandon();
     throw error;
+  } finally {
+    watch.stop();
   }
   const result = mergeShards(plan, shards, false, whole);
   start.warn(result.warnings);
+  await watch.attach(result);
   diagnose(result, plan);
   judgeThresholds(result, whole.thresholds && compileThresholds(whole.thresholds.parsed));
   await outputs?.finish(result);
