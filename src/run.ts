@@ -53,7 +53,21 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   assertFileLimit(plan);
   const outputs = await startOutputs(hooks, whole);
   const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
-  const watch = watchServer(plan, hooks, start);
+  // The monitor hands each second's server reading to onProgress: the outputs take it there too.
+  const { onProgress } = hooks;
+  const watch = watchServer(
+    plan,
+    outputs === undefined || plan.monitor === undefined
+      ? hooks
+      : {
+          ...hooks,
+          onProgress: (event) => {
+            if (event.server !== undefined) outputs.onServer(event.second, event.server);
+            if (typeof onProgress === 'function') onProgress(event);
+          },
+        },
+    start,
+  );
   const onSecond = secondListener(watch.hooks, outputs);
   let shards;
   try {

@@ -61,6 +61,16 @@ function outputTests(prometheus: Prometheus): void {
     t.equal(await total('salvo_responses_total', 'retries'), result.requests.completed);
   });
 
+  t.test('with monitor, the server series of each second', async (t) => {
+    const server = await testServer(t);
+    const result = await runLoad({ url: server.url, connections: 2, duration: 2200, monitor: { processes: [process.pid] }, outputs: [output('monitor')] });
+    const seconds = result.timeline.filter((second) => second.server?.cpuPercent !== undefined).length;
+    t.ok(seconds >= 2, `${seconds} seconds with the server's CPU`);
+    const samples = await prometheus.scalar('count_over_time(salvo_server_cpu_ratio{testid="monitor"}[1h])');
+    t.ok(samples !== undefined && samples >= 2 && samples <= seconds, `${samples} salvo_server_cpu_ratio samples, one per second the monitor read`);
+    t.ok((await prometheus.scalar('max_over_time(salvo_server_memory_bytes{testid="monitor"}[1h])'))! > 1e6, 'salvo_server_memory_bytes');
+  });
+
   t.test('errors by code', async (t) => {
     const closed = createServer();
     closed.listen(0, '127.0.0.1');

@@ -1,9 +1,9 @@
 import type { Plan, PlannedOutput } from '../plan.js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
 import { addWarning } from '../stats/warnings.js';
-import type { LoadResult } from '../types.js';
+import type { LoadResult, ServerSecond } from '../types.js';
 import { PrometheusWriter } from './prometheus.js';
-import { resultPoints, secondPoints, type Point, type SeriesKind } from './series.js';
+import { resultPoints, secondPoints, serverPoints, type Point, type SeriesKind } from './series.js';
 import { announceTestId, generatedTestId } from './test-id.js';
 
 /** How long the run waits after its end for the final totals to be written: a hung endpoint costs no more. */
@@ -12,6 +12,8 @@ export const FINAL_FLUSH_MS = 2000;
 /** The outputs of one run, fed from the main thread's per-second roll-up. */
 export interface LiveOutputs {
   onSecond: OnRolledSecond;
+  /** The server's reading of a second already given to `onSecond` (`monitor`), stamped as that second. */
+  onServer(second: number, server: ServerSecond): void;
   /** Writes the final totals from the merged result (bounded by `FINAL_FLUSH_MS`) and adds `OUTPUT_FAILED` to it. */
   finish(result: LoadResult): Promise<void>;
   /** Stops without a result (the run threw). */
@@ -43,6 +45,8 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
   // The measured run's wall-clock start: known with startAt, else read off the first second to arrive.
   let anchorMs = plan.startAtMs === undefined ? undefined : plan.startAtMs + plan.warmupMs;
   let lastMs = 0;
+  /** Each second's stamp until its server reading (which comes after it) has been written. */
+  const stamps = new Map<number, number>();
   const stamp = (atMs: number): number => (lastMs = Math.max(Math.round(Math.min(atMs, Date.now())), lastMs + 1));
   const write = (timestampMs: number, points: Point[]) => {
     for (const writer of writers) writer.push(timestampMs, points);
@@ -52,10 +56,18 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
     onSecond(summary, totals) {
       try {
         anchorMs ??= Date.now() - (summary.second + 1) * 1000;
-        write(stamp(anchorMs + (summary.second + 1) * 1000), secondPoints(kind, summary, totals));
+        const timestampMs = stamp(anchorMs + (summary.second + 1) * 1000);
+        stamps.set(summary.second, timestampMs);
+        if (stamps.size > 60) stamps.delete(stamps.keys().next().value!);
+        write(timestampMs, secondPoints(kind, summary, totals));
       } catch (error) {
         process.emitWarning(`salvo: outputs failed to take a second: ${String(error)}`);
       }
+    },
+    onServer(second, server) {
+      const timestampMs = stamps.get(second);
+      stamps.delete(second);
+      if (timestampMs !== undefined) write(timestampMs, serverPoints(server));
     },
     async finish(result) {
       write(stamp(Date.now()), resultPoints(kind, result));

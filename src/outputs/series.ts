@@ -1,5 +1,5 @@
 import type { RunningTotals, SecondSummary } from '../stats/recorder.js';
-import type { LoadResult } from '../types.js';
+import type { LoadResult, ServerSecond } from '../types.js';
 
 /**
  * One sample of one of salvo's series, before the output adds its own labels (`testid`, `segment`,
@@ -56,4 +56,16 @@ export function secondPoints(kind: SeriesKind, summary: Omit<SecondSummary, 'his
 export function resultPoints(kind: SeriesKind, result: LoadResult): Point[] {
   const { sent, completed, retried } = result.requests;
   return counters(kind, { sent, completed, retried, statusCodes: result.statusCodes, errorsByCode: result.errors.byCode });
+}
+
+/** The server's second, from `monitor` (each field only when a source reports it). */
+export function serverPoints(server: ServerSecond): Point[] {
+  const points: Point[] = [];
+  const add = (name: string, value: number | undefined) => value !== undefined && points.push({ name, value });
+  add('salvo_server_cpu_ratio', server.cpuPercent === undefined ? undefined : server.cpuPercent / 100);
+  add('salvo_server_memory_bytes', server.rssBytes);
+  add('salvo_server_network_receive_bytes_per_second', server.receivedBytesPerSecond);
+  add('salvo_server_network_transmit_bytes_per_second', server.sentBytesPerSecond);
+  add('salvo_server_event_loop_lag_seconds', server.eventLoopLagMs === undefined ? undefined : server.eventLoopLagMs / 1000);
+  return points;
 }
