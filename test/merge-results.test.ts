@@ -2,7 +2,7 @@ import t from 'tap';
 import { performance } from 'node:perf_hooks';
 import { mergeResults, runLoad, SalvoOptionError } from '../src/index.js';
 import { planLoad } from '../src/options.js';
-import type { Plan } from '../src/plan.js';
+import type { Plan } from '../src/shared/plan.js';
 import { mergeShards } from '../src/stats/merge.js';
 import { decodeHistogram, encodeHistogram, Recorder } from '../src/stats/recorder.js';
 import { createTestServer } from '../src/testing/index.js';

@@ -4,7 +4,7 @@ import * as hdr from 'hdr-histogram-js';
 import type { CheckStats, PhaseHistograms } from '../shared/load-result.js';
 import type { PartialLoadResult } from './thresholds.js';
 import type { Warning } from '../shared/warnings.js';
-import type { ShardWebSocket } from '../websocket/types.js';
+import type { ShardWebSocket } from '../shared/websocket.js';
 
 /** Latencies above this (one hour, in µs) are recorded as this. */
 const HIGHEST_US = 3_600_000_000;

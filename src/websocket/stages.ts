@@ -1,6 +1,6 @@
-import type { PlannedStage } from '../plan.js';
+import type { PlannedStage } from '../shared/plan.js';
 import { createHistogram, encodeHistogram, PendingLatencies } from '../stats/recorder.js';
-import type { ShardStage } from './types.js';
+import type { ShardStage } from '../shared/websocket.js';
 
 interface StageCounts {
   sent: number;

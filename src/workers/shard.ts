@@ -1,4 +1,4 @@
-import type { Plan, PlannedStage } from '../plan.js';
+import type { Plan, PlannedStage } from '../shared/plan.js';
 
 /**
  * How many worker threads a run can use: every worker needs at least one connection, and, when the
