@@ -165,3 +165,10 @@ export function huffmanEncode(bytes: Uint8Array, out: Uint8Array, offset: number
   if (bits > 0) out[offset++] = (pending << (8 - bits)) | (0xff >>> bits);
   return offset;
 }
+
+/** `bytes` Huffman-coded, in a Buffer of its own. */
+export function huffmanEncodeAll(bytes: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(huffmanEncodedLength(bytes));
+  huffmanEncode(bytes, out, 0);
+  return out;
+}

@@ -1,5 +1,6 @@
 import type { LoadResult, MessageStats, WebSocketStageStats, WebSocketStats } from '../shared/load-result.js';
-import { addCounts, addEncodedInto, createHistogram, encodeHistogram } from './recorder.js';
+import { addCounts } from './recorder.js';
+import { addEncodedInto, createHistogram, encodeHistogram } from './histogram.js';
 import type { ShardStage, ShardWebSocket } from '../shared/websocket.js';
 
 /** `result.messages` from the merged counts. */

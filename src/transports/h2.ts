@@ -1,4 +1,4 @@
-import { encodeHeaderBlock } from '../http2/hpack.js';
+import { encodeHeaderBlock } from '../http2/hpack-encoder.js';
 import { H2Connection, H2Stream, H2_NOT_SUPPORTED, encodeRequestFrames, type H2ConnectionOwner, type H2Endpoint, type H2Request } from './h2-connection.js';
 import { cachedLookup } from './lookup-cache.js';
 import { sharedTlsOptions, socketTarget } from './endpoint.js';

@@ -1,5 +1,6 @@
 import type { PlannedStage } from '../shared/plan.js';
-import { createHistogram, encodeHistogram, PendingLatencies } from '../stats/recorder.js';
+import { createHistogram, encodeHistogram } from '../stats/histogram.js';
+import { PendingLatencies } from '../stats/pending-latencies.js';
 import type { ShardStage } from '../shared/websocket.js';
 
 interface StageCounts {
