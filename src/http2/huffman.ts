@@ -5,7 +5,6 @@
  */
 
 /** Code length in bits of symbols 0-255 and of EOS (256), from RFC 7541 Appendix B. */
-// prettier-ignore
 const CODE_LENGTHS = [
   13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28, // 0-15
   28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 28, // 16-31

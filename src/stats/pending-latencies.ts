@@ -49,11 +49,9 @@ export class PendingLatencies {
   /**
    * The pending counts as hdr-histogram-js's compressed base64 (its V2 format, the very string its
    * `encodeIntoCompressedBase64` gives for a histogram of `createHistogram`'s shape holding them;
-   * test/merge.test.ts compares them), then forgets them. Once a second per thread for the
-   * timeline, on the event loop at the second's turn, where whatever it takes makes open-loop slots
-   * late. It replaces flushing the second's latencies into a histogram of their own (and the run's
-   * into the whole-run histogram) and encoding that: together 1-11 ms a second at 1,000-5,000/s,
-   * 0.5-1 ms now (most of it zlib setting up, and code that runs too rarely to be optimised).
+   * test/merge.test.ts compares them), then forgets them. It runs once a second per thread on the
+   * event loop, where whatever it takes makes open-loop slots late: it costs a fraction of building
+   * and encoding a histogram of the second (benchmarks/README.md, "Measurements behind the code").
    */
   takeEncoded(): string {
     const counts = this.#counts;
