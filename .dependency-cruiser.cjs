@@ -5,6 +5,7 @@ const LAYERS = [
   ['recording', '^src/stats/'],
   ['codecs', '^src/(http1|http2)/'],
   ['transports', '^src/transports/'],
+  ['runner', '^src/runner/'],
   ['protocols', '^src/(engine|websocket)/'],
   ['run', '^src/(workers/|run\\.ts$|options\\.ts$|segment-options\\.ts$)'],
   ['features', '^src/(compare|capacity|report|outputs)/'],
@@ -24,6 +25,13 @@ const upward = LAYERS.slice(0, -1).map(([name, path], i) => ({
 module.exports = {
   forbidden: [
     ...upward,
+    {
+      name: 'runner-knows-no-wire',
+      comment: 'the per-thread lifecycle is the same for every protocol: it imports no codec and no transport',
+      severity: 'error',
+      from: { path: '^src/runner/' },
+      to: { path: '^src/(http1|http2|transports)/' },
+    },
     {
       name: 'cli-through-index',
       comment:
