@@ -8,7 +8,7 @@ const LAYERS = [
   ['runner', '^src/runner/'],
   ['protocols', '^src/(engine|websocket)/'],
   ['outputs', '^src/outputs/'],
-  ['run', '^src/(workers/|run\\.ts$|options\\.ts$|segment-options\\.ts$)'],
+  ['run', '^src/(workers/|monitor/|run\\.ts$|options\\.ts$|segment-options\\.ts$)'],
   ['features', '^src/(compare|capacity|report)/'],
   ['api', '^src/index\\.ts$'],
   ['cli', '^src/cli/'],
