@@ -44,6 +44,8 @@ export type {
   WebSocketMessage,
   WebSocketOptions,
   MonitorOptions,
+  OutputOptions,
+  PrometheusOutput,
   PrometheusSource,
 } from './shared/load-options.js';
 export type { ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats } from './shared/load-result.js';
