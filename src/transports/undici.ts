@@ -216,7 +216,7 @@ class LaneHandler implements Dispatcher.DispatchHandler {
       socket.lostAlone = socket.inFlight === 1 && socket.lastWrittenIdle;
       this.settleBehind();
     }
-    // The head of a reused connection that closed before any byte of its response: sent again.
+    // Alone on a reused connection that closed before any byte of its response: sent again.
     if (this.written && !this.answering && socket?.fate === Fate.ClosedUnder && socket.answered && this.#resendable(lane)) {
       lane.retried = true;
       this.written = false;
