@@ -158,8 +158,8 @@ export interface LoadOptions {
   /**
    * Send again, once and on a new connection, a request the server provably never processed: one
    * pipelined behind a response that announced the close (`Connection: close`), and an idempotent one
-   * (GET HEAD OPTIONS TRACE PUT DELETE) on a reused connection that closed before any byte of its
-   * response, as browsers and Go's client do. Counted once in `requests.sent`, in `requests.retried`,
+   * (GET HEAD OPTIONS TRACE PUT DELETE) alone on a reused connection that closed before any byte of
+   * its response (the keep-alive race), as browsers and Go's client do. Counted once in `requests.sent`, in `requests.retried`,
    * with its latency from its first send. `false` reports every such close as an error. Default true.
    */
   retry?: boolean;
