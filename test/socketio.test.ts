@@ -3,7 +3,7 @@
 // pings, server disconnects, binary attachments, workers, bad options.
 import t from 'tap';
 import { findCapacity, formatResult, renderReport, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
-import { decodeHistogram } from '../src/stats/recorder.js';
+import { decodeHistogram } from '../src/stats/histogram.js';
 import { localhostCert } from './fixtures/raw-http-server.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
 import { inSomeRun } from './fixtures/timing.js';
