@@ -64,6 +64,8 @@ for (const [name, options, ErrorClass, message] of cases) {
     t.ok(error instanceof (ErrorClass === SalvoOptionError ? TypeError : RangeError));
     t.match((error as Error).message, message);
     t.equal((error as { code: string }).code, ErrorClass === SalvoOptionError ? 'SALVO_INVALID_OPTION' : 'SALVO_OUT_OF_RANGE');
+    const { option } = error as SalvoOptionError;
+    t.ok(option !== '' && (error as Error).message.includes(option), `option ${JSON.stringify(option)} is the one the message names`);
   });
 }
 

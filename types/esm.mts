@@ -14,8 +14,10 @@ const options: LoadOptions = {
 };
 const result: LoadResult = await runLoad(options);
 const p99: number = result.latency.p99;
-const code: string = new SalvoOptionError('x').code;
-console.log(formatResult(result), p99, code, result.timeline[0]?.p50);
+const optionError = new SalvoOptionError('connections must be a positive integer; got 0', { option: 'connections', value: 0 });
+const code: string = optionError.code;
+const option: string = optionError.option;
+console.log(formatResult(result), p99, code, option, optionError.value, result.timeline[0]?.p50);
 const generator: GeneratorStats = result.generator;
 const lagP99: number | undefined = generator.sendLag?.p99;
 console.log(generator.saturated, lagP99, result.timeline[0]?.cpuPercent, result.warnings.map((w) => w.code));

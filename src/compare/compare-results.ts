@@ -106,18 +106,18 @@ export function resolveCompareOptions(options: CompareOptions): {
 } {
   const test = options.test ?? 'welch';
   if (test !== 'welch' && test !== 'student') {
-    throw new SalvoOptionError(`test must be 'welch' or 'student'; got ${JSON.stringify(test)}`);
+    throw new SalvoOptionError(`test must be 'welch' or 'student'; got ${JSON.stringify(test)}`, { option: 'test', value: test });
   }
   const metrics = options.metrics ?? DEFAULT_METRICS;
   if (!Array.isArray(metrics) || metrics.length === 0) {
-    throw new SalvoOptionError("metrics must be a non-empty array of metric paths, such as ['latency.p99']");
+    throw new SalvoOptionError("metrics must be a non-empty array of metric paths, such as ['latency.p99']", { option: 'metrics', value: metrics });
   }
   return {
     test,
     metrics: metrics.map((metric) => {
       const reader = typeof metric === 'string' ? metricReader(metric) : undefined;
       if (reader === undefined) {
-        throw new SalvoOptionError(`metrics: ${JSON.stringify(metric)} names no metric; known: ${KNOWN_METRICS}`);
+        throw new SalvoOptionError(`metrics: ${JSON.stringify(metric)} names no metric; known: ${KNOWN_METRICS}`, { option: 'metrics', value: metric });
       }
       return [metric, reader];
     }),
@@ -129,6 +129,7 @@ function checkRuns(name: string, results: readonly LoadResult[]): void {
     const got = Array.isArray(results) ? `${results.length} run${results.length === 1 ? '' : 's'}` : typeof results;
     throw new SalvoRangeError(
       `${name} must be an array of at least 2 results (repeated runs; one run has no variance to test); got ${got}`,
+      { option: name, value: results },
     );
   }
 }
