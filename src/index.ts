@@ -4,7 +4,7 @@ export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js
 export { assertThresholds } from './stats/assert.js';
 export { renderReport } from './report/render.js';
 export { parseDuration } from './validate.js';
-export { SalvoOptionError, SalvoRangeError } from './errors.js';
+export { SalvoOptionError, SalvoRangeError } from './shared/errors.js';
 export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';
 export type {
@@ -18,11 +18,8 @@ export type {
 } from './capacity/types.js';
 export type {
   CheckStats,
-  Duration,
-  ExpectOptions,
   GeneratorStats,
   LatencyStats,
-  LoadOptions,
   LoadResult,
   PhaseStats,
   Phases,
@@ -31,21 +28,26 @@ export type {
   MessageStats,
   ProgressEvent,
   ResultTransport,
+  ThresholdResult,
+  TimelineEntry,
+  WebSocketStageStats,
+  WebSocketStats,
+} from './shared/load-result.js';
+export type {
+  Duration,
+  ExpectOptions,
+  LoadOptions,
   RequestBody,
   RequestContext,
   RequestSpec,
   Segment,
   Stage,
-  ThresholdResult,
   Thresholds,
-  TimelineEntry,
   TransportName,
-  Warning,
   WebSocketMessage,
   WebSocketOptions,
-  WebSocketStageStats,
-  WebSocketStats,
-} from './types.js';
+} from './shared/load-options.js';
+export type { Warning } from './shared/warnings.js';
 export { compareResults } from './compare/compare-results.js';
 export { runComparison } from './compare/run-comparison.js';
 export { formatComparison } from './compare/format-comparison.js';

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { SalvoOptionError, SalvoRangeError } from './errors.js';
+import { SalvoOptionError, SalvoRangeError } from './shared/errors.js';
 import { importExport, moduleUrl } from './workers/modules.js';
 import { usableWorkers } from './workers/shard.js';
 import { compileExpect } from './stats/checks.js';
@@ -8,7 +8,7 @@ import { parseSegment, parseStartAt } from './segment-options.js';
 import type { Plan, PlanHooks, PlannedStage } from './plan.js';
 import { parseHeaders, planRequests } from './request-spec.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
-import type { LoadOptions, RequestSpec, Stage, TransportName } from './types.js';
+import type { LoadOptions, RequestSpec, Stage, TransportName } from './shared/load-options.js';
 import { durationOption, positiveInteger, rejectUnknownKeys, show } from './validate.js';
 
 const DEFAULT_DURATION_MS = 10_000;

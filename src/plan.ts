@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { ResolvedRequest } from './transports/transport.js';
-import type { ExpectOptions, LoadOptions, RequestSpec, ResultTransport, Segment, Thresholds } from './types.js';
+import type { ResolvedRequest } from './shared/exchange.js';
+import type { ExpectOptions, LoadOptions, RequestSpec, Segment, Thresholds } from './shared/load-options.js';
+import type { ResultTransport } from './shared/load-result.js';
 import type { PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
 
 /** A ramp stage with its duration resolved. */

@@ -7,7 +7,8 @@ import { assertFileLimit } from './stats/file-limit.js';
 import { mergeShards } from './stats/merge.js';
 import { progressEvent } from './stats/progress-event.js';
 import { judgeThresholds, parseThresholds } from './stats/thresholds.js';
-import type { LoadOptions, LoadResult } from './types.js';
+import type { LoadOptions } from './shared/load-options.js';
+import type { LoadResult } from './shared/load-result.js';
 import { runWorkers } from './workers/pool.js';
 import { segmentPlan } from './workers/shard.js';
 

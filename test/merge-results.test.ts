@@ -6,7 +6,8 @@ import type { Plan } from '../src/plan.js';
 import { mergeShards } from '../src/stats/merge.js';
 import { decodeHistogram, encodeHistogram, Recorder } from '../src/stats/recorder.js';
 import { createTestServer } from '../src/testing/index.js';
-import type { LoadOptions, LoadResult } from '../src/types.js';
+import type { LoadOptions } from '../src/shared/load-options.js';
+import type { LoadResult } from '../src/shared/load-result.js';
 import { segmentPlan } from '../src/workers/shard.js';
 import { inSomeRun } from './fixtures/timing.js';
 

@@ -1,4 +1,5 @@
-import type { Duration, LoadOptions, LoadResult, Thresholds } from '../types.js';
+import type { Duration, LoadOptions, Thresholds } from '../shared/load-options.js';
+import type { LoadResult } from '../shared/load-result.js';
 
 /**
  * Options of `findCapacity`: the `LoadOptions` of every step (url, transport, connections ceiling,

@@ -2,8 +2,9 @@ import { performance } from 'node:perf_hooks';
 import type { Plan } from '../plan.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { loadTransport } from '../transports/index.js';
-import { FIRST_BYTE_IN_LAST_READ, Lane, type ResponseDetails, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
-import type { RequestSpec } from '../types.js';
+import { FIRST_BYTE_IN_LAST_READ, Lane, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
+import type { ResponseDetails } from '../shared/exchange.js';
+import type { RequestSpec } from '../shared/load-options.js';
 import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
 import { PhaseRecorder } from '../stats/phases.js';
 import type { GeneratorMonitor } from '../stats/generator.js';
@@ -12,7 +13,7 @@ import { connectionTarget } from './ramp.js';
 import { measuredSpan, prepareMeasuring, type Measuring, type OnSecond } from './measuring.js';
 import { RequestSequence } from './request-sequence.js';
 import { RateSchedule } from './schedule.js';
-import { addWarning, type Warning } from '../stats/warnings.js';
+import { addWarning, type Warning } from '../shared/warnings.js';
 
 /** What one thread's engine needs besides its plan; everything here stays in that thread. */
 export interface EngineHooks {

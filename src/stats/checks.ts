@@ -1,7 +1,8 @@
 import { inspect } from 'node:util';
-import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import type { ResponseDetails } from '../transports/transport.js';
-import type { CheckStats, ExpectOptions } from '../types.js';
+import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
+import type { ResponseDetails } from '../shared/exchange.js';
+import type { CheckStats } from '../shared/load-result.js';
+import type { ExpectOptions } from '../shared/load-options.js';
 
 /** How many example failures a `CheckStats` keeps, per thread and after merging. */
 export const MAX_CHECK_EXAMPLES = 5;

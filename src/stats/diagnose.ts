@@ -3,10 +3,10 @@
  * a `result.warnings` entry that names the cause and what to do about it.
  */
 import type { Plan } from '../plan.js';
-import type { LoadResult } from '../types.js';
+import type { LoadResult } from '../shared/load-result.js';
 import { openFileLimit } from './file-limit.js';
 import { targetRateRange } from './format.js';
-import { addWarning } from './warnings.js';
+import { addWarning } from '../shared/warnings.js';
 
 /** Responses needed before a distribution says anything about the server. */
 const MIN_RESPONSES = 10;

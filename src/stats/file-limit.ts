@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { SalvoRangeError } from '../errors.js';
+import { SalvoRangeError } from '../shared/errors.js';
 import type { Plan } from '../plan.js';
 
 /** Files a worker thread opens for itself (its event loop's epoll and wake-up descriptors), measured on Linux. */

@@ -1,9 +1,9 @@
 import type { Histogram } from 'hdr-histogram-js';
 import type { Plan } from '../plan.js';
-import type { CheckStats, LatencyStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../types.js';
+import type { CheckStats, LatencyStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../shared/load-result.js';
 import { addCounts, addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, moments, type ShardStats } from './recorder.js';
 import { mergeCheckStats } from './checks.js';
-import { mergeWarnings } from './warnings.js';
+import { mergeWarnings } from '../shared/warnings.js';
 import { mergePhases } from './phases.js';
 import { mergeGenerator } from './generator.js';
 import { mergeWebSocket, messageStats } from '../websocket/merge.js';

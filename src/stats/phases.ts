@@ -6,7 +6,7 @@
  * `connect.count` is the number of connections opened and its percentiles describe only those.
  */
 import type { Histogram } from 'hdr-histogram-js';
-import type { PhaseHistograms as EncodedPhases, PhaseStats, Phases } from '../types.js';
+import type { PhaseHistograms as EncodedPhases, PhaseStats, Phases } from '../shared/load-result.js';
 import { addEncodedInto, createHistogram, encodeHistogram, moments, PendingLatencies } from './recorder.js';
 
 

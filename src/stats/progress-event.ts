@@ -1,5 +1,5 @@
 import type { SecondSummary } from './recorder.js';
-import type { ProgressEvent } from '../types.js';
+import type { ProgressEvent } from '../shared/load-result.js';
 
 /** The public event for one closed second. */
 export function progressEvent(summary: Omit<SecondSummary, 'histogram'>, totals: ProgressEvent['totals']): ProgressEvent {

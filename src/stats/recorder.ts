@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { deflateSync } from 'node:zlib';
 import * as hdr from 'hdr-histogram-js';
-import type { CheckStats, PhaseHistograms } from '../types.js';
+import type { CheckStats, PhaseHistograms } from '../shared/load-result.js';
 import type { PartialLoadResult } from './thresholds.js';
-import type { Warning } from './warnings.js';
+import type { Warning } from '../shared/warnings.js';
 import type { ShardWebSocket } from '../websocket/types.js';
 
 /** Latencies above this (one hour, in µs) are recorded as this. */

@@ -1,6 +1,7 @@
 import { inspect } from 'node:util';
-import { SalvoOptionError } from '../errors.js';
-import type { LatencyStats, LoadResult, ThresholdResult, Thresholds } from '../types.js';
+import { SalvoOptionError } from '../shared/errors.js';
+import type { LatencyStats, LoadResult, ThresholdResult } from '../shared/load-result.js';
+import type { Thresholds } from '../shared/load-options.js';
 
 /** A comparison a threshold expression may use. */
 export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '!=';

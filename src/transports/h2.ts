@@ -1,9 +1,10 @@
 import { encodeHeaderBlock } from '../http2/hpack.js';
 import { H2Connection, H2Stream, H2_NOT_SUPPORTED, encodeRequestFrames, type H2ConnectionOwner, type H2Endpoint, type H2Request } from './h2-connection.js';
 import { cachedLookup } from './lookup-cache.js';
-import { sharedTlsOptions, socketTarget } from './net-connection.js';
+import { sharedTlsOptions, socketTarget } from './endpoint.js';
 import { SessionStore } from './tls-setup.js';
-import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
+import type { Lane, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
+import type { ResolvedRequest } from '../shared/exchange.js';
 
 /*
  * HTTP/2 framing written by hand over raw sockets (h2-connection.ts, ../http2/), as `net` does for

@@ -1,4 +1,4 @@
-import type { LoadResult, MessageStats, WebSocketStageStats, WebSocketStats } from '../types.js';
+import type { LoadResult, MessageStats, WebSocketStageStats, WebSocketStats } from '../shared/load-result.js';
 import { addCounts, addEncodedInto, createHistogram, encodeHistogram } from '../stats/recorder.js';
 import type { ShardStage, ShardWebSocket } from './types.js';
 

@@ -1,4 +1,4 @@
-import { addWarning, type Warning } from '../stats/warnings.js';
+import { addWarning, type Warning } from '../shared/warnings.js';
 import type { PlannedWebSocket, WebSocketHooks } from './types.js';
 
 /** The `result.warnings` code for latencies that came out clearly negative: the clocks disagree. */

@@ -2,7 +2,7 @@
  * The WebSocket run's plain-data shapes: its part of the Plan, and what one thread measured beyond
  * the Recorder's counts. No runtime imports, so the recorder and the plan can name them without a cycle.
  */
-import type { WebSocketOptions } from '../types.js';
+import type { WebSocketOptions } from '../shared/load-options.js';
 
 /** The `websocket` option after validation, as plain data that crosses into worker threads. */
 export interface PlannedWebSocket {

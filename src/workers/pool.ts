@@ -2,7 +2,7 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { SalvoOptionError } from '../errors.js';
+import { SalvoOptionError } from '../shared/errors.js';
 import type { StartGate } from '../engine/start-gate.js';
 import type { Plan, PlanHooks } from '../plan.js';
 import type { ShardStats } from '../stats/recorder.js';

@@ -3,7 +3,7 @@ import { StartGate } from '../engine/start-gate.js';
 import { runThread } from './run-thread.js';
 import type { Plan } from '../plan.js';
 import { Recorder, type ShardStats } from '../stats/recorder.js';
-import type { RequestSpec } from '../types.js';
+import type { RequestSpec } from '../shared/load-options.js';
 import { importExport } from './modules.js';
 import type { ShardTask, ToMain, ToWorker } from './messages.js';
 
