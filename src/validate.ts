@@ -56,14 +56,16 @@ export function durationOption(name: string, value: Duration, { allowZero = fals
   } else {
     throw new SalvoOptionError(`${name} must be milliseconds or a string like '10s'; got ${show(value)}`, { option: name, value });
   }
+  // A bare number is milliseconds here (the CLI passes its seconds on as '10s'): the error says so.
+  const given = typeof value === 'number' && Number.isFinite(value) ? `${value} ms` : show(value);
   if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !allowZero)) {
-    throw new SalvoRangeError(`${name} must be ${allowZero ? 'zero or more' : 'more than zero'}; got ${show(value)}`, {
+    throw new SalvoRangeError(`${name} must be ${allowZero ? 'zero or more' : 'more than zero'}; got ${given}`, {
       option: name,
       value,
     });
   }
   if (!Number.isInteger(ms)) {
-    throw new SalvoRangeError(`${name} must be a whole number of milliseconds; got ${show(value)}`, { option: name, value });
+    throw new SalvoRangeError(`${name} must be a whole number of milliseconds; got ${given}`, { option: name, value });
   }
   return ms;
 }

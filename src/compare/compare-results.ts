@@ -54,7 +54,7 @@ export interface Comparison {
 }
 
 /** Options of `compareResults`. */
-export interface CompareOptions {
+export interface CompareResultsOptions {
   /**
    * Metric paths to compare, in the `thresholds` syntax. Default: `requests.perSecond`, `latency.p50`,
    * `latency.p90`, `latency.p99`, `errors.rate`.
@@ -63,6 +63,9 @@ export interface CompareOptions {
   /** `'welch'` (default) does not assume equal variances; `'student'` pools them. */
   test?: 'welch' | 'student';
 }
+
+/** @deprecated since 1.0: `CompareResultsOptions`, named after `compareResults` as `MergeResultsOptions` is after `mergeResults`. */
+export type CompareOptions = CompareResultsOptions;
 
 /** The metrics compared when none are named. */
 export const DEFAULT_METRICS: readonly string[] = [
@@ -85,7 +88,7 @@ const HIGHER_IS_BETTER = /^(requests\.(perSecond|sent|completed)|bytes\.|checks\
 export function compareResults(
   baseline: readonly LoadResult[],
   candidate: readonly LoadResult[],
-  options: CompareOptions = {},
+  options: CompareResultsOptions = {},
 ): Comparison {
   checkRuns('baseline', baseline);
   checkRuns('candidate', candidate);
@@ -97,10 +100,10 @@ export function compareResults(
 }
 
 /**
- * Validates `CompareOptions` (before any run, in `runComparison`).
+ * Validates `CompareResultsOptions` (before any run, in `runComparison`).
  * @throws SalvoOptionError naming the option.
  */
-export function resolveCompareOptions(options: CompareOptions): {
+export function resolveCompareOptions(options: CompareResultsOptions): {
   test: 'welch' | 'student';
   metrics: Array<[string, MetricReader]>;
 } {

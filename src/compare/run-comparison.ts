@@ -4,7 +4,7 @@ import { durationOption } from '../validate.js';
 import { runLoad } from '../run.js';
 import type { Duration, LoadOptions } from '../shared/load-options.js';
 import type { LoadResult } from '../shared/load-result.js';
-import { compareResults, resolveCompareOptions, type CompareOptions, type Comparison } from './compare-results.js';
+import { compareResults, resolveCompareOptions, type CompareResultsOptions, type Comparison } from './compare-results.js';
 
 /** Which side a run belongs to. */
 export type ComparisonSide = 'baseline' | 'candidate';
@@ -22,7 +22,7 @@ export interface ComparisonProgress {
 }
 
 /** Options of `runComparison`. */
-export interface ComparisonOptions extends CompareOptions {
+export interface ComparisonOptions extends CompareResultsOptions {
   /** The load test of A, as for `runLoad`. */
   baseline: LoadOptions;
   /** The load test of B, as for `runLoad`. */
@@ -84,7 +84,7 @@ export async function runComparison(options: ComparisonOptions): Promise<Compari
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new SalvoOptionError(`onProgress must be a function; got ${typeof onProgress}`, { option: 'onProgress', value: onProgress });
   }
-  const compareOptions: CompareOptions = {
+  const compareOptions: CompareResultsOptions = {
     ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),
     ...(options.test !== undefined ? { test: options.test } : {}),
   };
