@@ -3,7 +3,7 @@ export { formatResult } from './stats/format.js';
 export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js';
 export { assertThresholds } from './stats/assert.js';
 export { renderReport } from './report/render.js';
-export { parseDuration } from './validate.js';
+export { parseDuration } from './shared/validate.js';
 export { SalvoOptionError, SalvoRangeError, type SalvoErrorDetail } from './shared/errors.js';
 export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';
@@ -41,13 +41,11 @@ export type {
   RequestBody,
   RequestContext,
   RequestSpec,
-  Segment,
   Stage,
-  Thresholds,
-  TransportName,
   WebSocketMessage,
   WebSocketOptions,
 } from './shared/load-options.js';
+export type { Segment, Thresholds, TransportName } from './shared/terms.js';
 export type { Warning } from './shared/warnings.js';
 export { compareResults } from './compare/compare-results.js';
 export { runComparison } from './compare/run-comparison.js';

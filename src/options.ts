@@ -5,11 +5,12 @@ import { usableWorkers } from './workers/shard.js';
 import { compileExpect } from './stats/checks.js';
 import { parseThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
-import type { Plan, PlanHooks, PlannedStage } from './plan.js';
-import { parseHeaders, planRequests } from './request-spec.js';
+import type { Plan, PlanHooks, PlannedStage } from './shared/plan.js';
+import { parseHeaders, planRequests } from './shared/request-spec.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
-import type { LoadOptions, RequestSpec, Stage, TransportName } from './shared/load-options.js';
-import { durationOption, positiveInteger, rejectUnknownKeys, show } from './validate.js';
+import type { LoadOptions, RequestSpec, Stage } from './shared/load-options.js';
+import type { TransportName } from './shared/terms.js';
+import { durationOption, positiveInteger, rejectUnknownKeys, show } from './shared/validate.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;

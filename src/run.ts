@@ -1,6 +1,6 @@
 import { runThread } from './workers/run-thread.js';
 import { loadPlan } from './options.js';
-import type { Plan, PlanHooks } from './plan.js';
+import type { Plan, PlanHooks } from './shared/plan.js';
 import { StartGate } from './engine/start-gate.js';
 import { diagnose } from './stats/diagnose.js';
 import { assertFileLimit } from './stats/file-limit.js';

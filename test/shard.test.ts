@@ -1,7 +1,7 @@
 import t from 'tap';
 import { RateSchedule } from '../src/engine/schedule.js';
 import { planLoad } from '../src/options.js';
-import type { Plan } from '../src/plan.js';
+import type { Plan } from '../src/shared/plan.js';
 import { apportion, shardPlan, splitEvenly, usableWorkers } from '../src/workers/shard.js';
 import type { LoadOptions } from '../src/shared/load-options.js';
 

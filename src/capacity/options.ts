@@ -1,8 +1,9 @@
 import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import { KNOWN_OPTIONS, loadPlan } from '../options.js';
-import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../validate.js';
+import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../shared/validate.js';
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
-import type { LoadOptions, Thresholds } from '../shared/load-options.js';
+import type { LoadOptions } from '../shared/load-options.js';
+import type { Thresholds } from '../shared/terms.js';
 import type { CapacityOptions, CapacityStepEvent } from './types.js';
 
 const DEFAULT_STEP_MS = 5000;

@@ -1,4 +1,5 @@
-import type { Duration, LoadOptions, Thresholds } from '../shared/load-options.js';
+import type { Duration, LoadOptions } from '../shared/load-options.js';
+import type { Thresholds } from '../shared/terms.js';
 import type { LoadResult } from '../shared/load-result.js';
 
 /**

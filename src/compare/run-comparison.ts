@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
-import { durationOption } from '../validate.js';
+import { durationOption } from '../shared/validate.js';
 import { runLoad } from '../run.js';
 import type { Duration, LoadOptions } from '../shared/load-options.js';
 import type { LoadResult } from '../shared/load-result.js';

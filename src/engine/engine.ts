@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Plan } from '../plan.js';
+import type { Plan } from '../shared/plan.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { loadTransport } from '../transports/index.js';
 import { FIRST_BYTE_IN_LAST_READ, Lane, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';

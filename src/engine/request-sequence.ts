@@ -1,5 +1,5 @@
-import type { Plan, PlannedRequest } from '../plan.js';
-import { resolveRequestSpec } from '../request-spec.js';
+import type { Plan, PlannedRequest } from '../shared/plan.js';
+import { resolveRequestSpec } from '../shared/request-spec.js';
 import { compileExpect, type ResponseChecker } from '../stats/checks.js';
 import type { Lane, Transport } from '../transports/transport.js';
 import type { ResponseDetails } from '../shared/exchange.js';

@@ -1,4 +1,4 @@
-/** What one exchange carries, in the form every transport and codec shares. */
+// What one exchange carries, in the form every codec and transport shares.
 
 /**
  * A request after options are resolved: what every transport gets, before its own encoding.

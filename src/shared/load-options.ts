@@ -1,8 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
-
-/** Which client sends the requests. */
-export type TransportName = 'net' | 'undici' | 'http' | 'h2';
+import type { Segment, Thresholds, TransportName } from './terms.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -64,16 +62,6 @@ export interface ExpectOptions {
   /** Each named header equals the string, or matches the RegExp (names are case-insensitive). */
   headers?: Record<string, string | RegExp>;
 }
-
-/**
- * k6-style pass/fail criteria keyed by metric path, for example
- * `{ 'latency.p99': '< 50', 'errors.rate': '< 0.01' }`. A value may be a list of expressions, or
- * `{ threshold, abortOnFail }` to stop the run early once it can no longer pass.
- */
-export type Thresholds = Record<
-  string,
-  string | string[] | { threshold: string | string[]; abortOnFail?: boolean }
->;
 
 /** Options of `runLoad`. Only `url` is required. */
 export interface LoadOptions {
@@ -212,12 +200,4 @@ export interface WebSocketOptions {
   perMessageDeflate?: boolean;
   /** Subprotocols offered in `Sec-WebSocket-Protocol`. */
   protocols?: string | string[];
-}
-
-/** One share of a run split over processes or machines (`segment` option, `result.merge.segment`). */
-export interface Segment {
-  /** Which share, from 0. */
-  index: number;
-  /** How many shares the run is split into. */
-  count: number;
 }

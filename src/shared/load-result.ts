@@ -1,4 +1,4 @@
-import type { Segment, Thresholds, TransportName } from './load-options.js';
+import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { Warning } from './warnings.js';
 
 /** What a result's `transport` says: the HTTP client used, or `'websocket'` for a `ws:`/`wss:` run. */

@@ -2,7 +2,7 @@
  * Diagnostics on the merged result: a pattern in the numbers that has a known cause is turned into
  * a `result.warnings` entry that names the cause and what to do about it.
  */
-import type { Plan } from '../plan.js';
+import type { Plan } from '../shared/plan.js';
 import type { LoadResult } from '../shared/load-result.js';
 import { openFileLimit } from './file-limit.js';
 import { targetRateRange } from './format.js';

@@ -1,11 +1,11 @@
 import { SalvoOptionError } from '../shared/errors.js';
 import type { LoadResult } from '../shared/load-result.js';
-import type { Thresholds } from '../shared/load-options.js';
+import type { Thresholds } from '../shared/terms.js';
 import { mergeStats, type ResultHeader } from './merge.js';
 import type { ShardStats } from './recorder.js';
 import { judgeThresholds, parseThresholds } from './thresholds.js';
 import { addWarning } from '../shared/warnings.js';
-import { resultWebSocket } from '../websocket/merge.js';
+import { resultWebSocket } from './websocket-merge.js';
 
 /** Options of `mergeResults`. */
 export interface MergeResultsOptions {

@@ -7,7 +7,8 @@
  */
 import type { Histogram } from 'hdr-histogram-js';
 import type { PhaseHistograms as EncodedPhases, PhaseStats, Phases } from '../shared/load-result.js';
-import { addEncodedInto, createHistogram, encodeHistogram, moments, PendingLatencies } from './recorder.js';
+import { addEncodedInto, createHistogram, encodeHistogram, moments } from './histogram.js';
+import { PendingLatencies } from './pending-latencies.js';
 
 
 const PHASES = ['connect', 'tls', 'ttfb', 'receive'] as const;

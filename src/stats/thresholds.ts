@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { SalvoOptionError } from '../shared/errors.js';
 import type { LatencyStats, LoadResult, ThresholdResult } from '../shared/load-result.js';
-import type { Thresholds } from '../shared/load-options.js';
+import type { Thresholds } from '../shared/terms.js';
 
 /** A comparison a threshold expression may use. */
 export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '!=';

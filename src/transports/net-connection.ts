@@ -126,7 +126,7 @@ export class Connection implements ResponseHandler {
     this.#sessions = sessions;
     this.#readBuffer = readBuffer;
     this.#rawCapable = opensRawTcp(endpoint, capacity);
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listeners' `this` is the socket
+    // the listeners' `this` is the socket
     const connection = this;
     this.#onread = {
       buffer: readBuffer,

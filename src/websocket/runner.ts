@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { EngineHooks } from '../engine/engine.js';
 import { connectionTarget } from '../engine/ramp.js';
 import { measuredSpan, prepareMeasuring, type Measuring } from '../engine/measuring.js';
-import type { Plan } from '../plan.js';
+import type { Plan } from '../shared/plan.js';
 import { PhaseRecorder } from '../stats/phases.js';
 import { CONNECTION_CLOSED } from '../transports/error-code.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
@@ -11,7 +11,7 @@ import { frameBytes, socketSettings, WsConnection, type ConnectionEvents, type S
 import { HANDSHAKES_IN_FLIGHT, OpeningQueue } from './opening.js';
 import { StageMeter } from './stages.js';
 import { ClockSkew, timestampReader, type TimestampReader } from './timestamps.js';
-import type { PlannedWebSocket, WebSocketHooks } from './types.js';
+import type { PlannedWebSocket, WebSocketHooks } from '../shared/websocket.js';
 
 /** Reconnect after a failure: first after this, then doubling up to the cap, so a dead port cannot spin. */
 const BACKOFF_FIRST_MS = 5;

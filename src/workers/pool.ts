@@ -4,7 +4,7 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SalvoOptionError } from '../shared/errors.js';
 import type { StartGate } from '../engine/start-gate.js';
-import type { Plan, PlanHooks } from '../plan.js';
+import type { Plan, PlanHooks } from '../shared/plan.js';
 import type { ShardStats } from '../stats/recorder.js';
 import { ProgressMerger } from './progress.js';
 import { shardPlan } from './shard.js';

@@ -1,6 +1,7 @@
 import type { Histogram } from 'hdr-histogram-js';
 import { progressEvent } from '../stats/progress-event.js';
-import { addEncodedInto, createHistogram, type SecondSummary } from '../stats/recorder.js';
+import { addEncodedInto, createHistogram } from '../stats/histogram.js';
+import type { SecondSummary } from '../stats/recorder.js';
 import type { ProgressEvent } from '../shared/load-result.js';
 
 type Totals = ProgressEvent['totals'];

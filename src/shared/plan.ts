@@ -1,8 +1,9 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { ResolvedRequest } from './shared/exchange.js';
-import type { ExpectOptions, LoadOptions, RequestSpec, Segment, Thresholds } from './shared/load-options.js';
-import type { ResultTransport } from './shared/load-result.js';
-import type { PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
+import type { ResolvedRequest } from './exchange.js';
+import type { ExpectOptions, LoadOptions, RequestSpec } from './load-options.js';
+import type { Segment, Thresholds } from './terms.js';
+import type { ResultTransport } from './load-result.js';
+import type { PlannedWebSocket, WebSocketHooks } from './websocket.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {

@@ -1,10 +1,10 @@
 // The HTTP requests a run sends, from the options: the request line, headers and body of `method`,
 // `headers`, `body` and each of `requests`, checked once. The engine resolves a `setupRequest` hook's
 // spec with the same code on every send.
-import { SalvoOptionError } from './shared/errors.js';
+import { SalvoOptionError } from './errors.js';
 import type { PlannedRequest } from './plan.js';
-import type { ResolvedRequest } from './shared/exchange.js';
-import type { LoadOptions, RequestBody, RequestSpec } from './shared/load-options.js';
+import type { ResolvedRequest } from './exchange.js';
+import type { LoadOptions, RequestBody, RequestSpec } from './load-options.js';
 import { rejectUnknownKeys, show } from './validate.js';
 
 /** The keys of a `requests` spec (`RequestSpec`). */
