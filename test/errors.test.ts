@@ -70,3 +70,35 @@ t.test('the CLI renames an error by its option and mentions, never by reading ot
   t.equal(caused.value, undefined);
 });
 
+
+t.test("every error salvo throws about an option carries its detail (the constructor's second argument)", async (t) => {
+  // The detail is optional in the constructor's type, for code that builds these errors itself, so
+  // the compiler cannot hold salvo's own throw sites to it: this reads them instead.
+  const ts = (await import('typescript')).default;
+  const { readFile, readdir } = await import('node:fs/promises');
+  const root = new URL('../src/', import.meta.url);
+  const files = (await readdir(root, { recursive: true })).filter((name) => name.endsWith('.ts'));
+  const bare: string[] = [];
+  let sites = 0;
+  for (const name of files) {
+    const source = ts.createSourceFile(name, await readFile(new URL(name, root), 'utf8'), ts.ScriptTarget.ES2022, true);
+    const visit = (node: import('typescript').Node): void => {
+      // `new SalvoOptionError(...)`, `new (cond ? SalvoRangeError : SalvoOptionError)(...)`, `new ErrorClass(...)`.
+      if (ts.isNewExpression(node) && /Salvo(Option|Range)Error|ErrorClass/.test(node.expression.getText(source))) {
+        sites++;
+        if ((node.arguments?.length ?? 0) < 2) bare.push(`${name}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  t.ok(sites > 100, `${sites} throw sites read`);
+  t.same(bare, [], 'none without { option, value }');
+});
+
+t.test('an error built without a detail, as 0.x code may, still works', async (t) => {
+  const error = new SalvoRangeError('pause must be more than zero');
+  t.equal(error.code, 'SALVO_OUT_OF_RANGE');
+  t.same([error.option, error.value, error.mentions], ['', undefined, []]);
+  t.equal(inFlagTerms(error), 'pause must be more than zero');
+});

@@ -16,8 +16,10 @@ const result: LoadResult = await runLoad(options);
 const p99: number = result.latency.p99;
 const optionError = new SalvoOptionError('connections must be a positive integer; got 0', { option: 'connections', value: 0 });
 const code: string = optionError.code;
+// 0.x code that builds the error itself still compiles.
+const built: string = new SalvoOptionError('x').option;
 const option: string = optionError.option;
-console.log(formatResult(result), p99, code, option, optionError.value, result.timeline[0]?.p50);
+console.log(formatResult(result), p99, code, built, option, optionError.value, result.timeline[0]?.p50);
 const generator: GeneratorStats = result.generator;
 const lagP99: number | undefined = generator.sendLag?.p99;
 console.log(generator.saturated, lagP99, result.timeline[0]?.cpuPercent, result.warnings.map((w) => w.code));

@@ -19,18 +19,19 @@ export interface SalvoErrorDetail {
 export class SalvoOptionError extends TypeError {
   readonly code = 'SALVO_INVALID_OPTION';
   override readonly name = 'SalvoOptionError';
-  /** The option at fault, as the API spells it (`requests[1].path`). */
+  /** The option at fault, as the API spells it (`requests[1].path`); `''` when built without a detail. */
   readonly option: string;
   /** The value given for it (undefined where the error is about a combination of options). */
   readonly value: unknown;
   /** Other options the message names. */
   readonly mentions: readonly string[];
 
-  constructor(message: string, detail: SalvoErrorDetail) {
-    super(message, detail.cause === undefined ? undefined : { cause: detail.cause });
-    this.option = detail.option;
-    this.value = detail.value;
-    this.mentions = detail.mentions ?? [];
+  /** `detail` is optional for code of 0.x that builds these errors itself; salvo's own always give it. */
+  constructor(message: string, detail?: SalvoErrorDetail) {
+    super(message, detail?.cause === undefined ? undefined : { cause: detail.cause });
+    this.option = detail?.option ?? '';
+    this.value = detail?.value;
+    this.mentions = detail?.mentions ?? [];
   }
 }
 
@@ -38,17 +39,18 @@ export class SalvoOptionError extends TypeError {
 export class SalvoRangeError extends RangeError {
   readonly code = 'SALVO_OUT_OF_RANGE';
   override readonly name = 'SalvoRangeError';
-  /** The option at fault, as the API spells it (`websocket.rate`). */
+  /** The option at fault, as the API spells it (`websocket.rate`); `''` when built without a detail. */
   readonly option: string;
   /** The value given for it. */
   readonly value: unknown;
   /** Other options the message names. */
   readonly mentions: readonly string[];
 
-  constructor(message: string, detail: SalvoErrorDetail) {
-    super(message, detail.cause === undefined ? undefined : { cause: detail.cause });
-    this.option = detail.option;
-    this.value = detail.value;
-    this.mentions = detail.mentions ?? [];
+  /** `detail` is optional for code of 0.x that builds these errors itself; salvo's own always give it. */
+  constructor(message: string, detail?: SalvoErrorDetail) {
+    super(message, detail?.cause === undefined ? undefined : { cause: detail.cause });
+    this.option = detail?.option ?? '';
+    this.value = detail?.value;
+    this.mentions = detail?.mentions ?? [];
   }
 }
