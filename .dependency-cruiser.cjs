@@ -33,6 +33,13 @@ module.exports = {
       to: { path: '^src/(http1|http2|transports)/' },
     },
     {
+      name: 'protocols-apart',
+      comment: 'a protocol builds on the runner and the transports, never on another protocol',
+      severity: 'error',
+      from: { path: '^src/(engine|websocket)/' },
+      to: { path: '^src/(engine|websocket)/', pathNot: ['^src/$1/'] },
+    },
+    {
       name: 'cli-through-index',
       comment:
         'the CLI uses the library as its users do, through src/index.ts (dist/cli.js imports dist/index.js and bundles no second copy); ' +

@@ -2,11 +2,7 @@ import { AssertionError } from 'node:assert';
 import t from 'tap';
 import { SalvoOptionError } from '../src/shared/errors.js';
 import { assertThresholds } from '../src/stats/assert.js';
-import {
-  cannotPass,
-  evaluateThresholds,
-  parseThresholds,
-} from '../src/stats/thresholds.js';
+import { cannotPass, evaluateThresholds, parseThresholds } from '../src/stats/thresholds.js';
 import { wholeRunMergeInfo } from './fixtures/merge-info.js';
 import { noPhases } from './fixtures/phases.js';
 import type { LatencyStats, LoadResult } from '../src/shared/load-result.js';

@@ -1,8 +1,8 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { ResolvedRequest } from './exchange.js';
-import type { ExpectOptions, LoadOptions, RequestSpec } from './load-options.js';
-import type { Segment, Thresholds } from './terms.js';
+import type { LoadOptions, RequestSpec } from './load-options.js';
 import type { ResultTransport } from './load-result.js';
+import type { Segment, Thresholds } from './terms.js';
 import type { PlannedWebSocket, WebSocketHooks } from './websocket.js';
 
 /** A ramp stage with its duration resolved. */
@@ -32,7 +32,17 @@ export interface Plan {
   amount: number | undefined;
   rate: number | undefined;
   stages: PlannedStage[] | undefined;
+  /**
+   * Closed loop: each lane sends again as soon as it is answered. Open loop (`rate`, or stages that
+   * ramp the rate): sends fall due on a schedule, whatever the answers.
+   */
+  loop: 'closed' | 'open';
+  /** What `stages` ramp: the connections (closed loop) or the rate (open loop); undefined without stages. */
+  ramps: 'connections' | 'rate' | undefined;
+  /** HTTP/1.1 requests in flight per connection (1 with h2). */
   pipelining: number;
+  /** HTTP/2 concurrent streams per session (1 with HTTP/1.1). */
+  streams: number;
   workers: number;
   keepAlive: boolean;
   requests: PlannedRequest[];
@@ -45,8 +55,10 @@ export interface Plan {
   ratePhase?: number;
   timeoutMs: number;
   warmupMs: number;
-  expect: ExpectOptions | undefined;
-  thresholds: Thresholds | undefined;
+  /** `expect`, validated and normalised: plain data each thread compiles its checker from. */
+  expect: PlannedExpect | undefined;
+  /** `thresholds` as given (for `result.merge`) and parsed once. */
+  thresholds: PlannedThresholds | undefined;
   tls: ConnectionOptions | undefined;
   tlsSessionReuse: boolean;
   /** The share of the whole plan this run is; the plan itself stays whole until `run.ts` splits it. */
@@ -57,6 +69,17 @@ export interface Plan {
   websocket: PlannedWebSocket | undefined;
 }
 
+/** The most connections the plan has open at once: `connections`, or more when stages ramp them higher. */
+export function peakConnections(plan: Plan): number {
+  if (plan.ramps !== 'connections') return plan.connections;
+  return Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!));
+}
+
+/** Requests in flight per connection, the engine's lanes per connection: `streams` with h2, else `pipelining`. */
+export function lanesPerConnection(plan: Plan): number {
+  return plan.transport === 'h2' ? plan.streams : plan.pipelining;
+}
+
 /** The parts of the options that cannot leave this thread. */
 export interface PlanHooks {
   requests: RequestSpec[] | undefined;
@@ -64,4 +87,38 @@ export interface PlanHooks {
   onProgress: LoadOptions['onProgress'];
   /** A WebSocket run's `message` / `timestamp` functions. */
   websocket?: WebSocketHooks;
+}
+
+/**
+ * `expect` validated and normalised, as a plan carries it: plain data that survives structured
+ * cloning (RegExps do), compiled into a checker once per thread by `compileExpect`.
+ */
+export interface PlannedExpect {
+  status: { allowed: Uint8Array; description: string } | undefined;
+  body: { text: string | undefined; pattern: RegExp | undefined; description: string } | undefined;
+  headers: Array<{ header: string; equals: string | undefined; pattern: RegExp | undefined }>;
+}
+
+/** A comparison a threshold expression may use. */
+export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '!=';
+
+
+/** One threshold expression, validated: plain data, so a plan can carry it to a worker thread. */
+export interface PlannedThreshold {
+  /** The metric path, as the key was written: `latency.p99`. */
+  readonly metric: string;
+  /** The expression as written (trimmed): `< 50`. */
+  readonly expression: string;
+  readonly operator: ThresholdOperator;
+  readonly value: number;
+  /** End the run as soon as `cannotPass` finds that this threshold can no longer pass. */
+  readonly abortOnFail: boolean;
+  /** The metric never decreases while a run goes on, so an upper bound can fail early. */
+  readonly monotone: boolean;
+}
+
+/** `thresholds` in a plan: as given (for `result.merge`, judged again on merged results) and parsed once. */
+export interface PlannedThresholds {
+  readonly given: Thresholds;
+  readonly parsed: readonly PlannedThreshold[];
 }

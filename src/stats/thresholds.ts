@@ -1,10 +1,8 @@
 import { inspect } from 'node:util';
 import { SalvoOptionError } from '../shared/errors.js';
 import type { LatencyStats, LoadResult, ThresholdResult } from '../shared/load-result.js';
+import type { PlannedThreshold, PlannedThresholds, ThresholdOperator } from '../shared/plan.js';
 import type { Thresholds } from '../shared/terms.js';
-
-/** A comparison a threshold expression may use. */
-export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '!=';
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
@@ -14,18 +12,8 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]>
  */
 export type PartialLoadResult = DeepPartial<LoadResult>;
 
-/** One threshold expression, validated and ready to evaluate. */
-export interface CompiledThreshold {
-  /** The metric path, as the key was written: `latency.p99`. */
-  readonly metric: string;
-  /** The expression as written (trimmed): `< 50`. */
-  readonly expression: string;
-  readonly operator: ThresholdOperator;
-  readonly value: number;
-  /** End the run as soon as `cannotPass` finds that this threshold can no longer pass. */
-  readonly abortOnFail: boolean;
-  /** The metric never decreases while a run goes on, so an upper bound can fail early. */
-  readonly monotone: boolean;
+/** One threshold expression, ready to evaluate. */
+export interface CompiledThreshold extends PlannedThreshold {
   /** Reads the metric; `undefined` when `result` lacks it, `NaN` for a rate with no samples. */
   readonly read: (result: PartialLoadResult) => number | undefined;
 }
@@ -99,6 +87,17 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
   return compiled;
 }
 
+/** Validates `thresholds` (see `parseThresholds`) into what a plan carries. */
+export function planThresholds(thresholds: unknown): PlannedThresholds {
+  const parsed = parseThresholds(thresholds).map(({ read: _read, ...threshold }): PlannedThreshold => threshold);
+  return { given: thresholds as Thresholds, parsed };
+}
+
+/** Planned thresholds with their metric readers, in the thread that evaluates them. */
+export function compileThresholds(parsed: readonly PlannedThreshold[]): CompiledThreshold[] {
+  return parsed.map((threshold) => ({ ...threshold, read: metricReader(threshold.metric)!.read }));
+}
+
 /**
  * Evaluates every compiled threshold against a finished (merged) result. A metric with no value
  * (a rate over zero samples, `checks.*` without `expect`) fails: nothing measured cannot prove a
@@ -159,10 +158,10 @@ export function cannotPass(compiled: readonly CompiledThreshold[], partial: Part
  * see `cannotPass`); a shard that stops with `aborted` should stop the others.
  */
 export function abortOnFailCheck(
-  thresholds: Thresholds | undefined,
+  thresholds: PlannedThresholds | undefined,
 ): ((partial: PartialLoadResult) => boolean) | undefined {
   if (thresholds === undefined) return undefined;
-  const decidable = parseThresholds(thresholds).filter((t) => t.abortOnFail && t.monotone);
+  const decidable = compileThresholds(thresholds.parsed.filter((t) => t.abortOnFail && t.monotone));
   return decidable.length === 0 ? undefined : (partial) => cannotPass(decidable, partial);
 }
 
