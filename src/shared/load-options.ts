@@ -138,6 +138,14 @@ export interface LoadOptions {
    * measures. `false` forces a full handshake on every connection (first-visit cost). Default true.
    */
   tlsSessionReuse?: boolean;
+  /**
+   * Send again, once and on a new connection, a request the server provably never processed: one
+   * pipelined behind a response that announced the close (`Connection: close`), and an idempotent one
+   * (GET HEAD OPTIONS TRACE PUT DELETE) on a reused connection that closed before any byte of its
+   * response, as browsers and Go's client do. Counted once in `requests.sent`, in `requests.retried`,
+   * with its latency from its first send. `false` reports every such close as an error. Default true.
+   */
+  retry?: boolean;
   /** Aborting it ends the run promptly with the partial result and `aborted: true`. */
   signal?: AbortSignal;
   /**

@@ -10,7 +10,7 @@ export type ResultTransport = TransportName | 'websocket';
  */
 export interface ProgressEvent extends TimelineEntry {
   /** Totals since the measured run began. */
-  totals: { sent: number; completed: number; errors: number };
+  totals: { sent: number; completed: number; errors: number; retried: number };
 }
 
 /** `result.messages` of a WebSocket run. */
@@ -149,6 +149,8 @@ export interface TimelineEntry {
   completed: number;
   /** Errors during this second. */
   errors: number;
+  /** Requests sent again during this second (see `requests.retried`). */
+  retried: number;
   /** Median latency of responses completed during this second, ms. */
   p50: number;
   /** 99th percentile latency of responses completed during this second, ms. */
@@ -222,6 +224,11 @@ export interface LoadResult {
      * them before the end (or, rarely, the load generator itself was held up right at the end).
      */
     missed: number;
+    /**
+     * Requests sent a second time, on a new connection, because the server provably never processed
+     * the first (the `retry` option): each is still one request in `sent` and one answer.
+     */
+    retried: number;
   };
   /** WebSocket runs: messages sent and received. */
   messages?: MessageStats;
