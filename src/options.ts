@@ -152,7 +152,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     throw new SalvoOptionError(`tlsSessionReuse must be true or false; got ${show(options.tlsSessionReuse)}`, { option: 'tlsSessionReuse', value: options.tlsSessionReuse });
   }
   if (options.retry !== undefined && typeof options.retry !== 'boolean') {
-    throw new SalvoOptionError(`retry must be true or false; got ${show(options.retry)}`);
+    throw new SalvoOptionError(`retry must be true or false; got ${show(options.retry)}`, { option: 'retry', value: options.retry });
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new SalvoOptionError(`signal must be an AbortSignal; got ${show(options.signal)}`, { option: 'signal', value: options.signal });
