@@ -7,8 +7,9 @@ const LAYERS = [
   ['transports', '^src/transports/'],
   ['runner', '^src/runner/'],
   ['protocols', '^src/(engine|websocket)/'],
-  ['run', '^src/(workers/|run\\.ts$|options\\.ts$|segment-options\\.ts$)'],
-  ['features', '^src/(compare|capacity|report|outputs)/'],
+  ['outputs', '^src/outputs/'],
+  ['run', '^src/(workers/|monitor/|run\\.ts$|options\\.ts$|segment-options\\.ts$)'],
+  ['features', '^src/(compare|capacity|report)/'],
   ['api', '^src/index\\.ts$'],
   ['cli', '^src/cli/'],
 ];

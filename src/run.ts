@@ -11,6 +11,7 @@ import type { LoadOptions } from './shared/load-options.js';
 import type { LoadResult } from './shared/load-result.js';
 import { runWorkers } from './workers/pool.js';
 import { segmentPlan } from './workers/shard.js';
+import { watchServer } from './monitor/watch.js';
 
 function runInProcess(plan: Plan, hooks: PlanHooks, start: StartGate) {
   const { onProgress } = hooks;
@@ -42,9 +43,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
   const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
-  const shards = plan.workers > 1 ? await runWorkers(plan, hooks, start) : [await runInProcess(plan, hooks, start)];
+  const watch = watchServer(plan, hooks, start);
+  let shards;
+  try {
+    shards = plan.workers > 1 ? await runWorkers(plan, watch.hooks, start) : [await runInProcess(plan, watch.hooks, start)];
+  } finally {
+    watch.stop();
+  }
   const result = mergeShards(plan, shards, false, whole);
   start.warn(result.warnings);
+  await watch.attach(result);
   diagnose(result, plan);
   judgeThresholds(result, whole.thresholds && compileThresholds(whole.thresholds.parsed));
   return result;

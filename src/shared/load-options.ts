@@ -173,6 +173,32 @@ export interface LoadOptions {
    * carry (listen / broadcast). Only with a `ws:`/`wss:` url.
    */
   websocket?: WebSocketOptions;
+  /**
+   * Watch the server while the run goes, once a second in the main thread on the timeline's
+   * seconds: local processes by pid and Prometheus text endpoints. What they say is in
+   * `result.server` and each timeline entry's `server`.
+   */
+  monitor?: MonitorOptions;
+}
+
+/** A Prometheus text endpoint to scrape: its URL, and for node_exporter which network devices count. */
+export interface PrometheusSource {
+  /** `http:` or `https:` URL of the metrics, such as `'http://127.0.0.1:9100/metrics'`. */
+  url: string;
+  /** node_exporter: the network devices whose bytes count (`['eth0']`). Default: all of them. */
+  devices?: string[];
+}
+
+/** What `monitor` watches. */
+export interface MonitorOptions {
+  /** Local processes by pid, all their threads included (read from `/proc`: Linux only). */
+  processes?: number[];
+  /**
+   * Prometheus text endpoints: node_exporter (the machine's CPU over all cores, memory in use,
+   * network bytes) or a Node app's prom-client endpoint (its process CPU, resident memory and event
+   * loop lag).
+   */
+  prometheus?: Array<string | PrometheusSource>;
 }
 
 /** The message a WebSocket connection sends: fixed, or built per send. */

@@ -69,6 +69,8 @@ export interface Plan {
   startAtMs: number | undefined;
   /** A WebSocket run (`ws:`/`wss:` url): what each connection does. */
   websocket: PlannedWebSocket | undefined;
+  /** `monitor`: what the main thread watches while the run goes (never sent to a worker's use). */
+  monitor: PlannedMonitor | undefined;
 }
 
 /** The most connections the plan has open at once: `connections`, or more when stages ramp them higher. */
@@ -123,4 +125,10 @@ export interface PlannedThreshold {
 export interface PlannedThresholds {
   readonly given: Thresholds;
   readonly parsed: readonly PlannedThreshold[];
+}
+
+/** `monitor` after validation: plain data. */
+export interface PlannedMonitor {
+  processes: number[];
+  prometheus: Array<{ url: string; devices: string[] | undefined }>;
 }
