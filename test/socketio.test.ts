@@ -306,6 +306,15 @@ t.test('bad socketio options: a clear error naming the option', async (t) => {
   for (const [options, message, type] of cases) {
     await t.rejects(runLoad(options), { name: type.name, message }, String(message));
   }
+  // The structured side: the option as the API spells it, and the value given.
+  for (const [options, option, value] of [
+    [{ url, socketio: { emit: { event: 'e' }, rate: -1 } }, 'socketio.rate', -1],
+    [{ url, socketio: { listen: { event: 't' }, namespace: 'chat' } }, 'socketio.namespace', 'chat'],
+    [{ url, socketio: { emit: { event: 'e' }, ack: true, acks: true } as never }, 'socketio.acks', true],
+  ] as Array<[LoadOptions, string, unknown]>) {
+    const error = (await runLoad(options).catch((e: unknown) => e)) as SalvoOptionError;
+    t.same([error.option, error.value], [option, value], option);
+  }
   await t.rejects(
     findCapacity({ url, slo: { 'latency.p99': '< 50' }, socketio: { emit: { event: 'e' }, ack: true } }),
     { name: 'SalvoOptionError', message: /socketio: findCapacity searches HTTP request rates/ },
