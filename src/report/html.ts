@@ -45,11 +45,17 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
  * A real table for keyboards and screen readers: a caption when given, `<th scope="col">` headers,
  * and the first cell of each row a `<th scope="row">` unless `rowHeaders` is false. Cells are HTML.
  */
-export function table(head: string[], rows: string[][], options: { className?: string; caption?: string; id?: string; rowHeaders?: boolean } = {}): string {
+export function table(
+  head: string[],
+  rows: string[][],
+  options: { className?: string; caption?: string; id?: string; rowHeaders?: boolean; textColumns?: number[] } = {},
+): string {
   const rowHeaders = options.rowHeaders ?? true;
-  const headCells = head.map((cell) => `<th scope="col">${cell}</th>`).join('');
+  // Words in a table of numbers: left-aligned and free to wrap.
+  const text = new Set(options.textColumns ?? []);
+  const headCells = head.map((cell, i) => `<th scope="col"${text.has(i) ? ' class="text"' : ''}>${cell}</th>`).join('');
   const body = rows
-    .map((row) => `<tr>${row.map((cell, i) => (i === 0 && rowHeaders ? `<th scope="row">${cell}</th>` : `<td>${cell}</td>`)).join('')}</tr>`)
+    .map((row) => `<tr>${row.map((cell, i) => (i === 0 && rowHeaders ? `<th scope="row">${cell}</th>` : `<td${text.has(i) ? ' class="text"' : ''}>${cell}</td>`)).join('')}</tr>`)
     .join('');
   const attributes = `${options.id === undefined ? '' : ` id="${options.id}"`}${options.className === undefined ? '' : ` class="${options.className}"`}`;
   const caption = options.caption === undefined ? '' : `<caption>${escapeHtml(options.caption)}</caption>`;

@@ -31,6 +31,7 @@ th, td { padding: 4px 12px 4px 0; text-align: left; border-bottom: 1px solid var
 thead th { color: var(--muted); font-weight: 500; }
 tbody th { font-weight: 500; }
 table.numbers td, table.numbers thead th:not(:first-child) { text-align: right; }
+table.numbers .text { text-align: left; white-space: normal; min-width: 8em; }
 table.bars { width: 100%; } table.bars td:last-child { width: 50%; }
 .bar { height: 12px; border-radius: 3px; min-width: 2px; background: #2563eb; }
 .bar.s1xx, .bar.s3xx { background: #6b7280; } .bar.s2xx, .bar.ok { background: #16a34a; } .bar.s4xx { background: #d97706; }
@@ -38,6 +39,9 @@ table.bars { width: 100%; } table.bars td:last-child { width: 50%; }
 .pass, .better { color: var(--pass); font-weight: 600; } .fail, .worse { color: var(--fail); font-weight: 600; }
 ul.warnings { margin: 0; padding-left: 20px; } ul.warnings li { margin: 4px 0; }
 #warnings { border-color: #f59e0b; background: #fffbeb; }
+.ci { display: block; position: relative; height: 10px; min-width: 140px; background: #f3f4f6; border-radius: 2px; }
+.ci-zero { position: absolute; left: 50%; top: -2px; bottom: -2px; width: 1px; background: var(--fg); }
+.ci-bar { position: absolute; top: 1px; bottom: 1px; border-radius: 2px; min-width: 2px; }
 code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
 footer { color: var(--muted); font-size: 12px; text-align: center; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
