@@ -133,9 +133,8 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
   const starts = planned.stages.map((stage) => [startMs, (startMs += stage.durationMs)] as const);
   const { indices, holding } = stepStages(planned.stages, planned.start);
   for (const index of indices) {
-    const [fromMs, plannedEnd] = starts[index]!;
+    const [fromMs, toMs] = starts[index]!;
     const stage = measured?.[index];
-    const toMs = Math.min(plannedEnd, result.durationMs);
     const seconds = secondsWithin(timeline, fromMs, toMs);
     const errors = seconds.reduce((sum, i) => sum + timeline[i]!.errors, 0);
     if (stage !== undefined) {
