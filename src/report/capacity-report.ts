@@ -73,7 +73,7 @@ function stepsTable(result: CapacityResult): string {
     number(step.missed),
     verdict(step),
   ]);
-  return section('Steps', table(head, rows, { className: 'numbers', id: 'capacity-steps', textColumns: [1, 10], caption: 'Every step of the search, in the order run' }), 'steps');
+  return section('Steps', table(head, rows, { className: 'numbers', id: 'capacity-steps', textColumns: [10], caption: 'Every step of the search, in the order run' }), 'steps');
 }
 
 /** The confirming run(s): the longer runs at the answer, with what each measured. */

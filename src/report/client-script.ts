@@ -9,6 +9,8 @@ export const CLIENT_SCRIPT = String.raw`
   var specs = JSON.parse(document.getElementById('salvo-data').textContent).charts;
   var HEIGHT = 240;
   var SECOND_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
+  // Steps, clients and rates are whole numbers: no gridline at step 2.5.
+  var INTEGER_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 1e4, 2e4, 2.5e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6];
 
   function round(value) {
     if (value == null || isNaN(value)) return '';
@@ -42,7 +44,8 @@ export const CLIENT_SCRIPT = String.raw`
       return { label: 'percentile', splits: percentileSplits, filter: function (u, splits) { return splits; }, values: function (u, splits) { return splits.map(percentileOf); } };
     }
     if (spec.xKind === 'seconds') return { label: 'elapsed', incrs: SECOND_STEPS, values: function (u, splits) { return splits.map(function (v) { return v + ' s'; }); } };
-    return { label: spec.xLabel, values: function (u, splits) { return splits.map(round); } };
+    var integers = spec.x.every(function (v) { return Number.isInteger(v); });
+    return { label: spec.xLabel, incrs: integers ? INTEGER_STEPS : undefined, values: function (u, splits) { return splits.map(round); } };
   }
 
   function options(spec, width) {
