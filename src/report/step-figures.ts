@@ -46,7 +46,9 @@ function stepsTable(figures: StepFigures, result: LoadResult): string {
 
 /**
  * Charts with one point per step, x = the step's clients or target rate (ascending): latency (p50,
- * p99, mean), and throughput with errors on the right axis.
+ * p99, mean), and throughput with errors on the right axis. The server monitor's CPU and network
+ * per step, once results carry them per second, are a third chart here (and two `columns`), read
+ * over the same seconds as each step's errors.
  */
 export function stepCharts(result: LoadResult, figures: StepFigures | undefined): ChartSpec[] {
   if (figures === undefined || figures.steps.length === 0) return [];
