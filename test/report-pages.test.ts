@@ -62,7 +62,9 @@ t.test('run reports speak the run, and their step figures are the result', async
       url: server.url, rate: 40, connections: 10,
       stages: [{ duration: '2s', rate: 40 }, { duration: '1s', rate: 80 }, { duration: '2s', rate: 80 }],
     });
-    const { page, problems } = await openReport(browser, renderReport(result), 'http-rate-ramp');
+    // What monitor adds to each second: the server's CPU and the machine's network (no bytes sent here).
+    const watched = { ...result, timeline: result.timeline.map((entry, i) => ({ ...entry, server: { cpuPercent: 10 * (i + 1), receivedBytesPerSecond: 1e6 * (i + 1) } })) };
+    const { page, problems } = await openReport(browser, renderReport(watched), 'http-rate-ramp');
     t.same(problems, []);
     const plots = await drawnPlots(page);
     // The holds are seconds 0-1 and 3-4; the second between them ramps and is left out.
@@ -80,6 +82,13 @@ t.test('run reports speak the run, and their step figures are the result', async
     t.same(rows.map((row) => row[0]), ['0', '2']);
     t.same(rows.map((row) => row[4]), expected.map((e) => String(e.completed)), 'completed per step in the table');
     t.match(await page.textContent('#chart-throughput-title'), 'Requests per second');
+    const serverPlot = plots['chart-steps-server'];
+    t.same(serverPlot?.labels, ['server CPU', 'network in'], 'the server per step, only what the monitor gave');
+    t.same(seriesOf(serverPlot, 'server CPU'), [15, 45], "CPU: the mean of the step's seconds");
+    t.same(seriesOf(serverPlot, 'network in'), [1.5, 4.5], 'network in MB/s likewise');
+    const head = (await page.$$eval('#steps-table thead th', (cells) => cells.map((cell) => cell.textContent))).slice(-2);
+    t.same(head, ['server CPU', 'server in']);
+    t.same(rows.map((row) => row.slice(-2)), [['15%', '1.5 MB/s'], ['45%', '4.5 MB/s']]);
   });
 
   t.test('a merged result reads like one run; a result without later fields still opens', async (t) => {

@@ -1,10 +1,10 @@
 import type { LoadResult } from '../types.js';
 import { COLORS, type ChartSpec } from './chart-spec.js';
-import { escapeHtml, ms, number, section, table } from './html.js';
+import { bytes, escapeHtml, ms, number, section, table } from './html.js';
 import type { StepFigures, StepPoint } from './steps.js';
 import { runWords } from './words.js';
 
-/** One column of the per-step table; the server monitor's CPU and network per step belong here too. */
+/** One column of the per-step table. */
 interface StepColumn {
   header: string;
   cell: (step: StepPoint) => string;
@@ -34,6 +34,10 @@ function columns(figures: StepFigures, result: LoadResult): StepColumn[] {
     { header: 'mean', cell: (s) => ms(s.mean) },
     { header: 'errors', cell: (s) => number(s.errors) },
   );
+  const has = (field: keyof StepPoint['server']) => figures.steps.some((s) => s.server[field] !== undefined);
+  if (has('cpuPercent')) list.push({ header: 'server CPU', cell: (s) => (s.server.cpuPercent === undefined ? 'n/a' : `${number(s.server.cpuPercent)}%`) });
+  if (has('receivedBytesPerSecond')) list.push({ header: 'server in', cell: (s) => (s.server.receivedBytesPerSecond === undefined ? 'n/a' : `${bytes(s.server.receivedBytesPerSecond)}/s`) });
+  if (has('sentBytesPerSecond')) list.push({ header: 'server out', cell: (s) => (s.server.sentBytesPerSecond === undefined ? 'n/a' : `${bytes(s.server.sentBytesPerSecond)}/s`) });
   return list;
 }
 
@@ -46,9 +50,8 @@ function stepsTable(figures: StepFigures, result: LoadResult): string {
 
 /**
  * Charts with one point per step, x = the step's clients or target rate (ascending): latency (p50,
- * p99, mean), and throughput with errors on the right axis. The server monitor's CPU and network
- * per step, once results carry them per second, are a third chart here (and two `columns`), read
- * over the same seconds as each step's errors.
+ * p99, mean), throughput with errors on the right axis, and, when `monitor` watched the server, its
+ * CPU with its network (MB/s) on the right axis.
  */
 export function stepCharts(result: LoadResult, figures: StepFigures | undefined): ChartSpec[] {
   if (figures === undefined || figures.steps.length === 0) return [];
@@ -60,7 +63,7 @@ export function stepCharts(result: LoadResult, figures: StepFigures | undefined)
   const perStep = (id: string, title: string, yLabel: string, series: ChartSpec['series'], y2Label?: string): ChartSpec => ({
     id, title, xKind: 'linear', x, xLabel: label, xUnit: unit, yLabel, series, ...(y2Label === undefined ? {} : { y2Label }),
   });
-  return [
+  const charts = [
     perStep('chart-steps-latency', `Latency by ${label}`, 'ms', [
       { label: 'p50', color: COLORS.blue, scale: 'y', values: column((s) => s.p50), unit: ' ms', points: true },
       { label: 'p99', color: COLORS.orange, scale: 'y', values: column((s) => s.p99), unit: ' ms', points: true },
@@ -71,6 +74,19 @@ export function stepCharts(result: LoadResult, figures: StepFigures | undefined)
       { label: 'errors', color: COLORS.red, scale: 'y2', values: column((s) => s.errors), unit: '', points: true },
     ], 'errors'),
   ];
+  const server = (field: keyof StepPoint['server'], scale = 1) => column((s) => (s.server[field] === undefined ? null : s.server[field] / scale));
+  const serverSeries: ChartSpec['series'] = [
+    { label: 'server CPU', color: COLORS.red, scale: 'y', values: server('cpuPercent'), unit: '%', points: true },
+    { label: 'network in', color: COLORS.blue, scale: 'y2', values: server('receivedBytesPerSecond', 1e6), unit: ' MB/s', points: true, dash: [4, 4] },
+    { label: 'network out', color: COLORS.orange, scale: 'y2', values: server('sentBytesPerSecond', 1e6), unit: ' MB/s', points: true, dash: [4, 4] },
+  ].filter((series) => series.values.some((v) => v !== null)) as ChartSpec['series'];
+  if (serverSeries.length > 0) {
+    const cpu = serverSeries.some((s) => s.scale === 'y');
+    // With no CPU reading the network moves to the left axis rather than leave it empty.
+    const series = cpu ? serverSeries : serverSeries.map((s) => ({ ...s, scale: 'y' as const }));
+    charts.push(perStep('chart-steps-server', `Server CPU and network by ${label}`, cpu ? '% of one core' : 'MB/s', series, cpu && series.length > 1 ? 'MB/s' : undefined));
+  }
+  return charts;
 }
 
 /** The per-step section: how the steps were read, and their table. Empty for a run without stages. */

@@ -22,6 +22,15 @@ export interface StepPoint {
   p50: number | null;
   p99: number | null;
   mean: number | null;
+  /** The watched server (`monitor`) over the step's seconds, means of what its sources gave. */
+  server: StepServer;
+}
+
+/** The server's CPU (100 = one core) and machine network (bytes/s) during a step; absent when not given. */
+export interface StepServer {
+  cpuPercent?: number;
+  receivedBytesPerSecond?: number;
+  sentBytesPerSecond?: number;
 }
 
 /** A run's ramp read by step. */
@@ -81,6 +90,21 @@ function secondsWithin(timeline: readonly TimelineEntry[], fromMs: number, toMs:
   });
 }
 
+const SERVER_FIELDS = ['cpuPercent', 'receivedBytesPerSecond', 'sentBytesPerSecond'] as const;
+
+/** Each server field's mean over the seconds that have it (`timeline[i].server`, from `monitor`). */
+function serverOver(timeline: readonly TimelineEntry[], seconds: readonly number[]): StepServer {
+  const server: StepServer = {};
+  for (const field of SERVER_FIELDS) {
+    const values = seconds.flatMap((i) => {
+      const value = (timeline[i] as { server?: StepServer }).server?.[field];
+      return typeof value === 'number' ? [value] : [];
+    });
+    if (values.length > 0) server[field] = values.reduce((sum, v) => sum + v, 0) / values.length;
+  }
+  return server;
+}
+
 /** p50, p99 and mean (ms) of the encoded histograms added together; nulls when there are none. */
 function latencyOf(encoded: ReadonlyArray<string | undefined>): Pick<StepPoint, 'p50' | 'p99' | 'mean'> {
   const none = { p50: null, p99: null, mean: null };
@@ -119,7 +143,8 @@ function meanOf(encoded: string | undefined): number | null {
  * are computed from the timeline: a step's counts add up the timeline seconds that lie wholly inside
  * its stage (or, when none does, the seconds centred in it), and its latency is read from those
  * seconds' histograms (`merge.timeline`) added together, exactly as the run's own percentiles are.
- * Errors per step come from the same seconds in both cases.
+ * Errors per step, and the watched server's CPU and network (`monitor`), come from the same seconds
+ * in both cases.
  */
 export function stepFigures(result: LoadResult): StepFigures | undefined {
   const planned = plannedStages(result);
@@ -137,13 +162,14 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
     const stage = measured?.[index];
     const seconds = secondsWithin(timeline, fromMs, toMs);
     const errors = seconds.reduce((sum, i) => sum + timeline[i]!.errors, 0);
+    const server = serverOver(timeline, seconds);
     if (stage !== undefined) {
       if (stage.durationMs <= 0) continue;
       steps.push({
         stage: index, target: planned.stages[index]!.target, durationMs: stage.durationMs, open: stage.open,
         sent: stage.sent, completed: stage.received, perSecond: stage.perSecond, errors,
         p50: stage.received > 0 ? stage.p50 : null, p99: stage.received > 0 ? stage.p99 : null,
-        mean: meanOf(result.merge?.stages?.[index]),
+        mean: meanOf(result.merge?.stages?.[index]), server,
       });
       continue;
     }
@@ -152,7 +178,7 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
     const completed = sum((e) => e.completed);
     steps.push({
       stage: index, target: planned.stages[index]!.target, durationMs: seconds.length * 1000,
-      sent: sum((e) => e.sent), completed, perSecond: completed / seconds.length, errors,
+      sent: sum((e) => e.sent), completed, perSecond: completed / seconds.length, errors, server,
       ...(exactSeconds ? latencyOf(seconds.map((i) => secondHistograms[i])) : { p50: null, p99: null, mean: null }),
     });
   }
@@ -160,7 +186,7 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
     ? 'Each step is a stage that holds its count; the stages that move between steps (their connecting periods) are left out.'
     : 'The ramp never holds a count, so each stage is a step, at the count it ends on.';
   const how = measured !== undefined
-    ? "A step's numbers are its stage's in websocket.stages, its errors those of the timeline seconds within it."
+    ? "A step's numbers are its stage's in websocket.stages; its errors (and the server's numbers) those of the timeline seconds within it."
     : `A step's numbers add up the timeline seconds wholly inside it${exactSeconds ? ", and its latency comes from those seconds' histograms (merge.timeline) added together" : '; this result has no per-second histograms, so no latency per step'}.`;
   const source = `${which} ${how}`;
   return { kind: planned.kind, steps, source };
