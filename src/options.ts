@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { SalvoOptionError, SalvoRangeError } from './errors.js';
 import { importExport, moduleUrl } from './workers/modules.js';
 import { usableWorkers } from './workers/shard.js';
-import { compileExpect } from './stats/checks.js';
-import { parseThresholds } from './stats/thresholds.js';
+import { planExpect } from './stats/checks.js';
+import { planThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
 import type { Plan, PlanHooks, PlannedStage } from './plan.js';
 import { parseHeaders, planRequests } from './request-spec.js';
@@ -67,19 +67,19 @@ function planStages(value: unknown): PlannedStage[] | undefined {
   return stages;
 }
 
-/** Requests in flight per connection: `pipelining` for HTTP/1.1, `streams` for HTTP/2 (the engine's lanes either way). */
-function planPipelining(options: LoadOptions, transport: TransportName): number {
+/** Requests in flight per connection: `pipelining` for HTTP/1.1, `streams` for HTTP/2; the other is 1. */
+function planInFlight(options: LoadOptions, transport: TransportName): { pipelining: number; streams: number } {
   // Either at its default (1) is what the other protocol does anyway, and is accepted with it.
   if (transport === 'h2') {
     if (options.pipelining !== undefined && options.pipelining !== 1) {
       throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give streams (concurrent streams per session) instead; got pipelining ${show(options.pipelining)}`);
     }
-    return options.streams === undefined ? 1 : positiveInteger('streams', options.streams);
+    return { pipelining: 1, streams: options.streams === undefined ? 1 : positiveInteger('streams', options.streams) };
   }
   if (options.streams !== undefined && options.streams !== 1) {
     throw new SalvoOptionError(`streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got streams ${show(options.streams)} with transport ${show(transport)}`);
   }
-  return options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining);
+  return { pipelining: options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining), streams: 1 };
 }
 
 function parseWorkers(value: unknown): number {
@@ -108,25 +108,26 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   if (!TRANSPORTS.includes(transport)) {
     throw new SalvoOptionError(`transport must be one of ${TRANSPORTS.map((t) => `'${t}'`).join(', ')}; got ${show(transport)}`);
   }
-  const pipelining = planPipelining(options, transport);
+  const { pipelining, streams } = planInFlight(options, transport);
   if (pipelining > 1 && transport === 'http') {
     throw new SalvoOptionError(`pipelining ${pipelining} needs transport 'net' or 'undici'; node:http cannot pipeline`);
   }
   const amount = options.amount === undefined ? undefined : positiveInteger('amount', options.amount);
   const rate = options.rate === undefined ? undefined : positiveInteger('rate', options.rate);
   const stages = planStages(options.stages);
+  const ramps = stages === undefined ? undefined : stages[0]!.rate !== undefined ? 'rate' : 'connections';
   const stagedMs = stages?.reduce((sum, stage) => sum + stage.durationMs, 0);
   if (options.duration !== undefined && stages !== undefined) {
     throw new SalvoOptionError('duration cannot be combined with stages: the stages set the run length');
   }
-  if (webSocket && stages?.[0]?.rate !== undefined) {
+  if (webSocket && ramps === 'rate') {
     throw new SalvoOptionError('stages of a WebSocket run ramp connections ({ duration, connections }); for a message rate use websocket.rate');
   }
-  if (rate !== undefined && stages?.[0]?.connections !== undefined) {
+  if (rate !== undefined && ramps === 'connections') {
     throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`);
   }
   const warmupMs = options.warmup === undefined ? 0 : durationOption('warmup', options.warmup, { allowZero: true });
-  if (rate === undefined && stages?.[0]?.rate !== undefined && warmupMs > 0) {
+  if (rate === undefined && ramps === 'rate' && warmupMs > 0) {
     throw new SalvoOptionError(`warmup with rate stages needs rate, the rate the warm-up runs at and the first stage ramps from; got warmup ${show(options.warmup)} and no rate`);
   }
   const durationMs =
@@ -137,8 +138,10 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   if (options.keepAlive !== undefined && typeof options.keepAlive !== 'boolean') {
     throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`);
   }
+  if (options.keepAlive === false && streams > 1) {
+    throw new SalvoOptionError(`streams ${streams} needs keepAlive: without it every request has a session of its own`);
+  }
   if (options.keepAlive === false && pipelining > 1) {
-    if (transport === 'h2') throw new SalvoOptionError(`streams ${pipelining} needs keepAlive: without it every request has a session of its own`);
     throw new SalvoOptionError(`pipelining ${pipelining} needs keepAlive: a connection that closes after each response carries one request`);
   }
   if (options.tls !== undefined && (typeof options.tls !== 'object' || options.tls === null)) {
@@ -153,9 +156,9 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function' && typeof options.onProgress !== 'string') {
     throw new SalvoOptionError(`onProgress must be a function (or a module specifier with workers); got ${show(options.onProgress)}`);
   }
-  // Checked here so that a bad check or threshold fails before anything is sent.
-  if (options.expect !== undefined) compileExpect(options.expect);
-  if (options.thresholds !== undefined) parseThresholds(options.thresholds);
+  // Here, once, so that a bad check or threshold fails before anything is sent.
+  const expect = options.expect === undefined ? undefined : planExpect(options.expect);
+  const thresholds = options.thresholds === undefined ? undefined : planThresholds(options.thresholds);
 
   const connections = options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
@@ -169,15 +172,18 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     amount,
     rate,
     stages,
+    loop: rate !== undefined || ramps === 'rate' ? 'open' : 'closed',
+    ramps,
     pipelining,
+    streams,
     workers,
     keepAlive: options.keepAlive ?? true,
     requests: webSocket ? [] : planRequests(options, url),
     requestsModule,
     timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : durationOption('timeout', options.timeout),
     warmupMs,
-    expect: options.expect,
-    thresholds: options.thresholds,
+    expect,
+    thresholds,
     tls: options.tls,
     tlsSessionReuse: options.tlsSessionReuse ?? true,
     segment: parseSegment(options.segment, { connections, amount, rate }),
@@ -220,15 +226,16 @@ function rejectFunctionsForWorkers(options: LoadOptions, workers: number, reques
 }
 
 /**
- * `planLoad` for `runLoad`: first imports the options given as module specifiers, the one
+ * Before `planLoad` in `runLoad`: imports the options given as module specifiers, the one
  * asynchronous step of validation. `requests: './requests.mjs'` (default or `requests` export) is
- * imported here to plan the requests and again in each worker for its hooks; `onProgress` (default
- * or `onProgress` export) is only needed here, where progress is reported.
+ * imported here to plan the requests and again in each worker for its hooks (`requestsModule`, for
+ * `planLoad`); `onProgress` (default or `onProgress` export) is only needed here, where progress is
+ * reported.
  */
-export async function loadPlan(options: LoadOptions): Promise<{ plan: Plan; hooks: PlanHooks }> {
-  if (typeof options !== 'object' || options === null) return planLoad(options);
+export async function importOptionModules(options: LoadOptions): Promise<{ options: LoadOptions; requestsModule?: string }> {
+  if (typeof options !== 'object' || options === null) return { options };
   const { requests, onProgress } = options;
-  if (typeof requests !== 'string' && typeof onProgress !== 'string') return planLoad(options);
+  if (typeof requests !== 'string' && typeof onProgress !== 'string') return { options };
   const loaded: LoadOptions = { ...options };
   let requestsModule: string | undefined;
   if (typeof requests === 'string') {
@@ -241,5 +248,5 @@ export async function loadPlan(options: LoadOptions): Promise<{ plan: Plan; hook
       throw new SalvoOptionError(`onProgress: the module ${JSON.stringify(onProgress)} must export a function; got ${show(loaded.onProgress)}`);
     }
   }
-  return planLoad(loaded, requestsModule);
+  return { options: loaded, requestsModule };
 }

@@ -1,6 +1,8 @@
 import type { ConnectionOptions } from 'node:tls';
+import type { PlannedExpect } from './stats/checks.js';
+import type { PlannedThresholds } from './stats/thresholds.js';
 import type { ResolvedRequest } from './transports/transport.js';
-import type { ExpectOptions, LoadOptions, RequestSpec, ResultTransport, Segment, Thresholds } from './types.js';
+import type { LoadOptions, RequestSpec, ResultTransport, Segment } from './types.js';
 import type { PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
 
 /** A ramp stage with its duration resolved. */
@@ -30,7 +32,17 @@ export interface Plan {
   amount: number | undefined;
   rate: number | undefined;
   stages: PlannedStage[] | undefined;
+  /**
+   * Closed loop: each lane sends again as soon as it is answered. Open loop (`rate`, or stages that
+   * ramp the rate): sends fall due on a schedule, whatever the answers.
+   */
+  loop: 'closed' | 'open';
+  /** What `stages` ramp: the connections (closed loop) or the rate (open loop); undefined without stages. */
+  ramps: 'connections' | 'rate' | undefined;
+  /** HTTP/1.1 requests in flight per connection (1 with h2). */
   pipelining: number;
+  /** HTTP/2 concurrent streams per session (1 with HTTP/1.1). */
+  streams: number;
   workers: number;
   keepAlive: boolean;
   requests: PlannedRequest[];
@@ -43,8 +55,10 @@ export interface Plan {
   ratePhase?: number;
   timeoutMs: number;
   warmupMs: number;
-  expect: ExpectOptions | undefined;
-  thresholds: Thresholds | undefined;
+  /** `expect`, validated and normalised: plain data each thread compiles its checker from. */
+  expect: PlannedExpect | undefined;
+  /** `thresholds` as given (for `result.merge`) and parsed once. */
+  thresholds: PlannedThresholds | undefined;
   tls: ConnectionOptions | undefined;
   tlsSessionReuse: boolean;
   /** The share of the whole plan this run is; the plan itself stays whole until `run.ts` splits it. */
@@ -53,6 +67,17 @@ export interface Plan {
   startAtMs: number | undefined;
   /** A WebSocket run (`ws:`/`wss:` url): what each connection does. */
   websocket: PlannedWebSocket | undefined;
+}
+
+/** The most connections the plan has open at once: `connections`, or more when stages ramp them higher. */
+export function peakConnections(plan: Plan): number {
+  if (plan.ramps !== 'connections') return plan.connections;
+  return Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!));
+}
+
+/** Requests in flight per connection, the engine's lanes per connection: `streams` with h2, else `pipelining`. */
+export function lanesPerConnection(plan: Plan): number {
+  return plan.transport === 'h2' ? plan.streams : plan.pipelining;
 }
 
 /** The parts of the options that cannot leave this thread. */

@@ -1,12 +1,12 @@
 import { runThread } from './workers/run-thread.js';
-import { loadPlan } from './options.js';
+import { importOptionModules, planLoad } from './options.js';
 import type { Plan, PlanHooks } from './plan.js';
 import { StartGate } from './engine/start-gate.js';
 import { diagnose } from './stats/diagnose.js';
 import { assertFileLimit } from './stats/file-limit.js';
 import { mergeShards } from './stats/merge.js';
 import { progressEvent } from './stats/progress-event.js';
-import { judgeThresholds, parseThresholds } from './stats/thresholds.js';
+import { compileThresholds, judgeThresholds } from './stats/thresholds.js';
 import type { LoadOptions, LoadResult } from './types.js';
 import { runWorkers } from './workers/pool.js';
 import { segmentPlan } from './workers/shard.js';
@@ -36,8 +36,8 @@ function runInProcess(plan: Plan, hooks: PlanHooks, start: StartGate) {
  * SalvoRangeError naming the option; network trouble never rejects: it is counted in `errors`.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const { plan: whole, hooks } = await loadPlan(options);
-  const thresholds = whole.thresholds === undefined ? undefined : parseThresholds(whole.thresholds);
+  const imported = await importOptionModules(options);
+  const { plan: whole, hooks } = planLoad(imported.options, imported.requestsModule);
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
   const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
@@ -45,6 +45,6 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const result = mergeShards(plan, shards, false, whole);
   start.warn(result.warnings);
   diagnose(result, plan);
-  judgeThresholds(result, thresholds);
+  judgeThresholds(result, whole.thresholds && compileThresholds(whole.thresholds.parsed));
   return result;
 }

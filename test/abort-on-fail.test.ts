@@ -2,7 +2,7 @@
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
 import type { LoadOptions, LoadResult } from '../src/types.js';
-import { abortOnFailCheck } from '../src/stats/thresholds.js';
+import { abortOnFailCheck, planThresholds } from '../src/stats/thresholds.js';
 import { testServer } from './fixtures/test-server.js';
 import { refusedPort } from './fixtures/raw-http-server.js';
 
@@ -31,13 +31,13 @@ async function timed(options: LoadOptions): Promise<[LoadResult, number]> {
 
 t.test('abortOnFailCheck', async (t) => {
   t.equal(abortOnFailCheck(undefined), undefined);
-  t.equal(abortOnFailCheck({ 'statusCodes.500': '< 5' }), undefined, 'no abortOnFail');
+  t.equal(abortOnFailCheck(planThresholds({ 'statusCodes.500': '< 5' })), undefined, 'no abortOnFail');
   t.equal(
-    abortOnFailCheck({ 'errors.rate': { threshold: '< 0.1', abortOnFail: true } }),
+    abortOnFailCheck(planThresholds({ 'errors.rate': { threshold: '< 0.1', abortOnFail: true } })),
     undefined,
     'a rate is never decided early, so there is nothing to check',
   );
-  const check = abortOnFailCheck({ 'statusCodes.5xx': { threshold: '< 5', abortOnFail: true }, 'latency.p99': '< 1' })!;
+  const check = abortOnFailCheck(planThresholds({ 'statusCodes.5xx': { threshold: '< 5', abortOnFail: true }, 'latency.p99': '< 1' }))!;
   t.equal(check({ statusCodes: { 200: 100, 500: 4 } }), false);
   t.equal(check({ statusCodes: { 200: 100, 500: 3, 503: 2 } }), true);
   t.equal(check({}), false, 'an unknown metric never aborts');

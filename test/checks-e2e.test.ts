@@ -7,6 +7,25 @@ import { inSomeRun } from './fixtures/timing.js';
 const TRANSPORTS: TransportName[] = ['net', 'undici', 'http'];
 
 
+t.test('planned checks reach worker threads whole: status list, RegExp body and header', async (t) => {
+  const server = await testServer(t, { errorRate: 0.25, headers: { 'X-App': 'salvo-7' } });
+  const result = await runLoad({
+    url: server.url,
+    connections: 4,
+    workers: 2,
+    amount: 200,
+    expect: { status: [200, '3xx'], body: /^o[k]$/, headers: { 'x-app': /^salvo-\d$/ } },
+  });
+  const served200 = server.stats.statusCodes['200'] ?? 0;
+  t.equal(result.workers, 2);
+  t.same(result.checks?.byName, {
+    status: { passed: served200, failed: 200 - served200 },
+    body: { passed: 200, failed: 0 },
+    'header:x-app': { passed: 200, failed: 0 },
+  });
+  t.ok(result.checks?.examples.some((e) => e.message === 'status 500 is not one of 200, 3xx'), 'the description travels too');
+});
+
 for (const transport of TRANSPORTS) {
   t.test(transport, async (t) => {
     t.test('status check: failures equal the server\'s 500s exactly', async (t) => {

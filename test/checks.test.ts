@@ -3,6 +3,7 @@ import { SalvoOptionError, SalvoRangeError } from '../src/errors.js';
 import {
   MAX_CHECK_EXAMPLES,
   compileExpect,
+  planExpect,
   mergeCheckStats,
   needsResponseDetails,
 } from '../src/stats/checks.js';
@@ -14,7 +15,7 @@ function response(body: string, headers: Record<string, string> = {}): ResponseD
 }
 
 t.test('status: a single code', async (t) => {
-  const checker = compileExpect({ status: 200 });
+  const checker = compileExpect(planExpect({ status: 200 }));
   t.equal(checker.needsDetails, false);
   checker.check(200, undefined);
   checker.check(200, undefined);
@@ -28,7 +29,7 @@ t.test('status: a single code', async (t) => {
 });
 
 t.test('status: a class string, any case', async (t) => {
-  const checker = compileExpect({ status: '2XX' });
+  const checker = compileExpect(planExpect({ status: '2XX' }));
   for (const status of [200, 204, 299]) checker.check(status, undefined);
   for (const status of [199, 300, 500]) checker.check(status, undefined);
   const stats = checker.stats();
@@ -40,7 +41,7 @@ t.test('status: a class string, any case', async (t) => {
 });
 
 t.test('status: a list of codes, code strings and classes', async (t) => {
-  const checker = compileExpect({ status: [200, '404', '3xx'] });
+  const checker = compileExpect(planExpect({ status: [200, '404', '3xx'] }));
   for (const status of [200, 404, 301, 399]) checker.check(status, undefined);
   for (const status of [201, 403, 500]) checker.check(status, undefined);
   const stats = checker.stats();
@@ -50,7 +51,7 @@ t.test('status: a list of codes, code strings and classes', async (t) => {
 });
 
 t.test('status: out-of-range statuses from a broken server fail instead of crashing', async (t) => {
-  const checker = compileExpect({ status: '2xx' });
+  const checker = compileExpect(planExpect({ status: '2xx' }));
   checker.check(0, undefined);
   checker.check(1234, undefined);
   checker.check(-1, undefined);
@@ -58,7 +59,7 @@ t.test('status: out-of-range statuses from a broken server fail instead of crash
 });
 
 t.test('body: a string to include, searched as bytes', async (t) => {
-  const checker = compileExpect({ body: 'héllo' });
+  const checker = compileExpect(planExpect({ body: 'héllo' }));
   t.equal(checker.needsDetails, true);
   checker.check(200, response('{"greeting":"héllo world"}'));
   checker.check(200, response('hello world'));
@@ -68,7 +69,7 @@ t.test('body: a string to include, searched as bytes', async (t) => {
 });
 
 t.test('body: a RegExp, with g/y flags made stateless', async (t) => {
-  const checker = compileExpect({ body: /"ok":\s*true/g });
+  const checker = compileExpect(planExpect({ body: /"ok":\s*true/g }));
   // With a shared lastIndex, a global RegExp would fail every second identical body.
   for (let i = 0; i < 4; i++) checker.check(200, response('{"ok": true}'));
   checker.check(200, response('{"ok": false}'));
@@ -78,15 +79,15 @@ t.test('body: a RegExp, with g/y flags made stateless', async (t) => {
 });
 
 t.test('body: long bodies are shortened in examples', async (t) => {
-  const checker = compileExpect({ body: 'needle' });
+  const checker = compileExpect(planExpect({ body: 'needle' }));
   checker.check(200, response('x'.repeat(500)));
   t.equal(checker.stats().examples[0]?.message, `body "${'x'.repeat(60)}…" does not include "needle"`);
 });
 
 t.test('headers: equality and RegExp, names case-insensitive', async (t) => {
-  const checker = compileExpect({
+  const checker = compileExpect(planExpect({
     headers: { 'Content-Type': /^application\/json/, 'X-Cache': 'HIT' },
-  });
+  }));
   t.equal(checker.needsDetails, true);
   checker.check(200, response('', { 'content-type': 'application/json; charset=utf-8', 'x-cache': 'HIT' }));
   checker.check(200, response('', { 'content-type': 'text/html', 'x-cache': 'hit' }));
@@ -107,7 +108,7 @@ t.test('headers: equality and RegExp, names case-insensitive', async (t) => {
 });
 
 t.test('body and header checks fail when details were not captured', async (t) => {
-  const checker = compileExpect({ status: 200, body: 'ok', headers: { etag: /./ } });
+  const checker = compileExpect(planExpect({ status: 200, body: 'ok', headers: { etag: /./ } }));
   checker.check(200, undefined);
   const stats = checker.stats();
   t.same(stats.byName, {
@@ -119,7 +120,7 @@ t.test('body and header checks fail when details were not captured', async (t) =
 });
 
 t.test('every check counts once per response', async (t) => {
-  const checker = compileExpect({ status: 200, body: 'ok', headers: { a: '1' } });
+  const checker = compileExpect(planExpect({ status: 200, body: 'ok', headers: { a: '1' } }));
   checker.check(200, response('ok', { a: '1' }));
   checker.check(500, response('no', { a: '1' }));
   const stats = checker.stats();
@@ -128,12 +129,12 @@ t.test('every check counts once per response', async (t) => {
 });
 
 t.test('examples are capped, distinct, and each status is shown once', async (t) => {
-  const checker = compileExpect({ status: 200 });
+  const checker = compileExpect(planExpect({ status: 200 }));
   for (let i = 0; i < 100; i++) checker.check(500, undefined);
   checker.check(503, undefined);
   t.same(checker.stats().examples.map((e) => e.message), ['status 500 is not 200', 'status 503 is not 200']);
 
-  const many = compileExpect({ status: 200 });
+  const many = compileExpect(planExpect({ status: 200 }));
   for (let status = 300; status < 320; status++) many.check(status, undefined);
   const stats = many.stats();
   t.equal(stats.failed, 20);
@@ -142,7 +143,7 @@ t.test('examples are capped, distinct, and each status is shown once', async (t)
 });
 
 t.test('stats() is a fresh, serialisable copy', async (t) => {
-  const checker = compileExpect({ status: 200 });
+  const checker = compileExpect(planExpect({ status: 200 }));
   checker.check(500, undefined);
   const first = checker.stats();
   checker.check(200, undefined);
@@ -151,7 +152,7 @@ t.test('stats() is a fresh, serialisable copy', async (t) => {
 });
 
 t.test('an empty expect checks nothing', async (t) => {
-  const checker = compileExpect({});
+  const checker = compileExpect(planExpect({}));
   checker.check(500, undefined);
   t.same(checker.stats(), { passed: 0, failed: 0, byName: {}, examples: [] });
 });
@@ -231,9 +232,9 @@ t.test('bad expect options name the option', async (t) => {
     [{ headers: { ETag: 'a', etag: 'b' } }, SalvoOptionError, /^expect\.headers\['etag'\] repeats header etag/],
   ];
   for (const [expect, type, message] of cases) {
-    const error = t.throws(() => compileExpect(expect), { message }, JSON.stringify(expect));
+    const error = t.throws(() => compileExpect(planExpect(expect)), { message }, JSON.stringify(expect));
     t.ok(error instanceof type, `a ${type.name}`);
   }
-  const error = t.throws(() => compileExpect({ status: 'abc' })) as SalvoOptionError;
+  const error = t.throws(() => compileExpect(planExpect({ status: 'abc' }))) as SalvoOptionError;
   t.equal(error.code, 'SALVO_INVALID_OPTION');
 });

@@ -1,5 +1,6 @@
 import t from 'tap';
 import { runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions } from '../src/index.js';
+import { lanesPerConnection } from '../src/plan.js';
 
 const url = 'http://127.0.0.1:9/';
 
@@ -94,7 +95,9 @@ t.test('streams and pipelining at their default of 1 are accepted with either pr
   t.equal(planLoad({ url, streams: 1 }).plan.pipelining, 1, 'streams: 1 with net');
   t.equal(planLoad({ url, transport: 'undici', streams: 1 }).plan.pipelining, 1, 'streams: 1 with undici');
   t.equal(planLoad({ url, transport: 'h2', pipelining: 1 }).plan.pipelining, 1, 'pipelining: 1 with h2');
-  t.equal(planLoad({ url, transport: 'h2', pipelining: 1, streams: 8 }).plan.pipelining, 8, 'h2 takes streams');
+  t.equal(planLoad({ url, transport: 'h2', pipelining: 1, streams: 8 }).plan.streams, 8, 'h2 takes streams');
+  t.equal(lanesPerConnection(planLoad({ url, transport: 'h2', pipelining: 1, streams: 8 }).plan), 8, 'as its lanes per connection');
+  t.equal(lanesPerConnection(planLoad({ url, pipelining: 3 }).plan), 3, 'HTTP/1.1 pipelines instead');
 });
 
 t.test('parseDuration, as exported, reads one value the way duration options do', async (t) => {

@@ -130,6 +130,22 @@ t.test('abort ends a WebSocket run promptly with what it measured', async (t) =>
   t.ok(result.messages!.received > 0);
 });
 
+t.test('abort while the handshakes hang ends the run, aborted, with nothing measured', async (t) => {
+  // A server that accepts TCP and never answers the upgrade: the run used to wait for the first
+  // connections for ever once aborted (their handshake timeout no longer settled them).
+  const server = net.createServer(() => {});
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const { port } = server.address() as net.AddressInfo;
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 200);
+  const result = await runLoad({ url: `ws://127.0.0.1:${port}/`, connections: 2, duration: 10_000, timeout: 3000, signal: controller.signal, websocket: { message: 'x' } });
+  t.equal(result.aborted, true);
+  t.equal(result.messages!.sent, 0);
+  t.equal(result.durationMs, 0);
+});
+
 t.test('wss: certificates are verified, TLS and the handshake are timed, headers reach the upgrade', async (t) => {
   const server = https.createServer({ key: localhostKey, cert: localhostCert });
   const wss = new WebSocketServer({ server });

@@ -1,5 +1,6 @@
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import { KNOWN_OPTIONS, loadPlan } from '../options.js';
+import { importOptionModules, KNOWN_OPTIONS, planLoad } from '../options.js';
+import { lanesPerConnection } from '../plan.js';
 import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../validate.js';
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
 import type { LoadOptions, Thresholds } from '../types.js';
@@ -38,7 +39,7 @@ export interface CapacityPlan {
   pauseMs: number;
   /** 0: no confirmation run. */
   confirmMs: number;
-  /** Requests the generator can have in flight: connections × pipelining. */
+  /** Requests the generator can have in flight: connections × pipelining (or streams). */
   lanes: number;
   connections: number;
   onStep: ((event: CapacityStepEvent) => void) | undefined;
@@ -86,7 +87,8 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
   }
 
   const stepOptions: LoadOptions = { ...load, warmup: load.warmup ?? DEFAULT_WARMUP_MS, thresholds: slo };
-  const { plan } = await loadPlan({ ...stepOptions, rate: startRate, duration: stepMs });
+  const imported = await importOptionModules({ ...stepOptions, rate: startRate, duration: stepMs });
+  const { plan } = planLoad(imported.options, imported.requestsModule);
   return {
     url: plan.url,
     stepOptions,
@@ -98,7 +100,7 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
     precision: precision ?? DEFAULT_PRECISION,
     pauseMs,
     confirmMs,
-    lanes: plan.connections * plan.pipelining,
+    lanes: plan.connections * lanesPerConnection(plan),
     connections: plan.connections,
     onStep,
     signal: load.signal,

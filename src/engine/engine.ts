@@ -1,54 +1,38 @@
 import { performance } from 'node:perf_hooks';
-import type { Plan } from '../plan.js';
+import { lanesPerConnection, peakConnections, type Plan } from '../plan.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { loadTransport } from '../transports/index.js';
 import { FIRST_BYTE_IN_LAST_READ, Lane, type ResponseDetails, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
-import type { RequestSpec } from '../types.js';
-import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
+import type { CheckStats } from '../types.js';
 import { PhaseRecorder } from '../stats/phases.js';
 import type { GeneratorMonitor } from '../stats/generator.js';
 import { Pacer } from './pacer.js';
-import { connectionTarget } from './ramp.js';
-import { measuredSpan, prepareMeasuring, type Measuring, type OnSecond } from './measuring.js';
+import { connectionTarget } from '../runner/ramp.js';
+import type { Measuring } from '../runner/measuring.js';
+import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import { RequestSequence } from './request-sequence.js';
-import { RateSchedule } from './schedule.js';
+import { planSchedule, type RateSchedule } from './schedule.js';
 import { addWarning, type Warning } from '../stats/warnings.js';
 
-/** What one thread's engine needs besides its plan; everything here stays in that thread. */
-export interface EngineHooks {
-  /** The user's request specs, for `setupRequest` / `onResponse` hooks. */
-  requests?: RequestSpec[] | undefined;
-  signal?: AbortSignal | undefined;
-  /** Called as each second closes, with totals so far. */
-  onSecond?: OnSecond | undefined;
-  /**
-   * Awaited after the connections are open and before the clock starts (the workers' start barrier).
-   * It may resolve with the instant the clock starts from (performance.now() ms), shared with other
-   * threads, when this thread may get there a little late.
-   */
-  ready?: (() => Promise<number | void>) | undefined;
-}
-
-/** First retry after a network error, then doubling up to the cap, so a refused port cannot spin the CPU. */
-const BACKOFF_FIRST_MS = 5;
-const BACKOFF_MAX_MS = 1000;
-
 /**
- * The per-thread load loop: closed loop (each lane sends again as soon as its response arrives) or
- * open loop (`rate`: slots due on a schedule, taken by whichever lane is free). Owns the lanes,
- * timing, timeouts, backoff and stop conditions. It schedules exchanges: a lane sends a prepared
- * payload and waits for its answer, an error or a timeout. What the payloads are and what an answer
- * means is the `RequestSequence`'s; moving the bytes is the transport's.
+ * The HTTP exchanges of one thread's run: closed loop (each lane sends again as soon as its response
+ * arrives) or open loop (`rate`: slots due on a schedule, taken by whichever lane is free). Owns the
+ * lanes, timeouts, backoff, connection ramps and `amount`; the run's shape (start, ticks, abort, end,
+ * stats) is the `RunLifecycle`'s. A lane sends a prepared payload and waits for its answer, an error
+ * or a timeout: what the payloads are and what an answer means is the `RequestSequence`'s; moving
+ * the bytes is the transport's.
  */
-export class Engine implements TransportSink {
+export class Engine implements TransportSink, Exchanges {
+  readonly tickMs: number;
+  readonly gauges: Exchanges['gauges'];
   readonly #plan: Plan;
-  readonly #hooks: EngineHooks;
+  readonly #hooks: RunHooks;
+  readonly #run: RunLifecycle;
   readonly #transport: Transport;
   readonly #sequence: RequestSequence;
   readonly #lanes: Lane[];
-  /** The `abortOnFail` thresholds, checked from the tick about once per second, off the hot path. */
-  readonly #abortOnFail: ((partial: PartialLoadResult) => boolean) | undefined;
-  #nextAbortCheckAt = Infinity;
+  /** `pipelining` (HTTP/1.1) or `streams` (h2): lanes `i * lanesPerConnection ...` ride connection i. */
+  readonly #lanesPerConnection: number;
   readonly #schedule: RateSchedule | undefined;
   /** Lanes free to take an open-loop slot. */
   readonly #freeLanes: Lane[] = [];
@@ -57,8 +41,6 @@ export class Engine implements TransportSink {
   #recorder!: Recorder;
   /** Connections are timed from before the clock starts (they open ahead of it), so not in the Recorder. */
   readonly #phases = new PhaseRecorder();
-  /** The clock has started (`#begin` ran): the recorder exists. */
-  #begun = false;
   #startAt = 0;
   #measureAt = 0;
   #endAt = Infinity;
@@ -70,29 +52,23 @@ export class Engine implements TransportSink {
   /** Open loop: wakes the loop when slots fall due (see pacer.ts). */
   #pacer: Pacer | undefined;
   #monitor!: GeneratorMonitor;
-  #measuring!: Measuring;
-  #startMeasuring: ((clockFrom?: number) => Measuring) | undefined;
-  #tickTimer: NodeJS.Timeout | undefined;
   readonly #backoffTimers = new Set<NodeJS.Timeout>();
   #stopped = false;
   /** Transport findings, kept here because they can come before the recorder exists. */
   readonly #warnings: Warning[] = [];
-  #resolve!: (stats: ShardStats) => void;
-  readonly #onAbort = () => this.stop(true);
 
-  constructor(plan: Plan, createTransport: TransportFactory, hooks: EngineHooks = {}) {
+  constructor(plan: Plan, createTransport: TransportFactory, hooks: RunHooks = {}) {
     this.#plan = plan;
     this.#hooks = hooks;
-    const staged = plan.stages?.some((s) => s.connections !== undefined) ?? false;
-    const maxConnections = staged ? Math.max(plan.connections, ...plan.stages!.map((s) => s.connections ?? 0)) : plan.connections;
+    const maxConnections = peakConnections(plan);
+    this.#lanesPerConnection = lanesPerConnection(plan);
     this.#activeConnections = plan.connections;
     this.#sequence = new RequestSequence(plan, hooks.requests, maxConnections);
-    this.#abortOnFail = abortOnFailCheck(plan.thresholds);
     this.#transport = createTransport(
       {
         url: new URL(plan.url),
         connections: maxConnections,
-        pipelining: plan.pipelining,
+        pipelining: this.#lanesPerConnection,
         keepAlive: plan.keepAlive,
         tls: plan.tls,
         tlsSessionReuse: plan.tlsSessionReuse,
@@ -105,45 +81,44 @@ export class Engine implements TransportSink {
     this.#sequence.bind(this.#transport);
     this.#lanes = [];
     for (let connection = 0; connection < maxConnections; connection++) {
-      for (let i = 0; i < plan.pipelining; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
+      for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
-    const rampsRate = plan.stages?.some((s) => s.rate !== undefined) ?? false;
-    if (plan.rate !== undefined || rampsRate) {
-      const ramps = rampsRate ? plan.stages!.map((s) => ({ durationMs: s.durationMs, rate: s.rate! })) : [];
-      const initialRate = plan.rate ?? 0;
-      // The warm-up runs at the starting rate; the stages begin when measuring does.
-      this.#schedule = new RateSchedule(initialRate, [
-        ...(plan.warmupMs > 0 ? [{ durationMs: plan.warmupMs, rate: initialRate }] : []),
-        ...ramps,
-      ], plan.ratePhase);
-    }
+    this.#schedule = planSchedule(plan);
+    this.tickMs = Math.min(100, Math.max(5, Math.floor(plan.timeoutMs / 10)));
+    this.gauges = {
+      connections: () => this.#transport.openConnections(),
+      targetRate: (second) => {
+        if (!this.#schedule) return undefined;
+        const from = this.#measureAt - this.#startAt + second * 1000;
+        return this.#schedule.countBefore(from + 1000) - this.#schedule.countBefore(from);
+      },
+    };
+    this.#run = new RunLifecycle(plan, hooks, this);
   }
 
   /** Runs to the end (duration, amount, abort) and returns what this thread measured. */
-  async run(): Promise<ShardStats> {
-    const { signal } = this.#hooks;
-    const done = new Promise<ShardStats>((resolve) => (this.#resolve = resolve));
-    if (signal?.aborted) {
-      this.stop(true);
-      return done;
-    }
-    signal?.addEventListener('abort', this.#onAbort, { once: true });
+  run(): Promise<ShardStats> {
+    return this.#run.run();
+  }
+
+  async open(): Promise<void> {
     if (this.#schedule) this.#pacer = new Pacer(this.#onPumpWake);
     await Promise.all([this.#openConnections(), this.#pacer?.ready()]);
-    this.#prepare();
-    const clockFrom = await this.#hooks.ready?.();
-    if (this.#stopped) return done;
-    if (signal?.aborted) {
-      this.stop(true);
-      return done;
-    }
-    const now = this.#begin(clockFrom ?? undefined);
+  }
+
+  begin(measuring: Measuring): void {
+    this.#measureAt = measuring.measureAt;
+    this.#endAt = measuring.endAt;
+    this.#monitor = measuring.monitor;
+    this.#recorder = measuring.recorder;
+    this.#startAt = measuring.startAt;
+  }
+
+  start(now: number): void {
     // A server may allow fewer requests per connection than asked (HTTP/2 streams): the lanes
     // above its limit stay idle instead of queueing behind the others.
-    const { pipelining } = this.#plan;
+    const pipelining = this.#lanesPerConnection;
     const usable = Math.min(pipelining, this.#transport.lanesPerConnection?.() ?? Infinity);
-    const tickMs = Math.min(100, Math.max(5, Math.floor(this.#plan.timeoutMs / 10)));
-    this.#tickTimer = setInterval(() => this.#tick(), tickMs);
     if (this.#schedule) {
       // Popped from the end: the first lane of every connection comes before any second (pipelined) one.
       for (let depth = usable - 1; depth >= 0; depth--) {
@@ -155,7 +130,10 @@ export class Engine implements TransportSink {
     } else {
       for (const lane of this.#lanes) if (lane.id % pipelining < usable) this.#next(lane, now);
     }
-    return done;
+  }
+
+  checks(): CheckStats | undefined {
+    return this.#sequence.checker?.stats();
   }
 
   /**
@@ -177,44 +155,13 @@ export class Engine implements TransportSink {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort!);
     const open = this.#transport.openConnections();
-    if (opened || this.#stopped || open >= this.#activeConnections) return;
+    if (opened || this.#run.stopped || open >= this.#activeConnections) return;
     this.onWarning(
       'CONNECTIONS_NOT_OPEN',
       `${open} of ${this.#activeConnections} connections had opened ${timeoutMs} ms (the request timeout) after the run began opening them, ` +
         'and the clock started without the rest: requests wait on them and count as TIMEOUT if they never open. ' +
         'A server that accepts TCP connections but never completes the TLS handshake (or is not listening for TLS) looks like this.',
     );
-  }
-
-  /** Builds what measures this thread, before it waits for its start (see `prepareMeasuring`). */
-  #prepare(): void {
-    this.#startMeasuring ??= prepareMeasuring(this.#plan, {
-      openLoop: this.#schedule !== undefined,
-      gauges: {
-        connections: () => this.#transport.openConnections(),
-        targetRate: (second) => {
-          if (!this.#schedule) return undefined;
-          const from = this.#measureAt - this.#startAt + second * 1000;
-          return this.#schedule.countBefore(from + 1000) - this.#schedule.countBefore(from);
-        },
-      },
-      onSecond: this.#hooks.onSecond,
-      onEnd: () => this.stop(false),
-    });
-  }
-
-  /** Starts the thread's clock, from `clockFrom` if given and past; returns when, performance.now() ms. */
-  #begin(clockFrom?: number): number {
-    this.#begun = true;
-    this.#prepare();
-    const measuring = (this.#measuring = this.#startMeasuring!(clockFrom));
-    this.#measureAt = measuring.measureAt;
-    this.#endAt = measuring.endAt;
-    this.#monitor = measuring.monitor;
-    this.#recorder = measuring.recorder;
-    this.#startAt = measuring.startAt;
-    if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
-    return measuring.startAt;
   }
 
   #amountReached(): boolean {
@@ -234,7 +181,7 @@ export class Engine implements TransportSink {
       return;
     }
     if (this.#amountReached()) {
-      if (this.#inFlight === 0) this.stop(false);
+      if (this.#inFlight === 0) this.#run.stop(false);
       return;
     }
     this.#send(lane, now, now);
@@ -254,7 +201,7 @@ export class Engine implements TransportSink {
     lane.freedAt = now;
     this.#freeLanes.push(lane);
     if (this.#amountReached()) {
-      if (this.#inFlight === 0) this.stop(false);
+      if (this.#inFlight === 0) this.#run.stop(false);
       return;
     }
     this.#pump();
@@ -276,7 +223,7 @@ export class Engine implements TransportSink {
     const now = performance.now();
     // Woken after the end (the host stalled this process): what is still due was missed, not sent late.
     if (now >= this.#endAt) {
-      this.stop(false);
+      this.#run.stop(false);
       return;
     }
     const pacer = this.#pacer!;
@@ -324,7 +271,7 @@ export class Engine implements TransportSink {
     this.#inFlight--;
     if (this.#stopped) return;
     if (now >= this.#endAt) {
-      this.stop(false);
+      this.#run.stop(false);
       return;
     }
     if (lane.measured) {
@@ -358,23 +305,10 @@ export class Engine implements TransportSink {
     }
     lane.failures++;
     // Always deferred, also because a transport may report an error from inside send().
-    this.#retryLater(lane, Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (lane.failures - 1)));
+    this.#retryLater(lane, backoffMs(lane.failures - 1));
   }
 
-  #tick(): void {
-    const now = performance.now();
-    if (now >= this.#endAt) {
-      this.stop(false);
-      return;
-    }
-    this.#recorder.rollTo(now);
-    if (now >= this.#nextAbortCheckAt) {
-      this.#nextAbortCheckAt += 1000;
-      if (this.#abortOnFail!(this.#recorder.snapshot(this.#sequence.checker?.stats()))) {
-        this.stop(true);
-        return;
-      }
-    }
+  tick(now: number): void {
     const { timeoutMs } = this.#plan;
     for (const lane of this.#lanes) {
       if (lane.busy && now - lane.sentAt >= timeoutMs) this.#transport.cancel(lane, 'TIMEOUT');
@@ -384,9 +318,8 @@ export class Engine implements TransportSink {
 
   /** Closed-loop `stages`: moves the open connections linearly toward each stage's target. */
   #rampConnections(now: number): void {
-    const stages = this.#plan.stages;
-    if (!stages || stages[0]!.connections === undefined || now < this.#measureAt) return;
-    const target = connectionTarget(stages, this.#plan.connections, now - this.#measureAt);
+    if (this.#plan.ramps !== 'connections' || now < this.#measureAt) return;
+    const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - this.#measureAt);
     if (target === this.#activeConnections) return;
     const grew = target > this.#activeConnections;
     this.#activeConnections = target;
@@ -399,19 +332,11 @@ export class Engine implements TransportSink {
     }
   }
 
-  /** Ends the run now: in-flight requests are neither waited for nor counted as errors. */
-  stop(aborted: boolean): void {
-    if (this.#stopped) return;
+  /** In-flight requests are neither waited for nor counted as errors; those never written are taken back out. */
+  halt(now: number, endAt: number): void {
     this.#stopped = true;
-    const now = performance.now();
-    // Aborted while the connections were still opening: nothing was measured.
-    if (!this.#begun) this.#begin();
     this.#pacer?.close();
-    this.#measuring.cancelTimers();
-    clearInterval(this.#tickTimer);
     for (const timer of this.#backoffTimers) clearTimeout(timer);
-    this.#hooks.signal?.removeEventListener('abort', this.#onAbort);
-    const { endAt, durationMs } = measuredSpan(this.#plan, this.#measuring, now);
     if (this.#schedule) {
       const startOffset = this.#measureAt - this.#startAt;
       let due = this.#schedule.countBefore(endAt - this.#startAt);
@@ -422,15 +347,16 @@ export class Engine implements TransportSink {
       if (lane.busy && lane.measured && this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now);
     }
     for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);
-    const stats = this.#recorder.finish(endAt, durationMs, aborted, this.#sequence.checker?.stats());
+  }
+
+  close(stats: ShardStats): Promise<void> {
     stats.phases = this.#phases.encode();
-    stats.generator = this.#monitor.finish(stats.warnings);
-    void this.#transport.close().then(() => this.#resolve(stats));
+    return this.#transport.close();
   }
 }
 
 /** Runs one thread's share of a load test. */
-export async function runEngine(plan: Plan, hooks?: EngineHooks): Promise<ShardStats> {
+export async function runEngine(plan: Plan, hooks?: RunHooks): Promise<ShardStats> {
   if (plan.transport === 'websocket') throw new Error('a WebSocket plan runs on runWebSocket, not the HTTP engine');
   return new Engine(plan, await loadTransport(plan.transport), hooks).run();
 }

@@ -1,3 +1,17 @@
+import type { Plan } from '../plan.js';
+
+/**
+ * The open-loop schedule of `plan`, or undefined for a closed loop. The warm-up runs at the starting
+ * rate (`rate`, 0 without it); rate `stages` begin when measuring does.
+ */
+export function planSchedule(plan: Plan): RateSchedule | undefined {
+  if (plan.loop === 'closed') return undefined;
+  const initialRate = plan.rate ?? 0;
+  const ramps = plan.ramps === 'rate' ? plan.stages!.map((stage) => ({ durationMs: stage.durationMs, rate: stage.rate! })) : [];
+  const warmup = plan.warmupMs > 0 ? [{ durationMs: plan.warmupMs, rate: initialRate }] : [];
+  return new RateSchedule(initialRate, [...warmup, ...ramps], plan.ratePhase);
+}
+
 /** A stretch of time over which the target rate moves linearly from `fromRate` to `toRate` (req/s). */
 interface Segment {
   startMs: number;

@@ -34,12 +34,21 @@ export function needsResponseDetails(expect: ExpectOptions | undefined): boolean
 }
 
 /**
- * Validates `expect` and compiles it into a checker. Call once per thread (worker threads receive
- * the raw options; RegExps survive structured cloning).
+ * `expect` validated and normalised, as a plan carries it: plain data that survives structured
+ * cloning (RegExps do), compiled into a checker once per thread by `compileExpect`.
+ */
+export interface PlannedExpect {
+  status: { allowed: Uint8Array; description: string } | undefined;
+  body: { text: string | undefined; pattern: RegExp | undefined; description: string } | undefined;
+  headers: Array<{ header: string; equals: string | undefined; pattern: RegExp | undefined }>;
+}
+
+/**
+ * Validates `expect` and normalises it, once, before anything is sent.
  * @throws SalvoOptionError (wrong shape) or SalvoRangeError (a status code outside 100-599), with
  *   a message naming the option, such as `expect.status[1]`.
  */
-export function compileExpect(expect: unknown): ResponseChecker {
+export function planExpect(expect: unknown): PlannedExpect {
   if (!isPlainObject(expect)) {
     throw new SalvoOptionError(
       `expect must be an object with status, body or headers; got ${show(expect)}`,
@@ -50,10 +59,22 @@ export function compileExpect(expect: unknown): ResponseChecker {
       throw new SalvoOptionError(`expect.${key} is not a known check; use status, body or headers`);
     }
   }
-  const status = expect.status === undefined ? undefined : compileStatus(expect.status);
-  const body = expect.body === undefined ? undefined : compileBody(expect.body);
-  const headers = expect.headers === undefined ? [] : compileHeaders(expect.headers);
-  return new Checker(status, body, headers);
+  return {
+    status: expect.status === undefined ? undefined : planStatus(expect.status),
+    body: expect.body === undefined ? undefined : planBody(expect.body),
+    headers: expect.headers === undefined ? [] : planHeaders(expect.headers),
+  };
+}
+
+/** A thread's checker for a planned `expect`, with counters of its own. */
+export function compileExpect(expect: PlannedExpect): ResponseChecker {
+  const { status, body, headers } = expect;
+  const counters = { passed: 0, failed: 0 };
+  return new Checker(
+    status && { ...status, reported: new Uint8Array(STATUS_TABLE_SIZE), ...counters },
+    body && { needle: body.text === undefined ? undefined : Buffer.from(body.text, 'utf8'), pattern: body.pattern, description: body.description, ...counters, attempts: 0 },
+    headers.map((header) => ({ ...header, name: `header:${header.header}`, ...counters, attempts: 0 })),
+  );
 }
 
 /**
@@ -226,7 +247,7 @@ function headerFailure(
     : `header ${check.header} ${quote(value)} does not match ${String(check.pattern)}`;
 }
 
-function compileStatus(spec: unknown): StatusCheck {
+function planStatus(spec: unknown): PlannedExpect['status'] {
   const allowed = new Uint8Array(STATUS_TABLE_SIZE);
   let description: string;
   if (Array.isArray(spec)) {
@@ -238,7 +259,7 @@ function compileStatus(spec: unknown): StatusCheck {
   } else {
     description = allowStatus(allowed, spec, 'expect.status');
   }
-  return { allowed, reported: new Uint8Array(STATUS_TABLE_SIZE), description, passed: 0, failed: 0 };
+  return { allowed, description };
 }
 
 /** Marks one code or class as allowed and returns how to describe it. */
@@ -269,28 +290,27 @@ function allowCode(allowed: Uint8Array, code: number, option: string): string {
   return String(code);
 }
 
-function compileBody(spec: unknown): BodyCheck {
-  const check = { needle: undefined, pattern: undefined, passed: 0, failed: 0, attempts: 0 };
+function planBody(spec: unknown): PlannedExpect['body'] {
   if (typeof spec === 'string') {
     if (spec === '') throw new SalvoOptionError("expect.body must not be empty; got ''");
-    return { ...check, needle: Buffer.from(spec, 'utf8'), description: `include ${quote(spec)}` };
+    return { text: spec, pattern: undefined, description: `include ${quote(spec)}` };
   }
   if (spec instanceof RegExp) {
     const pattern = statelessPattern(spec);
-    return { ...check, pattern, description: `match ${String(pattern)}` };
+    return { text: undefined, pattern, description: `match ${String(pattern)}` };
   }
   throw new SalvoOptionError(
     `expect.body must be a string to find or a RegExp to match; got ${show(spec)}`,
   );
 }
 
-function compileHeaders(spec: unknown): HeaderCheck[] {
+function planHeaders(spec: unknown): PlannedExpect['headers'] {
   if (!isPlainObject(spec)) {
     throw new SalvoOptionError(
       `expect.headers must be an object of header names to strings or RegExps; got ${show(spec)}`,
     );
   }
-  const checks: HeaderCheck[] = [];
+  const checks: PlannedExpect['headers'] = [];
   for (const [rawName, expected] of Object.entries(spec)) {
     const option = `expect.headers[${show(rawName)}]`;
     // RFC 9110 token characters; anything else could never appear as a response header name.
@@ -301,11 +321,10 @@ function compileHeaders(spec: unknown): HeaderCheck[] {
     if (checks.some((c) => c.header === header)) {
       throw new SalvoOptionError(`${option} repeats header ${header} (names are case-insensitive)`);
     }
-    const check = { header, name: `header:${header}`, passed: 0, failed: 0, attempts: 0 };
     if (typeof expected === 'string') {
-      checks.push({ ...check, equals: expected, pattern: undefined });
+      checks.push({ header, equals: expected, pattern: undefined });
     } else if (expected instanceof RegExp) {
-      checks.push({ ...check, equals: undefined, pattern: statelessPattern(expected) });
+      checks.push({ header, equals: undefined, pattern: statelessPattern(expected) });
     } else {
       throw new SalvoOptionError(`${option} must be a string or a RegExp; got ${show(expected)}`);
     }

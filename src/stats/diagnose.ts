@@ -2,7 +2,7 @@
  * Diagnostics on the merged result: a pattern in the numbers that has a known cause is turned into
  * a `result.warnings` entry that names the cause and what to do about it.
  */
-import type { Plan } from '../plan.js';
+import { lanesPerConnection, type Plan } from '../plan.js';
 import type { LoadResult } from '../types.js';
 import { openFileLimit } from './file-limit.js';
 import { targetRateRange } from './format.js';
@@ -89,8 +89,7 @@ function rateNotMet(result: LoadResult, plan: Plan): void {
   // A saturated generator misses slots of its own accord, and GENERATOR_SATURATED says so.
   if (missed < MIN_MISSED || missed < MISSED_SHARE * due || result.generator.saturated) return;
   const rate = targetRateRange(result)?.[1] ?? 0;
-  // h2's `streams` are its lanes per connection, as `pipelining` is HTTP/1.1's.
-  const inFlight = plan.connections * plan.pipelining;
+  const inFlight = plan.connections * lanesPerConnection(plan);
   const latencyMs = result.latencyUncorrected.p99;
   const needed = Math.ceil((rate * latencyMs) / 1000);
   const why =

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { SalvoRangeError } from '../errors.js';
-import type { Plan } from '../plan.js';
+import { peakConnections, type Plan } from '../plan.js';
 
 /** Files a worker thread opens for itself (its event loop's epoll and wake-up descriptors), measured on Linux. */
 const FILES_PER_WORKER = 3;
@@ -48,7 +48,7 @@ function filesOpen(): number {
 
 /** Sockets the run holds open at once, over all workers: each needs a file descriptor. */
 function socketsNeeded(plan: Plan): number {
-  const connections = Math.max(plan.connections, ...(plan.stages ?? []).map((stage) => stage.connections ?? 0));
+  const connections = peakConnections(plan);
   // Without keep-alive the net transport gives every pipelined lane a socket of its own.
   return plan.keepAlive ? connections : connections * plan.pipelining;
 }

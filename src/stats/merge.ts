@@ -1,5 +1,5 @@
 import type { Histogram } from 'hdr-histogram-js';
-import type { Plan } from '../plan.js';
+import { lanesPerConnection, type Plan } from '../plan.js';
 import type { CheckStats, LatencyStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../types.js';
 import { addCounts, addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, moments, type ShardStats } from './recorder.js';
 import { mergeCheckStats } from './checks.js';
@@ -118,7 +118,8 @@ export function mergePlan(whole: Plan): MergePlan {
     ...(whole.amount !== undefined ? { amount: whole.amount } : {}),
     ...(whole.rate !== undefined ? { rate: whole.rate } : {}),
     ...(whole.stages !== undefined ? { stages: whole.stages } : {}),
-    pipelining: whole.pipelining,
+    // The lanes per connection, as results have always said (h2's streams included).
+    pipelining: lanesPerConnection(whole),
     keepAlive: whole.keepAlive,
     warmupMs: whole.warmupMs,
     requests: whole.requests.map((request) => `${request.method} ${request.path}`),
@@ -127,17 +128,16 @@ export function mergePlan(whole: Plan): MergePlan {
 
 /** The header of a run of `part` (a segment of `whole`, or `whole` itself). */
 export function planHeader(whole: Plan, part: Plan): ResultHeader {
-  const openLoop = part.rate !== undefined || part.stages?.[0]?.rate !== undefined;
   return {
     url: part.url,
     transport: part.transport,
     connections: part.connections,
     workers: part.workers,
-    rate: openLoop ? (part.rate ?? 0) : undefined,
+    rate: part.loop === 'open' ? (part.rate ?? 0) : undefined,
     merge: {
       ...(part.segment !== undefined ? { segment: part.segment } : {}),
       plan: mergePlan(whole),
-      ...(whole.thresholds !== undefined ? { thresholds: whole.thresholds } : {}),
+      ...(whole.thresholds !== undefined ? { thresholds: whole.thresholds.given } : {}),
     },
   };
 }

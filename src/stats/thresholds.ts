@@ -13,8 +13,8 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]>
  */
 export type PartialLoadResult = DeepPartial<LoadResult>;
 
-/** One threshold expression, validated and ready to evaluate. */
-export interface CompiledThreshold {
+/** One threshold expression, validated: plain data, so a plan can carry it to a worker thread. */
+export interface PlannedThreshold {
   /** The metric path, as the key was written: `latency.p99`. */
   readonly metric: string;
   /** The expression as written (trimmed): `< 50`. */
@@ -25,6 +25,16 @@ export interface CompiledThreshold {
   readonly abortOnFail: boolean;
   /** The metric never decreases while a run goes on, so an upper bound can fail early. */
   readonly monotone: boolean;
+}
+
+/** `thresholds` in a plan: as given (for `result.merge`, judged again on merged results) and parsed once. */
+export interface PlannedThresholds {
+  readonly given: Thresholds;
+  readonly parsed: readonly PlannedThreshold[];
+}
+
+/** One threshold expression, ready to evaluate. */
+export interface CompiledThreshold extends PlannedThreshold {
   /** Reads the metric; `undefined` when `result` lacks it, `NaN` for a rate with no samples. */
   readonly read: (result: PartialLoadResult) => number | undefined;
 }
@@ -95,6 +105,17 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
   return compiled;
 }
 
+/** Validates `thresholds` (see `parseThresholds`) into what a plan carries. */
+export function planThresholds(thresholds: unknown): PlannedThresholds {
+  const parsed = parseThresholds(thresholds).map(({ read: _read, ...threshold }): PlannedThreshold => threshold);
+  return { given: thresholds as Thresholds, parsed };
+}
+
+/** Planned thresholds with their metric readers, in the thread that evaluates them. */
+export function compileThresholds(parsed: readonly PlannedThreshold[]): CompiledThreshold[] {
+  return parsed.map((threshold) => ({ ...threshold, read: metricReader(threshold.metric)!.read }));
+}
+
 /**
  * Evaluates every compiled threshold against a finished (merged) result. A metric with no value
  * (a rate over zero samples, `checks.*` without `expect`) fails: nothing measured cannot prove a
@@ -155,10 +176,10 @@ export function cannotPass(compiled: readonly CompiledThreshold[], partial: Part
  * see `cannotPass`); a shard that stops with `aborted` should stop the others.
  */
 export function abortOnFailCheck(
-  thresholds: Thresholds | undefined,
+  thresholds: PlannedThresholds | undefined,
 ): ((partial: PartialLoadResult) => boolean) | undefined {
   if (thresholds === undefined) return undefined;
-  const decidable = parseThresholds(thresholds).filter((t) => t.abortOnFail && t.monotone);
+  const decidable = compileThresholds(thresholds.parsed.filter((t) => t.abortOnFail && t.monotone));
   return decidable.length === 0 ? undefined : (partial) => cannotPass(decidable, partial);
 }
 

@@ -1,40 +1,40 @@
 import { performance } from 'node:perf_hooks';
-import type { EngineHooks } from '../engine/engine.js';
-import { connectionTarget } from '../engine/ramp.js';
-import { measuredSpan, prepareMeasuring, type Measuring } from '../engine/measuring.js';
-import type { Plan } from '../plan.js';
+import { peakConnections, type Plan } from '../plan.js';
+import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
+import type { Measuring } from '../runner/measuring.js';
+import { connectionTarget } from '../runner/ramp.js';
 import { PhaseRecorder } from '../stats/phases.js';
 import { CONNECTION_CLOSED } from '../transports/error-code.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
-import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
 import { frameBytes, socketSettings, WsConnection, type ConnectionEvents, type SocketSettings } from './connection.js';
 import { HANDSHAKES_IN_FLIGHT, OpeningQueue } from './opening.js';
 import { StageMeter } from './stages.js';
 import { ClockSkew, timestampReader, type TimestampReader } from './timestamps.js';
 import type { PlannedWebSocket, WebSocketHooks } from './types.js';
 
-/** Reconnect after a failure: first after this, then doubling up to the cap, so a dead port cannot spin. */
-const BACKOFF_FIRST_MS = 5;
-const BACKOFF_MAX_MS = 1000;
 /** At the end, how long closing handshakes may take before the sockets are dropped. */
 export const CLOSE_GRACE_MS = 1000;
 const TICK_MS = 100;
 const NORMAL_CLOSURE = 1000;
 
-export interface WebSocketRunHooks extends EngineHooks {
+export interface WebSocketRunHooks extends RunHooks {
   websocket?: WebSocketHooks | undefined;
 }
 
 /**
- * One thread's share of a WebSocket run: opens its connections before the clock starts, then sends
- * (closed loop: the next message when the reply came; `websocket.rate`: on each connection's
+ * The WebSocket exchanges of one thread's run: opens its connections before the clock starts, then
+ * sends (closed loop: the next message when the reply came; `websocket.rate`: on each connection's
  * schedule) and times replies and timestamped messages into the same Recorder as HTTP runs.
- * Connections that close or fail reconnect with backoff; stages open and close connections.
- * Nothing on the network throws: it is counted, and the run ends at its duration plus at most
- * `CLOSE_GRACE_MS` of closing handshakes.
+ * Connections that close or fail reconnect with backoff; stages open and close connections. The
+ * run's shape (start, ticks, abort, end, stats) is the `RunLifecycle`'s. Nothing on the network
+ * throws: it is counted, and the run ends at its duration plus at most `CLOSE_GRACE_MS` of closing
+ * handshakes.
  */
-export class WebSocketRunner implements ConnectionEvents {
+export class WebSocketRunner implements ConnectionEvents, Exchanges {
+  readonly tickMs = TICK_MS;
+  readonly gauges: Exchanges['gauges'] = { connections: () => this.#open, targetRate: () => undefined };
   readonly #plan: Plan;
+  readonly #run: RunLifecycle;
   readonly #ws: PlannedWebSocket;
   readonly #hooks: WebSocketRunHooks;
   readonly #settings: SocketSettings;
@@ -48,18 +48,12 @@ export class WebSocketRunner implements ConnectionEvents {
   readonly #messageBytes: number;
   /** `websocket.message` as a function: called for each message sent. */
   readonly #dynamicMessage: boolean;
-  /** `amount`: the run ends after this many measured messages sent. */
-  readonly #amount: number | undefined;
   readonly #sends: boolean;
   readonly #intervalMs: number | undefined;
   readonly #timestampOf: TimestampReader | undefined;
   /** performance.timeOrigin, read once: it is a getter into the runtime. */
   readonly #timeOrigin = performance.timeOrigin;
-  readonly #abortOnFail: ((partial: PartialLoadResult) => boolean) | undefined;
-  #nextAbortCheckAt = Infinity;
   #recorder!: Recorder;
-  #measuring!: Measuring;
-  #startMeasuring: (() => Measuring) | undefined;
   #stages: StageMeter | undefined;
   #begun = false;
   #stopped = false;
@@ -79,13 +73,10 @@ export class WebSocketRunner implements ConnectionEvents {
   /** First connections not yet opened or failed once. */
   #unsettled: number;
   #settled!: () => void;
-  #tickTimer: NodeJS.Timeout | undefined;
   #allClosed: (() => void) | undefined;
   /** After the end: sockets whose close has not come yet. */
   #closingSockets = 0;
   readonly #opening: OpeningQueue;
-  #resolve!: (stats: ShardStats) => void;
-  readonly #onAbort = () => this.stop(true);
 
   constructor(plan: Plan, hooks: WebSocketRunHooks = {}) {
     this.#plan = plan;
@@ -95,11 +86,9 @@ export class WebSocketRunner implements ConnectionEvents {
     this.#message = message instanceof Uint8Array ? Buffer.from(message.buffer, message.byteOffset, message.byteLength) : message;
     this.#messageBytes = this.#message === undefined ? 0 : Buffer.byteLength(this.#message);
     this.#dynamicMessage = this.#ws.dynamicMessage;
-    this.#amount = plan.amount;
     this.#sends = this.#message !== undefined || this.#dynamicMessage;
     this.#intervalMs = this.#ws.rate === undefined ? undefined : 1000 / this.#ws.rate;
     this.#timestampOf = timestampReader(this.#ws, hooks.websocket);
-    this.#abortOnFail = abortOnFailCheck(plan.thresholds);
     this.#settings = socketSettings(plan.url, {
       headers: this.#ws.headers,
       protocols: this.#ws.protocols,
@@ -107,8 +96,7 @@ export class WebSocketRunner implements ConnectionEvents {
       tlsOptions: plan.tls,
       timeoutMs: plan.timeoutMs,
     });
-    const most = Math.max(plan.connections, ...(plan.stages ?? []).map((stage) => stage.connections ?? 0));
-    this.#connections = Array.from({ length: most }, (_, index) => new WsConnection(index));
+    this.#connections = Array.from({ length: peakConnections(plan) }, (_, index) => new WsConnection(index));
     this.#active = plan.connections;
     this.#unsettled = plan.connections;
     this.#opening = new OpeningQueue(
@@ -116,56 +104,32 @@ export class WebSocketRunner implements ConnectionEvents {
       (connection) => connection.connect(this.#settings, this),
       (connection) => this.#wantsOpening(connection),
     );
+    this.#run = new RunLifecycle(plan, hooks, this);
   }
 
-  async run(): Promise<ShardStats> {
-    const { signal } = this.#hooks;
-    const done = new Promise<ShardStats>((resolve) => (this.#resolve = resolve));
-    if (signal?.aborted) {
-      this.stop(true);
-      return done;
-    }
-    signal?.addEventListener('abort', this.#onAbort, { once: true });
+  /** Runs to the end (duration, amount, abort) and returns what this thread measured. */
+  run(): Promise<ShardStats> {
+    return this.#run.run();
+  }
+
+  open(): Promise<void> {
     const settled = new Promise<void>((resolve) => (this.#settled = resolve));
     for (let index = 0; index < this.#active; index++) this.#opening.request(this.#connections[index]!);
     if (this.#unsettled === 0) this.#settled();
-    await settled;
-    this.#prepare();
-    await this.#hooks.ready?.();
-    if (this.#stopped) return done;
-    if (signal?.aborted) {
-      this.stop(true);
-      return done;
-    }
-    const now = this.#begin();
-    this.#tickTimer = setInterval(() => this.#tick(), TICK_MS);
-    for (const connection of this.#connections) if (connection.open) this.#startSending(connection, now);
-    return done;
+    return settled;
   }
 
-  /** Builds what measures this thread, before it waits for its start (see `prepareMeasuring`). */
-  #prepare(): void {
-    this.#startMeasuring ??= prepareMeasuring(this.#plan, {
-      openLoop: false,
-      gauges: { connections: () => this.#open, targetRate: () => undefined },
-      onSecond: this.#hooks.onSecond,
-      onEnd: () => this.stop(false),
-    });
-  }
-
-  /** Starts the thread's clock; returns when, performance.now() ms. */
-  #begin(): number {
+  begin(measuring: Measuring): void {
     this.#begun = true;
-    this.#prepare();
-    const measuring = (this.#measuring = this.#startMeasuring!());
     this.#measureAt = measuring.measureAt;
     this.#endAt = measuring.endAt;
     this.#recorder = measuring.recorder;
-    if (this.#abortOnFail) this.#nextAbortCheckAt = this.#measureAt + 1000;
-    const stages = this.#plan.stages;
-    if (stages?.[0]?.connections !== undefined) this.#stages = new StageMeter(stages, this.#measureAt, () => this.#open);
+    if (this.#plan.ramps === 'connections') this.#stages = new StageMeter(this.#plan.stages!, this.#measureAt, () => this.#open);
     for (const code of this.#earlyErrors) this.#recorder.recordError(code, this.#measureAt);
-    return measuring.startAt;
+  }
+
+  start(now: number): void {
+    for (const connection of this.#connections) if (connection.open) this.#startSending(connection, now);
   }
 
   /** Counted: not during the warm-up (what happens while the first connections open is). */
@@ -174,7 +138,7 @@ export class WebSocketRunner implements ConnectionEvents {
   }
 
   #amountReached(): boolean {
-    return this.#amount !== undefined && this.#measuredSent + this.#forfeited >= this.#amount;
+    return this.#plan.amount !== undefined && this.#measuredSent + this.#forfeited >= this.#plan.amount;
   }
 
   #startSending(connection: WsConnection, now: number): void {
@@ -197,7 +161,7 @@ export class WebSocketRunner implements ConnectionEvents {
     if (this.#stopped || !connection.open) return;
     const now = performance.now();
     if (now >= this.#endAt) {
-      this.stop(false);
+      this.#run.stop(false);
       return;
     }
     this.#send(connection, now);
@@ -252,7 +216,7 @@ export class WebSocketRunner implements ConnectionEvents {
     if (this.#stopped) return;
     const now = performance.now();
     if (now >= this.#endAt) {
-      this.stop(false);
+      this.#run.stop(false);
       return;
     }
     let latencyMs = -1;
@@ -278,7 +242,7 @@ export class WebSocketRunner implements ConnectionEvents {
     if (!this.#begun || now < this.#measureAt) return;
     this.#recorder.recordMessage(frameBytes(data.length, false), latencyMs, now);
     this.#stages?.recordReceived(now, latencyMs < 0 ? -1 : Math.round(latencyMs * 1000));
-    if (this.#outstanding === 0 && this.#amountReached()) this.stop(false);
+    if (this.#outstanding === 0 && this.#amountReached()) this.#run.stop(false);
   }
 
   #recordError(code: string, now: number): void {
@@ -309,16 +273,16 @@ export class WebSocketRunner implements ConnectionEvents {
     connection.closing = false;
     if (!ours && this.#counts(now)) {
       if (wasOpen) this.#closeCodes[String(code)] = (this.#closeCodes[String(code)] ?? 0) + 1;
-      else if (this.#amount !== undefined) this.#forfeited++;
+      else if (this.#plan.amount !== undefined) this.#forfeited++;
       // Their replies will not come: errors, as a request in flight on a closed HTTP connection is.
       for (let index = 0; index < unanswered; index++) this.#recorder.recordError(CONNECTION_CLOSED, now);
     }
     if (this.#outstanding === 0 && this.#amountReached()) {
-      this.stop(false);
+      this.#run.stop(false);
       return;
     }
     if (connection.index >= this.#active) return;
-    const delayMs = ours ? 0 : Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** connection.failures++);
+    const delayMs = ours ? 0 : backoffMs(connection.failures++);
     connection.timer = setTimeout(() => {
       connection.timer = undefined;
       if (this.#wantsOpening(connection)) this.#opening.request(connection);
@@ -347,21 +311,8 @@ export class WebSocketRunner implements ConnectionEvents {
     if (--this.#unsettled === 0) this.#settled();
   }
 
-  #tick(): void {
-    const now = performance.now();
-    if (now >= this.#endAt) {
-      this.stop(false);
-      return;
-    }
-    this.#recorder.rollTo(now);
+  tick(now: number): void {
     this.#stages?.at(now);
-    if (now >= this.#nextAbortCheckAt) {
-      this.#nextAbortCheckAt += 1000;
-      if (this.#abortOnFail!(this.#recorder.snapshot(undefined))) {
-        this.stop(true);
-        return;
-      }
-    }
     if (this.#outstanding > 0) this.#expireReplies(now);
     this.#ramp(now);
   }
@@ -379,14 +330,13 @@ export class WebSocketRunner implements ConnectionEvents {
       }
       if (expired && this.#intervalMs === undefined && connection.pending === 0) this.#send(connection, now);
     }
-    if (this.#outstanding === 0 && this.#amountReached()) this.stop(false);
+    if (this.#outstanding === 0 && this.#amountReached()) this.#run.stop(false);
   }
 
   /** Connection `stages`: opens or closes connections toward the due count. */
   #ramp(now: number): void {
-    const stages = this.#plan.stages;
-    if (stages?.[0]?.connections === undefined || now < this.#measureAt) return;
-    const target = connectionTarget(stages, this.#plan.connections, now - this.#measureAt);
+    if (this.#plan.ramps !== 'connections' || now < this.#measureAt) return;
+    const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - this.#measureAt);
     const before = this.#active;
     if (target === before) return;
     this.#active = target;
@@ -403,25 +353,17 @@ export class WebSocketRunner implements ConnectionEvents {
     }
   }
 
-  /** Ends the run now; resolves once every socket has closed, or `CLOSE_GRACE_MS` has passed. */
-  stop(aborted: boolean): void {
-    if (this.#stopped) return;
+  halt(): void {
     this.#stopped = true;
     this.#opening.clear();
-    const now = performance.now();
-    if (!this.#begun) this.#begin();
-    this.#measuring.cancelTimers();
-    clearInterval(this.#tickTimer);
-    this.#hooks.signal?.removeEventListener('abort', this.#onAbort);
-    const { endAt, durationMs } = measuredSpan(this.#plan, this.#measuring, now);
-    const stages = this.#stages?.finish(endAt);
-    const stats = this.#recorder.finish(endAt, durationMs, aborted, undefined);
+  }
+
+  close(stats: ShardStats, endAt: number): Promise<void> {
     stats.statusCodes = this.#statusCodes;
     stats.phases = this.#phases.encode();
-    stats.generator = this.#measuring.monitor.finish(stats.warnings);
-    stats.websocket = { closeCodes: this.#closeCodes, stages };
+    stats.websocket = { closeCodes: this.#closeCodes, stages: this.#stages?.finish(endAt) };
     this.#clockSkew.warn(stats.warnings);
-    this.#closeAll(() => this.#resolve(stats));
+    return new Promise((resolve) => this.#closeAll(resolve));
   }
 
   #closeAll(then: () => void): void {

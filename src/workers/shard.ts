@@ -67,7 +67,7 @@ export function apportion(total: number, weights: readonly number[]): number[] {
  */
 export function splitPlan(plan: Plan, count: number): Plan[] {
   const connections = splitEvenly(plan.connections, count);
-  const openLoop = plan.rate !== undefined || (plan.stages?.some((stage) => stage.rate !== undefined) ?? false);
+  const openLoop = plan.loop === 'open';
   const amounts =
     plan.amount === undefined ? undefined : openLoop ? splitEvenly(plan.amount, count) : apportion(plan.amount, connections);
   const stageConnections = plan.stages?.map((stage) =>
