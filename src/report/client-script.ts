@@ -27,7 +27,8 @@ export const CLIENT_SCRIPT = String.raw`
   }
 
   function percentileSplits(u, axisIndex, min, max) {
-    var splits = [1, 2];
+    // On a phone's width the 50% label would run into the 0% one.
+    var splits = u.width < 480 ? [1] : [1, 2];
     for (var x = 10; x <= max * 1.0001; x *= 10) splits.push(x);
     return splits.filter(function (s) { return s >= min * 0.9999; });
   }
