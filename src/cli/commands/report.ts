@@ -1,5 +1,4 @@
-import { renderCapacityReport, renderComparisonReport, renderReport, type CapacityResult } from '../../index.js';
-import type { ComparisonRuns } from '../../compare/run-comparison.js';
+import { renderCapacityReport, renderComparisonReport, renderReport, type CapacityResult, type ComparisonRuns } from '../../index.js';
 import { EXIT, looksLikeResult, parseFlags, readJsonFile, UsageError, writeOutput, type Command } from '../command.js';
 
 const USAGE = `usage: salvo report FILE.json [-o REPORT.html]
