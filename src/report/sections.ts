@@ -8,12 +8,6 @@ function unsuccessful(result: LoadResult, words: RunWords): number {
   return Object.entries(result.statusCodes ?? {}).reduce((sum, [code, count]) => (successfulStatus(code, words) ? sum : sum + count), 0);
 }
 
-/** `requests.retried`, when the transport reports requests it sent again. */
-function retried(result: LoadResult): number | undefined {
-  const value = (result.requests as { retried?: unknown }).retried;
-  return typeof value === 'number' ? value : undefined;
-}
-
 /** Network errors are not responses: the errors card says how many responses or handshakes failed too. */
 function errorsNote(result: LoadResult, words: RunWords): string | undefined {
   const completed = result.requests.completed;
@@ -26,8 +20,7 @@ function errorsNote(result: LoadResult, words: RunWords): string | undefined {
 
 function completedNote(result: LoadResult): string {
   const notes = [`of ${number(result.requests.sent)} sent`];
-  const again = retried(result);
-  if (again !== undefined && again > 0) notes.push(`${number(again)} retried`);
+  if ((result.requests.retried ?? 0) > 0) notes.push(`${number(result.requests.retried)} retried`);
   if ((result.requests.missed ?? 0) > 0) notes.push(`${number(result.requests.missed)} missed`);
   return notes.join(', ');
 }

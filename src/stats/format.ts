@@ -55,7 +55,7 @@ export function formatResult(result: LoadResult): string {
       row(
         'Requests',
         `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ` +
-          `${COUNT.format(result.requests.missed)} missed${retried(result)}`,
+          `${COUNT.format(result.requests.missed)} missed, ${COUNT.format(result.requests.retried ?? 0)} retried`,
       ),
       row('Status codes', statusCodes(result.statusCodes)),
     );
@@ -187,12 +187,6 @@ function handshakes(codes: Record<string, number>): string {
   const accepted = codes['101'] ?? 0;
   const refused = Object.entries(codes).filter(([code]) => code !== '101');
   return refused.length === 0 ? `${COUNT.format(accepted)} accepted (101)` : `${COUNT.format(accepted)} accepted (101), refused ${statusCodes(Object.fromEntries(refused))}`;
-}
-
-/** `, N retried` when the transport reports requests it sent again. */
-function retried(result: LoadResult): string {
-  const count = (result.requests as { retried?: unknown }).retried;
-  return typeof count === 'number' ? `, ${COUNT.format(count)} retried` : '';
 }
 
 function errors(errors: LoadResult['errors']): string {
