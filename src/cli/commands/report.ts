@@ -1,7 +1,7 @@
 import { renderCapacityReport, renderComparisonReport, renderReport, type CapacityResult, type ComparisonRuns } from '../../index.js';
 import { EXIT, looksLikeResult, parseFlags, readJsonFile, UsageError, writeOutput, type Command } from '../command.js';
 
-const USAGE = `usage: salvo report FILE.json [-o REPORT.html]
+const USAGE = `usage: salvo report RESULT.json [-o REPORT.html]
 
 Renders the HTML report of what salvo saved as JSON: a run (salvo --json, or JSON.stringify of
 runLoad's result, merged or not), a capacity search (salvo capacity --json) or a comparison
