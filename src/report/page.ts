@@ -31,7 +31,7 @@ th, td { padding: 4px 12px 4px 0; text-align: left; border-bottom: 1px solid var
 thead th { color: var(--muted); font-weight: 500; }
 tbody th { font-weight: 500; }
 table.numbers td, table.numbers thead th:not(:first-child) { text-align: right; }
-table.numbers .text { text-align: left; white-space: normal; min-width: 14em; }
+table.numbers td.text, table.numbers thead th.text { text-align: left; white-space: normal; min-width: 14em; }
 table.bars { width: 100%; } table.bars td:last-child { width: 50%; }
 .bar { height: 12px; border-radius: 3px; min-width: 2px; background: #2563eb; }
 .bar.s1xx, .bar.s3xx { background: #6b7280; } .bar.s2xx, .bar.ok { background: #16a34a; } .bar.s4xx { background: #d97706; }
