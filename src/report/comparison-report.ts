@@ -39,10 +39,8 @@ function signedPercent(fraction: number): string {
 
 /** The interval of candidate - baseline at one level, in the metric's unit; `data-low`/`data-high` carry the exact values. */
 function intervalCell(row: ComparisonRow, level: ConfidenceLevel): string {
-  const interval = row.intervals?.[level];
-  if (interval === undefined) return 'n/a';
-  const [low, high] = interval;
-  return `<span class="interval" data-level="${level}" data-low="${low}" data-high="${high}">${SIGNED.format(low)} to ${SIGNED.format(high)}</span>`;
+  const [low, high] = row.intervals![level];
+  return `<span class="interval" data-level="${level}" data-low="${low}" data-high="${high}">${level}%: ${SIGNED.format(low)} to ${SIGNED.format(high)}</span>`;
 }
 
 /**
@@ -70,7 +68,7 @@ function intervalBars(row: ComparisonRow): string {
 const VERDICT_WORDS: Record<RowVerdict, string> = { better: 'better', worse: 'worse', same: 'no significant change', regressed: 'regressed' };
 
 function rowsTable(comparison: Comparison, verdicts: ReadonlyMap<string, RowVerdict>): string {
-  const head = ['metric', 'baseline', 'candidate', 'improvement', 'p-value', 'stars', ...LEVELS.map((level) => `${level}% CI`), 'intervals around 0', 'verdict'];
+  const head = ['metric', 'baseline', 'candidate', 'improvement', 'p-value', 'stars', 'intervals of the difference', 'verdict'];
   const rows = comparison.rows.map((row) => {
     const verdict = verdicts.get(row.metric) ?? 'same';
     return [
@@ -80,13 +78,12 @@ function rowsTable(comparison: Comparison, verdicts: ReadonlyMap<string, RowVerd
       signedPercent(row.improvement),
       row.pValue < 0.0001 ? '< 0.0001' : row.pValue.toFixed(4),
       `<span aria-label="${row.confidence === '' ? 'not significant' : `significant at ${row.confidence}`}">${row.confidence || '–'}</span>`,
-      ...LEVELS.map((level) => intervalCell(row, level)),
-      intervalBars(row),
+      row.intervals === null || row.intervals === undefined ? 'n/a' : intervalBars(row) + LEVELS.map((level) => intervalCell(row, level)).join(''),
       `<span class="${verdict === 'better' ? 'better' : verdict === 'same' ? '' : 'worse'}">${VERDICT_WORDS[verdict]}</span>`,
     ];
   });
   const note = `<p class="meta">Improvement is positive when the candidate is better. The intervals are of the difference of means, candidate − baseline, in the metric's unit, at 95, 99 and 99.9% confidence (Welch's t-test on per-run values); the bars draw them around zero, nested, the 95% one darkest: an interval that does not cross zero is a change. Stars: * p &lt; 0.05, ** p &lt; 0.01, *** p &lt; 0.001.</p>`;
-  return section('Metrics', note + table(head, rows, { className: 'numbers comparison', id: 'comparison-rows', textColumns: [11], caption: `${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate runs` }), 'metrics');
+  return section('Metrics', note + table(head, rows, { className: 'numbers comparison', id: 'comparison-rows', caption: `${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate runs` }), 'metrics');
 }
 
 function runsOf(input: ComparisonRuns | Comparison): { comparison: Comparison; baseline: LoadResult[]; candidate: LoadResult[] } {

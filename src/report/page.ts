@@ -39,7 +39,8 @@ table.bars { width: 100%; } table.bars td:last-child { width: 50%; }
 .pass, .better { color: var(--pass); font-weight: 600; } .fail, .worse { color: var(--fail); font-weight: 600; }
 ul.warnings { margin: 0; padding-left: 20px; } ul.warnings li { margin: 4px 0; }
 #warnings { border-color: #f59e0b; background: #fffbeb; }
-.ci { display: block; position: relative; height: 10px; min-width: 140px; background: #f3f4f6; border-radius: 2px; }
+.interval { display: block; }
+.ci { display: block; position: relative; height: 10px; min-width: 100px; background: #f3f4f6; border-radius: 2px; }
 .ci-zero { position: absolute; left: 50%; top: -2px; bottom: -2px; width: 1px; background: var(--fg); }
 .ci-bar { position: absolute; top: 1px; bottom: 1px; border-radius: 2px; min-width: 2px; }
 code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
