@@ -7,6 +7,7 @@ import { planThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
 import type { Plan, PlanHooks, PlannedStage } from './plan.js';
 import { parseHeaders, planRequests } from './request-spec.js';
+import { planMonitor } from './monitor/options.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
 import type { LoadOptions, RequestSpec, Stage, TransportName } from './types.js';
 import { durationOption, positiveInteger, rejectUnknownKeys, show } from './validate.js';
@@ -18,7 +19,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 export const KNOWN_OPTIONS = [
   'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
-  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket',
+  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
@@ -193,6 +194,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     segment: parseSegment(options.segment, { connections, amount, rate }),
     startAtMs: parseStartAt(options.startAt),
     websocket: webSocketPlan?.planned,
+    monitor: planMonitor(options.monitor),
   };
   return {
     plan,

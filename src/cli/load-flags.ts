@@ -47,6 +47,8 @@ export const LOAD_FLAGS = {
   'ws-message': { type: 'string', value: 'TEXT', help: 'ws:/wss: URL: send TEXT on each connection and time each reply' },
   'ws-rate': { type: 'string', value: 'N', help: 'ws:/wss: URL: messages/s per connection (default: when the reply came)' },
   'ws-timestamp': { type: 'string', value: 'FIELD', help: 'ws:/wss: URL: time received JSON messages from their epoch-ms FIELD' },
+  'monitor-pid': { type: 'string', multiple: true, value: 'PID', help: "watch the server's process (CPU, memory; Linux); repeat for more" },
+  'monitor-url': { type: 'string', multiple: true, value: 'URL', help: 'watch a Prometheus endpoint (node_exporter, prom-client); repeat' },
 } as const satisfies Record<string, Flag>;
 
 function flagHelp(name: string, flag: Flag): string {
@@ -122,6 +124,14 @@ function webSocketFlags(message: string | undefined, rate: string | undefined, t
   };
 }
 
+function monitorFlags(pids: string[] | undefined, urls: string[] | undefined): LoadOptions['monitor'] {
+  if (pids === undefined && urls === undefined) return undefined;
+  return {
+    ...(pids === undefined ? {} : { processes: pids.map((pid) => numeric(pid) as number) }),
+    ...(urls === undefined ? {} : { prometheus: urls }),
+  };
+}
+
 function expectStatus(values: string[] | undefined): number | string | Array<number | string> | undefined {
   const statuses = values?.map((value) => numeric(value)!);
   return statuses === undefined || statuses.length > 1 ? statuses : statuses[0];
@@ -175,6 +185,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
         : { ...(status === undefined ? {} : { status }), ...(expectBody === undefined ? {} : { body: expectBody }) },
     thresholds: thresholdFlags('threshold', flags.threshold),
     websocket: webSocketFlags(flags['ws-message'], flags['ws-rate'], flags['ws-timestamp']),
+    monitor: monitorFlags(flags['monitor-pid'], flags['monitor-url']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   return options as unknown as LoadOptions;

@@ -3,8 +3,6 @@ import { COLORS, type ChartSeries, type ChartSpec } from './chart-spec.js';
 import { percentileSpectrum } from './spectrum.js';
 import { runWords } from './words.js';
 
-export type { ChartSeries, ChartSpec } from './chart-spec.js';
-
 /** A timeline field that other parts of salvo may add (the generator's CPU), when every second has it. */
 function optionalSeries(timeline: TimelineEntry[], field: string): number[] | undefined {
   const values = timeline.map((entry) => (entry as unknown as Record<string, unknown>)[field]);

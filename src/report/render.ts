@@ -3,6 +3,7 @@ import type { LoadResult } from '../types.js';
 import { reportCharts } from './charts.js';
 import { escapeHtml, number, plural } from './html.js';
 import { chartGrid, renderPage } from './page.js';
+import { serverCharts } from './server-charts.js';
 import {
   checksSection,
   generatorSection,
@@ -50,7 +51,8 @@ function header(result: LoadResult): string {
 export function renderReport(result: LoadResult): string {
   const figures = stepFigures(result);
   const steps = stepCharts(result, figures);
-  const charts = reportCharts(result);
+  // The server's charts (`monitor`) under the load's, on the same time axis.
+  const charts = [...reportCharts(result), ...serverCharts(result)];
   const shortRun = (result.timeline ?? []).length < 2 ? '<p class="meta" id="no-timeline">The run was shorter than two seconds: no charts over time.</p>' : '';
   const body = [
     summaryCards(result),

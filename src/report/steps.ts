@@ -1,5 +1,5 @@
 import { addEncodedInto, createHistogram, decodeHistogram, moments } from '../stats/recorder.js';
-import type { LoadResult, TimelineEntry } from '../types.js';
+import type { LoadResult, ServerSecond, TimelineEntry } from '../types.js';
 
 /** One step of a ramp, as the per-step table and charts show it. */
 export interface StepPoint {
@@ -27,11 +27,7 @@ export interface StepPoint {
 }
 
 /** The server's CPU (100 = one core) and machine network (bytes/s) during a step; absent when not given. */
-export interface StepServer {
-  cpuPercent?: number;
-  receivedBytesPerSecond?: number;
-  sentBytesPerSecond?: number;
-}
+export type StepServer = Pick<ServerSecond, 'cpuPercent' | 'receivedBytesPerSecond' | 'sentBytesPerSecond'>;
 
 /** A run's ramp read by step. */
 export interface StepFigures {
@@ -97,7 +93,7 @@ function serverOver(timeline: readonly TimelineEntry[], seconds: readonly number
   const server: StepServer = {};
   for (const field of SERVER_FIELDS) {
     const values = seconds.flatMap((i) => {
-      const value = (timeline[i] as { server?: StepServer }).server?.[field];
+      const value = timeline[i]!.server?.[field];
       return typeof value === 'number' ? [value] : [];
     });
     if (values.length > 0) server[field] = values.reduce((sum, v) => sum + v, 0) / values.length;
