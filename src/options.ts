@@ -5,6 +5,7 @@ import { usableWorkers } from './workers/shard.js';
 import { planExpect } from './stats/checks.js';
 import { planThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
+import { planOutputs } from './outputs/options.js';
 import type { Plan, PlanHooks, PlannedStage } from './plan.js';
 import { parseHeaders, planRequests } from './request-spec.js';
 import { planMonitor } from './monitor/options.js';
@@ -20,6 +21,7 @@ export const KNOWN_OPTIONS = [
   'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
   'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
+  'outputs',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
@@ -164,6 +166,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   const expect = options.expect === undefined ? undefined : planExpect(options.expect);
   const thresholds = options.thresholds === undefined ? undefined : planThresholds(options.thresholds);
 
+  const outputs = planOutputs(options.outputs);
   const connections = options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
   if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule);
@@ -203,6 +206,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
       signal: options.signal,
       onProgress: options.onProgress,
       ...(webSocketPlan !== undefined ? { websocket: webSocketPlan.hooks } : {}),
+      ...(outputs !== undefined ? { outputs } : {}),
     },
   };
 }

@@ -89,6 +89,23 @@ export interface ProgressEvent extends TimelineEntry {
   totals: { sent: number; completed: number; errors: number; retried: number };
 }
 
+/**
+ * An `outputs` entry: the run's per-second series written live to Prometheus's remote-write
+ * endpoint (`prometheus --web.enable-remote-write-receiver`, Mimir, Thanos, VictoriaMetrics...).
+ */
+export interface PrometheusOutput {
+  type: 'prometheus';
+  /** The remote-write URL, such as `http://prometheus:9090/api/v1/write`. */
+  url: string;
+  /** Labels on every series. `testid` names the run; without it one is generated and printed. */
+  labels?: Record<string, string>;
+  /** Headers of each write, such as `authorization`. */
+  headers?: Record<string, string>;
+}
+
+/** Where `outputs` can send a run's series live; more kinds can follow. */
+export type OutputOptions = PrometheusOutput;
+
 /** Options of `runLoad`. Only `url` is required. */
 export interface LoadOptions {
   /** Target URL, `http:` or `https:`; `ws:` or `wss:` runs a WebSocket load test (see `websocket`). */
@@ -167,8 +184,8 @@ export interface LoadOptions {
   /**
    * Send again, once and on a new connection, a request the server provably never processed: one
    * pipelined behind a response that announced the close (`Connection: close`), and an idempotent one
-   * (GET HEAD OPTIONS TRACE PUT DELETE) on a reused connection that closed before any byte of its
-   * response, as browsers and Go's client do. Counted once in `requests.sent`, in `requests.retried`,
+   * (GET HEAD OPTIONS TRACE PUT DELETE) alone on a reused connection that closed before any byte of
+   * its response (the keep-alive race), as browsers and Go's client do. Counted once in `requests.sent`, in `requests.retried`,
    * with its latency from its first send. `false` reports every such close as an error. Default true.
    */
   retry?: boolean;
@@ -199,6 +216,12 @@ export interface LoadOptions {
    * carry (listen / broadcast). Only with a `ws:`/`wss:` url.
    */
   websocket?: WebSocketOptions;
+  /**
+   * Live series out, every second of the run (over all workers), and the final totals after it:
+   * `[{ type: 'prometheus', url, labels: { testid } }]`. An endpoint that fails costs an
+   * `OUTPUT_FAILED` warning, never the run or its numbers.
+   */
+  outputs?: OutputOptions[];
   /**
    * Watch the server while the run goes, once a second in the main thread on the timeline's
    * seconds: local processes by pid and Prometheus text endpoints. What they say is in

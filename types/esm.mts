@@ -1,5 +1,5 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult, type MessageStats, type WebSocketOptions, type WebSocketStageStats, type ServerStats } from 'salvo';
+import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult, type MessageStats, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
@@ -49,6 +49,12 @@ await runLoad({ url: wsServer.url, websocket: { timestamp: { field: 'ts' }, perM
 await wsServer.close();
 // @ts-expect-error: a timestamp field is named by a string
 await runLoad({ url: 'ws://127.0.0.1:1/', websocket: { timestamp: { field: 1 } } });
+
+const outputs: OutputOptions[] = [{ type: 'prometheus', url: 'http://127.0.0.1:9090/api/v1/write', labels: { testid: 'types' }, headers: { authorization: 'Bearer x' } }];
+const withOutputs: LoadOptions = { url: 'http://127.0.0.1:1/', outputs };
+// @ts-expect-error: output kinds are checked
+const unknownOutput: LoadOptions = { url: 'http://127.0.0.1:1/', outputs: [{ type: 'influxdb', url: 'http://127.0.0.1:1/' }] };
+console.log(withOutputs, unknownOutput);
 
 // @ts-expect-error: transport names are checked
 await runLoad({ url: server.url, transport: 'curl' });

@@ -201,7 +201,9 @@ class HttpTransport implements Transport<HttpRequest> {
     state.response = undefined;
     // An idempotent request on a reused connection (one that had answered before: node:http's
     // reusedSocket misses a socket the Agent hands straight to a queued request) that closed before
-    // any byte of its response: sent again, once.
+    // any byte of its response: sent again, once. node:http never pipelines, so the request was alone
+    // on its socket, written once the response before it had ended: the keep-alive race, the only
+    // close `net` and `undici` send again too.
     const prepared = state.prepared!;
     const reused = state.readBefore > 0;
     if (this.#config.retry && !lane.retried && prepared.idempotent && reused && !answering && CLOSED_UNDER_CODES.has(code)) {

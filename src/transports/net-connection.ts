@@ -116,10 +116,12 @@ export class Connection implements ResponseHandler {
    */
   #answerable = 0;
   /**
-   * The connection open now has answered a request: one that closes under the next requests is a
-   * reused connection the server may have closed as idle while they were on their way (see `#lose`).
+   * The connection open now has answered a request: one that closes under the next request is a
+   * reused connection the server may have closed as idle while it was on its way (see `#lose`).
    */
   #reused = false;
+  /** The request written last went out with nothing else in flight: every earlier response had come. */
+  #lastWrittenIdle = false;
   /** The connection open now: its socket, or its `RawTcp` handle. */
   #link: object | undefined;
   /** The socket, when the connection open now is one. */
@@ -301,21 +303,24 @@ export class Connection implements ResponseHandler {
   }
 
   /**
-   * The connection closed or was reset under the lanes in flight (no parse error): each is sent again
-   * on a new connection when the server provably never processed it, that is when it went on a
-   * reused connection (the server may have closed it as idle while the request was on its way), got
-   * no byte of its response (`headAnswering`: the first lane's response had begun), is idempotent,
-   * and was not sent again already. The others fail, the first with `firstCode`.
+   * The connection closed or was reset under the lanes in flight (no parse error). The request is
+   * sent again on a new connection only in the keep-alive race, where the server provably never
+   * processed it: it was alone on a reused connection (written once every earlier response had
+   * come, nothing written behind it: the server may have closed the connection as idle while it was
+   * on its way), got no byte of its response (`headAnswering`), is idempotent, and was not sent
+   * again already. With more in flight the server may have processed some and its close reset the
+   * connection, which can destroy responses it sent (RFC 9112 9.6): all of them fail, the first
+   * with `firstCode`.
    */
   #lose(firstCode: string, restCode: string, headAnswering: boolean): void {
     const unsent = !this.connected;
-    const reused = this.#reused;
+    const race = this.#reused && this.#count === 1 && this.#lastWrittenIdle && !headAnswering;
     const { lanes, requests } = this.#drain();
     this.#detach();
     for (let i = 0; i < lanes.length; i++) {
       const lane = lanes[i]!;
       const request = requests[i]!;
-      if (reused && !(i === 0 && headAnswering) && isIdempotentMethod(requestMethod(request)) && this.#resend(lane, request)) continue;
+      if (race && isIdempotentMethod(requestMethod(request)) && this.#resend(lane, request)) continue;
       this.#sink.onError(lane, i === 0 ? firstCode : restCode, unsent && !lane.retried);
     }
   }
@@ -477,6 +482,7 @@ export class Connection implements ResponseHandler {
     this.#requests[index] = request;
     this.#heads[index] = head;
     if (this.#count === 0) this.#parser.headRequest = head;
+    this.#lastWrittenIdle = this.#count === 0;
     this.#count++;
   }
 
