@@ -1,4 +1,4 @@
-import type { LoadResult, TimelineEntry } from '../types.js';
+import type { LoadResult, TimelineEntry } from '../shared/load-result.js';
 import { COLORS, type ChartSeries, type ChartSpec } from './chart-spec.js';
 import { percentileSpectrum } from './spectrum.js';
 import { runWords } from './words.js';

@@ -1,8 +1,8 @@
 import type { NoRegressionOptions } from '../compare/assert-no-regression.js';
 import type { Comparison, ComparisonRow, ConfidenceLevel } from '../compare/compare-results.js';
 import type { ComparisonRuns } from '../compare/run-comparison.js';
-import { addEncodedInto, createHistogram, encodeHistogram } from '../stats/recorder.js';
-import type { LoadResult } from '../types.js';
+import { addEncodedInto, createHistogram, encodeHistogram } from '../stats/histogram.js';
+import type { LoadResult } from '../shared/load-result.js';
 import { COLORS } from './chart-spec.js';
 import { spectraChart } from './charts.js';
 import { cards, escapeHtml, number, section, table } from './html.js';

@@ -1,5 +1,5 @@
 import { targetRateRange } from '../stats/format.js';
-import type { LoadResult } from '../types.js';
+import type { LoadResult } from '../shared/load-result.js';
 import { reportCharts } from './charts.js';
 import { escapeHtml, number, plural } from './html.js';
 import { chartGrid, renderPage } from './page.js';

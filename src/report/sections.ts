@@ -1,5 +1,5 @@
 import { formatThresholdActual } from '../stats/format.js';
-import type { LatencyStats, LoadResult } from '../types.js';
+import type { LatencyStats, LoadResult } from '../shared/load-result.js';
 import { bytes, cards, escapeHtml, isRecord, ms, number, percent, section, table } from './html.js';
 import { runWords, successfulStatus, type RunWords } from './words.js';
 

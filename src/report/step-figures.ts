@@ -1,4 +1,4 @@
-import type { LoadResult } from '../types.js';
+import type { LoadResult } from '../shared/load-result.js';
 import { COLORS, type ChartSpec } from './chart-spec.js';
 import { bytes, escapeHtml, ms, number, section, table } from './html.js';
 import type { StepFigures, StepPoint } from './steps.js';

@@ -1,5 +1,5 @@
-import { addEncodedInto, createHistogram, decodeHistogram, moments } from '../stats/recorder.js';
-import type { LoadResult, ServerSecond, TimelineEntry } from '../types.js';
+import { addEncodedInto, createHistogram, decodeHistogram, moments } from '../stats/histogram.js';
+import type { LoadResult, ServerSecond, TimelineEntry } from '../shared/load-result.js';
 
 /** One step of a ramp, as the per-step table and charts show it. */
 export interface StepPoint {

@@ -1,4 +1,4 @@
-import type { LoadResult } from '../types.js';
+import type { LoadResult } from '../shared/load-result.js';
 
 /**
  * The words a run's page speaks: requests for HTTP/1.1 and h2, messages for a message protocol

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { SalvoRangeError } from '../errors.js';
-import { peakConnections, type Plan } from '../plan.js';
+import { SalvoRangeError } from '../shared/errors.js';
+import { peakConnections, type Plan } from '../shared/plan.js';
 
 /** Files a worker thread opens for itself (its event loop's epoll and wake-up descriptors), measured on Linux. */
 const FILES_PER_WORKER = 3;
@@ -69,5 +69,6 @@ export function assertFileLimit(plan: Plan): void {
       `but the open-file limit (ulimit -n) is ${limit} and this process already has ${open} files open, which leaves about ${Math.max(0, available)}; ` +
       `raise it (\`ulimit -n ${Math.max(1024, 2 ** Math.ceil(Math.log2(needed + open + 64)))}\` in the shell that starts node, LimitNOFILE= in a systemd unit, --ulimit nofile= for Docker) ` +
       `or ask for fewer connections (a server in this same process needs as many files again)`,
+      { option: 'connections', value: plan.connections },
   );
 }

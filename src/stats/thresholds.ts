@@ -1,9 +1,8 @@
 import { inspect } from 'node:util';
-import { SalvoOptionError } from '../errors.js';
-import type { LatencyStats, LoadResult, ThresholdResult, Thresholds } from '../types.js';
-
-/** A comparison a threshold expression may use. */
-export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '!=';
+import { SalvoOptionError } from '../shared/errors.js';
+import type { LatencyStats, LoadResult, ThresholdResult } from '../shared/load-result.js';
+import type { PlannedThreshold, PlannedThresholds, ThresholdOperator } from '../shared/plan.js';
+import type { Thresholds } from '../shared/terms.js';
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
@@ -12,26 +11,6 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]>
  * (no warm-up). Fields left out are treated as unknown, never as zero.
  */
 export type PartialLoadResult = DeepPartial<LoadResult>;
-
-/** One threshold expression, validated: plain data, so a plan can carry it to a worker thread. */
-export interface PlannedThreshold {
-  /** The metric path, as the key was written: `latency.p99`. */
-  readonly metric: string;
-  /** The expression as written (trimmed): `< 50`. */
-  readonly expression: string;
-  readonly operator: ThresholdOperator;
-  readonly value: number;
-  /** End the run as soon as `cannotPass` finds that this threshold can no longer pass. */
-  readonly abortOnFail: boolean;
-  /** The metric never decreases while a run goes on, so an upper bound can fail early. */
-  readonly monotone: boolean;
-}
-
-/** `thresholds` in a plan: as given (for `result.merge`, judged again on merged results) and parsed once. */
-export interface PlannedThresholds {
-  readonly given: Thresholds;
-  readonly parsed: readonly PlannedThreshold[];
-}
 
 /** One threshold expression, ready to evaluate. */
 export interface CompiledThreshold extends PlannedThreshold {
@@ -69,6 +48,7 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
   if (!isPlainObject(thresholds)) {
     throw new SalvoOptionError(
       `thresholds must be an object such as { 'latency.p99': '< 50' }; got ${show(thresholds)}`,
+      { option: 'thresholds', value: thresholds },
     );
   }
   const compiled: CompiledThreshold[] = [];
@@ -76,7 +56,7 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
     const option = `thresholds[${show(metric)}]`;
     const reader = metricReader(metric);
     if (reader === undefined) {
-      throw new SalvoOptionError(`${option} names an unknown metric; known: ${KNOWN_METRICS}`);
+      throw new SalvoOptionError(`${option} names an unknown metric; known: ${KNOWN_METRICS}`, { option, value: metric });
     }
     let expressions: unknown = spec;
     let abortOnFail = false;
@@ -86,11 +66,12 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
         if (key !== 'threshold' && key !== 'abortOnFail') {
           throw new SalvoOptionError(
             `${option}.${key} is not a known setting; use threshold and abortOnFail`,
+            { option: `${option}.${key}`, value: spec[key] },
           );
         }
       }
       if (spec.abortOnFail !== undefined && typeof spec.abortOnFail !== 'boolean') {
-        throw new SalvoOptionError(`${option}.abortOnFail must be a boolean; got ${show(spec.abortOnFail)}`);
+        throw new SalvoOptionError(`${option}.abortOnFail must be a boolean; got ${show(spec.abortOnFail)}`, { option: `${option}.abortOnFail`, value: spec.abortOnFail });
       }
       abortOnFail = spec.abortOnFail === true;
       expressions = spec.threshold;
@@ -101,6 +82,7 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
       throw new SalvoOptionError(
         `${expressionsOption} must be an expression such as '< 50', a non-empty list of them, ` +
           `or { threshold, abortOnFail }; got ${show(expressions)}`,
+          { option: expressionsOption, value: expressions },
       );
     }
     list.forEach((expression: unknown, i) => {
@@ -214,6 +196,7 @@ function parseExpression(
   if (typeof expression !== 'string') {
     throw new SalvoOptionError(
       `${option} must be an expression string such as '< 50'; got ${show(expression)}`,
+      { option, value: expression },
     );
   }
   const trimmed = expression.trim();
@@ -222,6 +205,7 @@ function parseExpression(
     throw new SalvoOptionError(
       `${option} has an invalid expression ${show(expression)}: expected an operator ` +
         `(<, <=, >, >=, ==, !=) and a number, such as '< 50'`,
+        { option, value: expression },
     );
   }
   return { expression: trimmed, operator: match[1] as ThresholdOperator, value: Number(match[2]) };

@@ -4,13 +4,14 @@ import type tls from 'node:tls';
 import { ResponseParser } from '../http1/parser.js';
 import type { ResponseHandler, ResponseParserOptions } from '../http1/response-handler.js';
 import { isHeadRequest, requestMethod } from '../http1/request.js';
-import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import { CONNECTION_CLOSED, errorCode, UNSOLICITED_RESPONSE } from './error-code.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
 import { RawTcp, rawTcpSupported, type RawTcpEvents } from './raw-tcp.js';
-import { connectTls, SessionStore, sharedSecureContext } from './tls-setup.js';
-import { FIRST_BYTE_IN_LAST_READ, isIdempotentMethod, type Lane, type ResponseDetails, type TransportSink } from './transport.js';
+import type { Endpoint } from './endpoint.js';
+import { connectTls, SessionStore } from './tls-setup.js';
+import { FIRST_BYTE_IN_LAST_READ, isIdempotentMethod, type Lane, type TransportSink } from './transport.js';
+import type { ResponseDetails } from '../shared/exchange.js';
 
 /** What a connection reports to the transport that owns it. */
 export interface ConnectionOwner {
@@ -32,24 +33,6 @@ function uncork(socket: Socket): void {
   socket.uncork();
 }
 
-/** Where and how to connect, worked out once from the config. */
-export interface Endpoint {
-  host: string;
-  port: number;
-  /** The tls.connect options every connection shares (one secure context), or undefined for http. */
-  tls: tls.ConnectionOptions | undefined;
-  keepAlive: boolean;
-  phases: PhaseRecorder;
-  /** Host names are resolved once per transport. */
-  lookup: net.LookupFunction;
-  /**
-   * The one address `host` stands for (an IP literal, or the only address a host name resolved
-   * to): plain-TCP connections without pipelining go there on a bare TCP handle (`RawTcp`).
-   * Undefined until known, or when the name has several addresses (net.connect then tries them).
-   */
-  address: { ip: string; family: number } | undefined;
-}
-
 /**
  * Whether a slot carrying `capacity` requests at a time opens bare TCP handles (`RawTcp`) once the
  * endpoint's address is known: plain TCP, one request at a time (a pipelined connection stays on a
@@ -57,30 +40,6 @@ export interface Endpoint {
  */
 export function opensRawTcp(endpoint: Endpoint, capacity: number): boolean {
   return endpoint.tls === undefined && capacity === 1 && rawTcpSupported();
-}
-
-/** Where a URL points, for sockets: the host without IPv6 brackets, the scheme's port by default. */
-export function socketTarget(url: URL): { secure: boolean; host: string; port: number } {
-  const secure = url.protocol === 'https:';
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  return { secure, host, port: url.port === '' ? (secure ? 443 : 80) : Number(url.port) };
-}
-
-/**
- * The user's tls.connect options with what every connection shares worked out once: the secure
- * context and the SNI name (none for an IP address, which SNI does not allow).
- */
-export function sharedTlsOptions(options: tls.ConnectionOptions, host: string, port: number, lookup: net.LookupFunction): tls.ConnectionOptions {
-  return {
-    lookup,
-    ...options,
-    host,
-    port,
-    servername: options.servername ?? (net.isIP(host) === 0 ? host : undefined),
-    secureContext: sharedSecureContext(options),
-    // The connection's session is set on its socket (see `open`), from the user's to start with.
-    session: undefined,
-  };
 }
 
 /**
@@ -184,7 +143,7 @@ export class Connection implements ResponseHandler {
     this.#sessions = sessions;
     this.#readBuffer = readBuffer;
     this.#rawCapable = opensRawTcp(endpoint, capacity);
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listeners' `this` is the socket
+    // the listeners' `this` is the socket
     const connection = this;
     this.#onread = {
       buffer: readBuffer,

@@ -2,9 +2,9 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { SalvoOptionError } from '../errors.js';
+import { SalvoOptionError } from '../shared/errors.js';
 import type { StartGate } from '../engine/start-gate.js';
-import type { Plan, PlanHooks } from '../plan.js';
+import type { Plan, PlanHooks } from '../shared/plan.js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
 import type { ShardStats } from '../stats/recorder.js';
 import { ProgressMerger } from './progress.js';
@@ -48,6 +48,7 @@ function assertCopyable(plan: Plan): void {
     } catch (error) {
       throw new SalvoOptionError(
         `${option} cannot be copied into worker threads (workers: ${plan.workers}): ${error instanceof Error ? error.message : String(error)}; use workers: 1`,
+        { option, value, mentions: ['workers'], cause: error },
       );
     }
   }
