@@ -3,6 +3,8 @@ export { formatResult } from './stats/format.js';
 export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js';
 export { assertThresholds } from './stats/assert.js';
 export { renderReport } from './report/render.js';
+export { renderCapacityReport } from './report/capacity-report.js';
+export { renderComparisonReport, type ComparisonReportOptions } from './report/comparison-report.js';
 export { parseDuration } from './shared/validate.js';
 export { SalvoOptionError, SalvoRangeError, type SalvoErrorDetail } from './shared/errors.js';
 export { findCapacity } from './capacity/search.js';

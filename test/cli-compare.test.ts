@@ -1,5 +1,5 @@
 // `salvo compare`, in process: stored runs from files and live URLs, the table, exit statuses.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -46,6 +46,19 @@ t.test('two files of runs: the table, and --fail exits 1 on a significant regres
   const again = join(dir, 'again.json');
   await writeFile(again, json.stdout);
   t.equal((await salvo(['compare', again, again, '--metric', 'latency.p50'])).code, 0);
+
+  // The report says what --fail decided; the saved JSON renders as the same comparison.
+  const html = join(dir, 'compare.html');
+  const reported = await salvo(['compare', base, slower, '--fail', 'latency.p50=5%', '--html', html]);
+  t.equal(reported.code, 1);
+  t.match(reported.stderr, `salvo: report written to ${html}`);
+  const page = await readFile(html, 'utf8');
+  t.match(page, '<span class="badge failed">regression</span>');
+  t.match(page, /<th scope="row"><code>latency\.p50<\/code><\/th><td>10\.2<\/td><td>11\.2<\/td><td>-9\.8%<\/td>/, "the p50 row: means and improvement");
+  t.match(page, 'id="no-spectra"', 'runs without histograms: no spectra, said so');
+  const fromJson = await salvo(['report', again]);
+  t.equal(fromJson.code, 0);
+  t.match(fromJson.stdout, '<table id="comparison-rows"');
 });
 
 t.test('bad input exits 2 and names it', async (t) => {

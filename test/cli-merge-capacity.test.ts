@@ -1,5 +1,5 @@
 // `salvo merge` and `salvo capacity`, in process, against the test server.
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -65,4 +65,29 @@ t.test('salvo capacity: finds a server of known capacity, a line per step on std
   const rate = await salvo(['capacity', server.url, '--slo', 'latency.p99<50', '-R', '100']);
   t.equal(rate.code, 2, 'a fixed rate is not a search flag');
   t.match(rate.stderr, /Unknown option '-R'/);
+});
+
+t.test('salvo capacity --html writes the search report; salvo report renders the saved search the same', async (t) => {
+  const server = await testServer(t, { delayMs: 1 });
+  const dir = await mkdtemp(join(tmpdir(), 'salvo-capacity-html-'));
+  const html = join(dir, 'capacity.html');
+  const { code, stdout, stderr } = await salvo([
+    'capacity', server.url, '--slo', 'latency.p99<1000', '--start', '50', '--max', '100',
+    '--step-duration', '0.5', '--pause', '0', '--warmup', '0', '--confirm-duration', '0', '-c', '10', '--json', '--html', html,
+  ]);
+  const result = JSON.parse(stdout) as { steps: Array<{ rate: number }> };
+  t.match(stderr, `salvo: report written to ${html}`);
+  t.ok(code === 0 || code === 1, `exit ${code}`);
+  const page = await readFile(html, 'utf8');
+  const rows = (page.match(/<table id="capacity-steps"[^]*?<\/table>/)?.[0].match(/<tr>/g) ?? []).length;
+  t.equal(rows, result.steps.length + 1, 'a header row and one row per step');
+  t.match(page, /SLO latency\.p99 &#60; ?1000/, 'the SLO in the header');
+  const saved = join(dir, 'capacity.json');
+  await writeFile(saved, stdout);
+  const again = await salvo(['report', saved]);
+  t.equal(again.code, 0);
+  t.equal(again.stdout, page, 'the same page from the saved JSON');
+  const missing = await salvo(['capacity', server.url, '--slo', 'latency.p99<50', '--html', join(dir, 'no', 'such', 'dir.html')]);
+  t.equal(missing.code, 2, 'an unwritable --html fails before the search');
+  t.match(missing.stderr, /--html: cannot write/);
 });

@@ -204,3 +204,22 @@ t.test('rate stages: the header gives the range of the target, not the starting 
   const steady = formatResult(makeResult({ timeline: [second(0, 1000), second(1, 1000)] }));
   t.match(steady.split('\n')[0], /, rate 1,000 req\/s$/);
 });
+
+t.test('the summary speaks the protocol: streams, handshakes, a listen-only run', async (t) => {
+  const h2 = makeResult({ transport: 'h2', merge: { ...wholeRunMergeInfo().merge, plan: { ...wholeRunMergeInfo().merge.plan, transport: 'h2', pipelining: 8 } } });
+  t.match(formatResult(h2).split('\n')[0], 'transport h2, 10 connections, 8 streams per connection, 2 workers');
+  const pipelined = makeResult({ merge: { ...wholeRunMergeInfo().merge, plan: { ...wholeRunMergeInfo().merge.plan, pipelining: 4 } } });
+  t.match(formatResult(pipelined).split('\n')[0], '10 connections, pipelining 4, 2 workers');
+
+  const listening = makeResult({
+    transport: 'websocket', rate: undefined, statusCodes: { '101': 18, '403': 2 },
+    requests: { sent: 0, completed: 800, perSecond: 200, missed: 0, retried: 0 },
+    messages: { sent: 0, received: 800, perSecond: 200 }, websocket: { closeCodes: { '1006': 1 } },
+  });
+  const summary = formatResult(listening);
+  t.match(summary.split('\n')[0], 'transport websocket, 10 clients');
+  t.match(summary, /Messages +800 received \(listen only: none sent\)/);
+  t.match(summary, /Handshakes +18 accepted \(101\), refused 403: 2/);
+  t.match(summary, /Close codes +1006: 1/);
+  t.notMatch(summary, /of 0 sent|Status codes|Requests/, 'no request words');
+});

@@ -121,7 +121,7 @@ t.test('a report opens offline in Chromium and draws every chart', async (t) => 
   }
   t.same(shown.sections, ['warnings', 'thresholds', 'responses', 'latency', 'phases', 'generator', 'checks']);
   t.match(await full.textContent('#responses'), /500/, 'the 500s are listed');
-  t.same(await full.$$eval('#phases tbody tr td:first-child', (cells) => cells.map((cell) => cell.textContent)), ['connect', 'ttfb', 'receive'], 'tls, measured 0 times, left out');
+  t.same(await full.$$eval('#phases tbody tr th:first-child', (cells) => cells.map((cell) => cell.textContent)), ['connect', 'ttfb', 'receive'], 'tls, measured 0 times, left out');
   // Hovering runs the legend's value formatters: a percentile on the spectrum, a second over time.
   await full.hover('#chart-spectrum .u-over');
   t.match(await full.textContent('#chart-spectrum .u-legend'), /percentile\s*\d+(\.\d+)?%.*corrected\s*[\d.,]+ ms/s);

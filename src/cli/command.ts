@@ -67,26 +67,33 @@ export function parseFlags<T extends FlagOptions>(args: string[], options: T): P
   }
 }
 
-/** Reads a result that `salvo --json` or `JSON.stringify(await runLoad(...))` wrote. */
-export async function readResultFile(path: string): Promise<LoadResult> {
+/** Reads and parses a JSON file, with a UsageError that names the file. */
+export async function readJsonFile(path: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
   }
-  let result: unknown;
   try {
-    result = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new UsageError(`${path} is not JSON: ${(error as Error).message}`);
   }
-  const looksLikeResult =
-    typeof result === 'object' && result !== null && ['requests', 'latency', 'timeline', 'histogram'].every((key) => key in result);
-  if (!looksLikeResult) {
+}
+
+/** The JSON of a LoadResult, as far as a glance tells. */
+export function looksLikeResult(value: unknown): value is LoadResult {
+  return typeof value === 'object' && value !== null && ['requests', 'latency', 'timeline', 'histogram'].every((key) => key in value);
+}
+
+/** Reads a result that `salvo --json` or `JSON.stringify(await runLoad(...))` wrote. */
+export async function readResultFile(path: string): Promise<LoadResult> {
+  const result = await readJsonFile(path);
+  if (!looksLikeResult(result)) {
     throw new UsageError(`${path} is not a salvo result (expected the JSON of a LoadResult, as salvo --json writes it)`);
   }
-  return result as LoadResult;
+  return result;
 }
 
 /**

@@ -1,31 +1,7 @@
 import type { LoadResult, TimelineEntry } from '../shared/load-result.js';
+import { COLORS, type ChartSeries, type ChartSpec } from './chart-spec.js';
 import { percentileSpectrum } from './spectrum.js';
-
-/** One line of a chart. `values` line up with the chart's `x`; `null` leaves a gap. */
-export interface ChartSeries {
-  label: string;
-  color: string;
-  /** `'y'` (left axis) or `'y2'` (right axis). */
-  scale: 'y' | 'y2';
-  values: Array<number | null>;
-  /** Unit shown after the value in the legend. */
-  unit: string;
-  dash?: number[];
-}
-
-/** What the report's script draws with uPlot: one chart. */
-export interface ChartSpec {
-  id: string;
-  title: string;
-  /** `'seconds'`: x is seconds since the run began (at each second's end); `'percentile'`: x is 1 / (1 - p), log-scaled. */
-  xKind: 'seconds' | 'percentile';
-  x: number[];
-  yLabel: string;
-  y2Label?: string;
-  series: ChartSeries[];
-}
-
-const COLORS = { blue: '#2563eb', orange: '#ea580c', green: '#16a34a', red: '#dc2626', grey: '#6b7280', purple: '#7c3aed' };
+import { runWords } from './words.js';
 
 /** A timeline field that other parts of salvo may add (the generator's CPU), when every second has it. */
 function optionalSeries(timeline: TimelineEntry[], field: string): number[] | undefined {
@@ -37,13 +13,15 @@ function timelineCharts(result: LoadResult): ChartSpec[] {
   const timeline = result.timeline ?? [];
   // One point is no line: a run shorter than two seconds gets no charts over time.
   if (timeline.length < 2) return [];
+  const words = runWords(result);
   // Each point at the end of its second: a 3 s run reads 1 s, 2 s, 3 s.
   const x = timeline.map((entry) => entry.second + 1);
   const column = (read: (entry: TimelineEntry) => number) => timeline.map(read);
   const throughput: ChartSeries[] = [
-    { label: 'completed', color: COLORS.blue, scale: 'y', values: column((e) => e.completed), unit: '/s' },
-    { label: 'sent', color: COLORS.grey, scale: 'y', values: column((e) => e.sent), unit: '/s', dash: [4, 4] },
+    { label: words.completed, color: COLORS.blue, scale: 'y', values: column((e) => e.completed), unit: '/s' },
   ];
+  // A listen-only run sends nothing: a line along zero would only hide the axis.
+  if (timeline.some((e) => e.sent > 0)) throughput.push({ label: 'sent', color: COLORS.grey, scale: 'y', values: column((e) => e.sent), unit: '/s', dash: [4, 4] });
   if (timeline.some((entry) => entry.targetRate !== undefined)) {
     throughput.push({ label: 'target', color: COLORS.green, scale: 'y', values: timeline.map((e) => e.targetRate ?? null), unit: '/s', dash: [2, 6] });
   }
@@ -51,8 +29,8 @@ function timelineCharts(result: LoadResult): ChartSpec[] {
     id, title, xKind: 'seconds', x, yLabel, series, ...(y2Label === undefined ? {} : { y2Label }),
   });
   const charts: ChartSpec[] = [
-    overTime('chart-throughput', 'Requests per second', 'requests/s', throughput),
-    overTime('chart-latency', 'Latency over time', 'ms', [
+    overTime('chart-throughput', words.handshakes ? 'Messages per second' : 'Requests per second', `${words.units}/s`, throughput),
+    overTime('chart-latency', words.handshakes ? 'Message latency over time' : 'Latency over time', 'ms', [
       { label: 'p50', color: COLORS.blue, scale: 'y', values: column((e) => e.p50), unit: ' ms' },
       { label: 'p99', color: COLORS.orange, scale: 'y', values: column((e) => e.p99), unit: ' ms' },
     ]),
@@ -73,35 +51,46 @@ function timelineCharts(result: LoadResult): ChartSpec[] {
   return charts;
 }
 
-/**
- * The corrected and (when it differs) uncorrected spectra on one x axis: the union of their
- * percentiles, each series `null` where it has no point.
- */
-function spectrumChart(result: LoadResult): ChartSpec | undefined {
-  const corrected = percentileSpectrum(result.histogram);
-  if (corrected.length === 0) return undefined;
-  const uncorrected = result.histogramUncorrected === result.histogram ? [] : percentileSpectrum(result.histogramUncorrected);
-  const byX = new Map<number, [number | null, number | null]>();
+/** A spectrum line per histogram, on the union of their x (1 / (1 - p)); each `null` where it has no point. */
+export function spectraChart(
+  id: string,
+  title: string,
+  lines: ReadonlyArray<{ label: string; color: string; histogram: string | undefined; dash?: number[] }>,
+): ChartSpec | undefined {
+  const spectra = lines.map((line) => percentileSpectrum(line.histogram));
+  if (spectra.every((points) => points.length === 0)) return undefined;
   const xOf = (percentile: number) => 1 / (1 - percentile / 100);
-  for (const point of corrected) byX.set(xOf(point.percentile), [point.valueMs, null]);
-  for (const point of uncorrected) {
-    const x = xOf(point.percentile);
-    byX.set(x, [byX.get(x)?.[0] ?? null, point.valueMs]);
-  }
+  const byX = new Map<number, Array<number | null>>();
+  spectra.forEach((points, index) => {
+    for (const point of points) {
+      const x = xOf(point.percentile);
+      const row = byX.get(x) ?? lines.map(() => null);
+      row[index] = point.valueMs;
+      byX.set(x, row);
+    }
+  });
   const x = [...byX.keys()].sort((a, b) => a - b);
-  const series: ChartSeries[] = [
-    { label: result.rate === undefined ? 'latency' : 'corrected', color: COLORS.blue, scale: 'y', values: x.map((k) => byX.get(k)![0]), unit: ' ms' },
-  ];
-  if (uncorrected.length > 0 && uncorrected.some((p, i) => p.valueMs !== corrected[i]?.valueMs)) {
-    series.push({ label: 'uncorrected', color: COLORS.grey, scale: 'y', values: x.map((k) => byX.get(k)![1]), unit: ' ms', dash: [4, 4] });
-  }
-  return { id: 'chart-spectrum', title: 'Latency by percentile', xKind: 'percentile', x, yLabel: 'ms', series };
+  const series: ChartSeries[] = lines.flatMap((line, index) =>
+    spectra[index]!.length === 0
+      ? []
+      : [{ label: line.label, color: line.color, scale: 'y' as const, values: x.map((k) => byX.get(k)![index]!), unit: ' ms', ...(line.dash ? { dash: line.dash } : {}) }],
+  );
+  return { id, title, xKind: 'percentile', x, yLabel: 'ms', series };
 }
 
-/** Every chart the report draws for `result`, in page order. */
+/** The corrected and (when it differs) uncorrected spectra of a run. */
+function spectrumChart(result: LoadResult): ChartSpec | undefined {
+  const differs = result.histogramUncorrected !== undefined && result.histogramUncorrected !== result.histogram;
+  return spectraChart('chart-spectrum', 'Latency by percentile', [
+    { label: result.rate === undefined ? 'latency' : 'corrected', color: COLORS.blue, histogram: result.histogram },
+    ...(differs ? [{ label: 'uncorrected', color: COLORS.grey, histogram: result.histogramUncorrected, dash: [4, 4] }] : []),
+  ]);
+}
+
+/** Every chart over time and the spectrum, in page order. */
 export function reportCharts(result: LoadResult): ChartSpec[] {
   const spectrum = spectrumChart(result);
   const charts = timelineCharts(result);
-  if (spectrum !== undefined) charts.splice(2, 0, spectrum);
+  if (spectrum !== undefined) charts.splice(Math.min(2, charts.length), 0, spectrum);
   return charts;
 }

@@ -1,5 +1,5 @@
 /**
- * The report page's own script: reads the chart specs (see charts.ts) from the JSON block and draws
+ * The report page's own script: reads the chart specs (see chart-spec.ts) from the JSON block and draws
  * each with uPlot, sized to its container and redrawn on resize. Kept free of template-literal syntax
  * so it can live in this string; the browser test runs it and fails on any console error.
  */
@@ -9,6 +9,8 @@ export const CLIENT_SCRIPT = String.raw`
   var specs = JSON.parse(document.getElementById('salvo-data').textContent).charts;
   var HEIGHT = 240;
   var SECOND_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200];
+  // Steps, clients and rates are whole numbers: no gridline at step 2.5.
+  var INTEGER_STEPS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 1e4, 2e4, 2.5e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6];
 
   function round(value) {
     if (value == null || isNaN(value)) return '';
@@ -25,16 +27,33 @@ export const CLIENT_SCRIPT = String.raw`
   }
 
   function percentileSplits(u, axisIndex, min, max) {
-    var splits = [1, 2];
+    // On a phone's width the 50% label would run into the 0% one.
+    var splits = u.width < 480 ? [1] : [1, 2];
     for (var x = 10; x <= max * 1.0001; x *= 10) splits.push(x);
     return splits.filter(function (s) { return s >= min * 0.9999; });
+  }
+
+  function xValue(spec, v) {
+    if (v == null) return '';
+    if (spec.xKind === 'percentile') return percentileOf(v);
+    return spec.xKind === 'seconds' ? v + ' s' : round(v) + (spec.xUnit || '');
+  }
+
+  function xAxis(spec) {
+    if (spec.xKind === 'percentile') {
+      // A log axis labels only powers of ten unless its filter keeps every split.
+      return { label: 'percentile', splits: percentileSplits, filter: function (u, splits) { return splits; }, values: function (u, splits) { return splits.map(percentileOf); } };
+    }
+    if (spec.xKind === 'seconds') return { label: 'elapsed', incrs: SECOND_STEPS, values: function (u, splits) { return splits.map(function (v) { return v + ' s'; }); } };
+    var integers = spec.x.every(function (v) { return Number.isInteger(v); });
+    return { label: spec.xLabel, incrs: integers ? INTEGER_STEPS : undefined, values: function (u, splits) { return splits.map(round); } };
   }
 
   function options(spec, width) {
     var percentile = spec.xKind === 'percentile';
     var series = [{
-      label: percentile ? 'percentile' : 'elapsed',
-      value: function (u, v) { return v == null ? '' : percentile ? percentileOf(v) : v + ' s'; },
+      label: percentile ? 'percentile' : spec.xKind === 'seconds' ? 'elapsed' : spec.xLabel,
+      value: function (u, v) { return xValue(spec, v); },
     }];
     spec.series.forEach(function (s) {
       series.push({
@@ -44,19 +63,18 @@ export const CLIENT_SCRIPT = String.raw`
         dash: s.dash,
         scale: s.scale,
         spanGaps: true,
-        points: { show: spec.x.length < 3 },
+        points: { show: s.points || s.pointsOnly || spec.x.length < 3, size: s.pointsOnly ? 9 : 6, fill: s.pointsOnly ? s.color : undefined },
+        paths: s.pointsOnly ? function () { return null; } : undefined,
         value: function (u, v) { return v == null ? '' : round(v) + s.unit; },
       });
     });
     var axes = [
-      percentile
-        // A log axis labels only powers of ten unless its filter keeps every split.
-        ? { label: 'percentile', splits: percentileSplits, filter: function (u, splits) { return splits; }, values: function (u, splits) { return splits.map(percentileOf); } }
-        : { label: 'elapsed', incrs: SECOND_STEPS, values: function (u, splits) { return splits.map(function (v) { return v + ' s'; }); } },
+      xAxis(spec),
       { label: spec.yLabel, scale: 'y', size: 60, values: function (u, splits) { return splits.map(round); } },
     ];
     var scales = {
-      x: percentile ? { time: false, distr: 3, log: 10 } : { time: false },
+      // One step alone still needs a width: its point sits in the middle of a range around it.
+      x: percentile ? { time: false, distr: 3, log: 10 } : spec.x.length === 1 ? { time: false, range: function (u, min, max) { return [min - 1, max + 1]; } } : { time: false },
       y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.1 : 1]; } },
     };
     if (spec.y2Label) {
@@ -66,11 +84,15 @@ export const CLIENT_SCRIPT = String.raw`
     return { width: width, height: HEIGHT, series: series, axes: axes, scales: scales, cursor: { drag: { x: true, y: false } } };
   }
 
+  // The uPlot instances by chart id, for the tests that read back what was drawn.
+  var plots = window.salvoPlots = {};
   var drawn = [];
   specs.forEach(function (spec) {
     var container = document.getElementById(spec.id);
     var data = [spec.x].concat(spec.series.map(function (s) { return s.values; }));
-    drawn.push({ container: container, plot: new uPlot(options(spec, container.clientWidth), data, container) });
+    var plot = new uPlot(options(spec, container.clientWidth), data, container);
+    plots[spec.id] = plot;
+    drawn.push({ container: container, plot: plot });
   });
 
   var pending = 0;

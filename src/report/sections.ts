@@ -1,72 +1,51 @@
 import { formatThresholdActual } from '../stats/format.js';
 import type { LatencyStats, LoadResult } from '../shared/load-result.js';
+import { bytes, cards, escapeHtml, isRecord, ms, number, percent, section, table } from './html.js';
+import { runWords, successfulStatus, type RunWords } from './words.js';
 
-const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const DECIMAL = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-const FINE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
-
-/** Text made safe for HTML content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Responses that are not a success in the run's protocol (a `101` handshake is one). */
+function unsuccessful(result: LoadResult, words: RunWords): number {
+  return Object.entries(result.statusCodes ?? {}).reduce((sum, [code, count]) => (successfulStatus(code, words) ? sum : sum + count), 0);
 }
 
-function ms(value: number): string {
-  return Number.isFinite(value) ? `${(Math.abs(value) < 10 ? FINE : DECIMAL).format(value)} ms` : 'n/a';
-}
-
-function number(value: number): string {
-  if (!Number.isFinite(value)) return 'n/a';
-  return Number.isInteger(value) ? COUNT.format(value) : (Math.abs(value) < 10 ? FINE : DECIMAL).format(value);
-}
-
-function bytes(value: number): string {
-  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) [value, unit] = [value / 1000, unit + 1];
-  return `${(unit === 0 ? COUNT : DECIMAL).format(value)} ${units[unit]}`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function table(head: string[], rows: string[][], className = ''): string {
-  const cells = (row: string[], tag: string) => row.map((cell) => `<${tag}>${cell}</${tag}>`).join('');
-  return `<table class="${className}"><thead><tr>${cells(head, 'th')}</tr></thead><tbody>${rows
-    .map((row) => `<tr>${cells(row, 'td')}</tr>`)
-    .join('')}</tbody></table>`;
-}
-
-function section(title: string, body: string, id: string): string {
-  return `<section id="${id}"><h2>${escapeHtml(title)}</h2>${body}</section>`;
-}
-
-/** Network errors are not responses: a card that reads 0 says how many responses were not 2xx. */
-function errorsNote(result: LoadResult, errorRate: number): string | undefined {
-  const notOk = Object.entries(result.statusCodes).reduce((sum, [code, count]) => (code.startsWith('2') ? sum : sum + count), 0);
+/** Network errors are not responses: the errors card says how many responses or handshakes failed too. */
+function errorsNote(result: LoadResult, words: RunWords): string | undefined {
+  const completed = result.requests.completed;
   const notes = [];
-  if (result.errors.total > 0) notes.push(`${DECIMAL.format(errorRate * 100)}% of requests`);
-  if (notOk > 0) notes.push(`${number(notOk)} non-2xx responses`);
+  if (result.errors.total > 0 && !words.handshakes) notes.push(`${percent(result.errors.total / (completed + result.errors.total))} of requests`);
+  const failed = unsuccessful(result, words);
+  if (failed > 0) notes.push(words.handshakes ? `${number(failed)} handshakes refused` : `${number(failed)} non-2xx responses`);
   return notes.length === 0 ? undefined : notes.join(', ');
 }
 
-/** The headline numbers, as cards. */
+function completedNote(result: LoadResult): string {
+  const notes = [`of ${number(result.requests.sent)} sent`];
+  if ((result.requests.retried ?? 0) > 0) notes.push(`${number(result.requests.retried)} retried`);
+  if ((result.requests.missed ?? 0) > 0) notes.push(`${number(result.requests.missed)} missed`);
+  return notes.join(', ');
+}
+
+/** The headline numbers, as cards, in the run's words. */
 export function summaryCards(result: LoadResult): string {
-  const completed = result.requests.completed;
-  const errorRate = completed + result.errors.total === 0 ? 0 : result.errors.total / (completed + result.errors.total);
+  const words = runWords(result);
   const seconds = result.durationMs / 1000;
-  const cards: Array<[string, string, string?]> = [
-    ['requests/s', number(result.requests.perSecond)],
-    ['p50', ms(result.latency.p50)],
-    ['p99', ms(result.latency.p99)],
-    ['max', ms(result.latency.max)],
-    ['errors', number(result.errors.total), errorsNote(result, errorRate)],
-    ['completed', number(completed), `of ${number(result.requests.sent)} sent${(result.requests.retried ?? 0) > 0 ? `, ${number(result.requests.retried)} retried` : ''}`],
-    ['received', bytes(result.bytes.received), seconds > 0 ? `${bytes(result.bytes.received / seconds)}/s` : undefined],
-  ];
-  return `<div class="cards">${cards
-    .map(([label, value, note]) => `<div class="card"><div class="label">${label}</div><div class="value">${escapeHtml(value)}</div>${note === undefined ? '' : `<div class="note">${escapeHtml(note)}</div>`}</div>`)
-    .join('')}</div>`;
+  const received: [string, string, string?] = ['bytes received', bytes(result.bytes.received), seconds > 0 ? `${bytes(result.bytes.received / seconds)}/s` : undefined];
+  const latency: Array<[string, string]> = [['p50', ms(result.latency.p50)], ['p99', ms(result.latency.p99)], ['max', ms(result.latency.max)]];
+  const errors: [string, string, string?] = ['errors', number(result.errors.total), errorsNote(result, words)];
+  if (!words.handshakes) {
+    return cards([['requests/s', number(result.requests.perSecond)], ...latency, errors, ['completed', number(result.requests.completed), completedNote(result)], received]);
+  }
+  const messages = result.messages ?? { sent: result.requests.sent, received: result.requests.completed, perSecond: result.requests.perSecond };
+  const accepted = result.statusCodes?.['101'] ?? 0;
+  const closes = Object.values(result.websocket?.closeCodes ?? {}).reduce((sum, count) => sum + count, 0);
+  return cards([
+    ['messages/s', number(messages.perSecond), 'received'],
+    ...latency,
+    errors,
+    ['received', number(messages.received), messages.sent > 0 ? `${number(messages.sent)} messages sent` : 'listen only: none sent'],
+    ['handshakes', number(accepted), closes > 0 ? `accepted; ${number(closes)} closed by the server or network` : 'accepted (101)'],
+    received,
+  ]);
 }
 
 /** `result.warnings`, first on the page when there are any. */
@@ -80,49 +59,62 @@ export function warningsSection(result: LoadResult): string {
 export function thresholdsSection(result: LoadResult): string {
   if (result.thresholds === undefined || result.thresholds.length === 0) return '';
   const rows = result.thresholds.map((t) => [
-    t.passed ? '<span class="pass">✓ passed</span>' : '<span class="fail">✗ failed</span>',
     `<code>${escapeHtml(`${t.metric} ${t.expression}`)}</code>`,
+    t.passed ? '<span class="pass">✓ passed</span>' : '<span class="fail">✗ failed</span>',
     formatThresholdActual(t.metric, t.actual),
   ]);
-  return section('Thresholds', table(['', 'threshold', 'actual'], rows), 'thresholds');
+  return section('Thresholds', table(['threshold', 'outcome', 'actual'], rows), 'thresholds');
 }
 
-/** Status codes and errors by code, each with a bar proportional to its share of the responses. */
+type Row = [label: string, count: number, kind: string];
+
+/** Status codes (a message protocol's: handshakes, `101` accepted), its close codes, then errors by code. */
+function responseRows(result: LoadResult, words: RunWords): Row[] {
+  const status = Object.entries(result.statusCodes ?? {})
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([code, count]): Row => (words.handshakes ? [code === '101' ? '101 handshake accepted' : `${code} handshake refused`, count, code === '101' ? 'ok' : 'error'] : [code, count, `s${code[0]}xx`]));
+  const closes = Object.entries(result.websocket?.closeCodes ?? {})
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([code, count]): Row => [`close ${code}`, count, 'close']);
+  const errors = Object.entries(result.errors.byCode)
+    .sort(([, a], [, b]) => b - a)
+    .map(([code, count]): Row => [code, count, 'error']);
+  return [...status, ...closes, ...errors];
+}
+
+/** Status codes (or handshakes and close codes) and errors, each with a bar of its share. */
 export function responsesSection(result: LoadResult): string {
-  const entries: Array<[string, number, string]> = [
-    ...Object.entries(result.statusCodes)
-      .sort(([a], [b]) => Number(a) - Number(b))
-      .map(([code, count]): [string, number, string] => [code, count, `s${code[0]}xx`]),
-    ...Object.entries(result.errors.byCode)
-      .sort(([, a], [, b]) => b - a)
-      .map(([code, count]): [string, number, string] => [code, count, 'error']),
-  ];
-  if (entries.length === 0) return section('Responses', '<p>No responses and no errors.</p>', 'responses');
+  const words = runWords(result);
+  const title = words.handshakes ? 'Handshakes, closes and errors' : 'Status codes and errors';
+  const entries = responseRows(result, words);
+  if (entries.length === 0) return section(title, `<p>No ${words.handshakes ? 'handshakes' : 'responses'} and no errors.</p>`, 'responses');
   const total = entries.reduce((sum, [, count]) => sum + count, 0);
   const rows = entries.map(([label, count, kind]) => [
     `<code>${escapeHtml(label)}</code>`,
     number(count),
-    `${DECIMAL.format((count / total) * 100)}%`,
+    percent(count / total),
     `<div class="bar ${kind}" style="width:${((count / total) * 100).toFixed(2)}%"></div>`,
   ]);
-  return section('Status codes and errors', table(['code', 'count', 'share', ''], rows, 'bars'), 'responses');
+  return section(title, table([words.handshakes ? 'what' : 'code', 'count', 'share', '<span class="visually-hidden">bar</span>'], rows, { className: 'bars' }), 'responses');
 }
 
 const LATENCY_FIELDS: ReadonlyArray<keyof LatencyStats> = ['min', 'p50', 'p75', 'p90', 'p95', 'p99', 'p999', 'max', 'mean', 'stddev'];
 
 export function latencySection(result: LoadResult): string {
   const row = (label: string, stats: LatencyStats) => [label, ...LATENCY_FIELDS.map((f) => ms(stats[f]))];
-  const rows = [row(result.rate === undefined ? 'latency' : 'corrected', result.latency)];
-  if (LATENCY_FIELDS.some((f) => result.latencyUncorrected[f] !== result.latency[f])) {
+  const words = runWords(result);
+  const rows = [row(result.rate === undefined ? (words.handshakes ? 'per message' : 'per request') : 'corrected', result.latency)];
+  if (result.latencyUncorrected !== undefined && LATENCY_FIELDS.some((f) => result.latencyUncorrected[f] !== result.latency[f])) {
     rows.push(row('uncorrected', result.latencyUncorrected));
   }
-  return section('Latency', table(['', ...LATENCY_FIELDS.map((f) => (f === 'p999' ? 'p99.9' : f))], rows, 'numbers'), 'latency');
+  const head = ['<span class="visually-hidden">latency</span>', ...LATENCY_FIELDS.map((f) => (f === 'p999' ? 'p99.9' : f))];
+  return section('Latency', table(head, rows, { className: 'numbers' }), 'latency');
 }
 
-const PHASE_ORDER = ['connect', 'tls', 'ttfb', 'receive'];
+const PHASE_ORDER = ['connect', 'tls', 'handshake', 'ttfb', 'receive'];
 const PHASE_FIELDS = ['count', 'min', 'mean', 'p50', 'p90', 'p99', 'max'];
 
-/** `result.phases` (connect, tls, ttfb, receive), when the run recorded them. */
+/** `result.phases` (connect, tls, handshake, ttfb, receive), when the run recorded them. */
 export function phasesSection(result: LoadResult): string {
   const phases = (result as { phases?: unknown }).phases;
   if (!isRecord(phases)) return '';
@@ -136,7 +128,7 @@ export function phasesSection(result: LoadResult): string {
     const phase = phases[name] as Record<string, unknown>;
     return [name, ...fields.map((f) => (typeof phase[f] !== 'number' ? '' : f === 'count' ? number(phase[f]) : ms(phase[f])))];
   });
-  return section('Phases', table(['phase', ...fields], rows, 'numbers'), 'phases');
+  return section('Phases', table(['phase', ...fields], rows, { className: 'numbers' }), 'phases');
 }
 
 /** Flattens `{ sendLag: { p99: 1 } }` into `['sendLag.p99', 1]` rows. */
@@ -158,7 +150,7 @@ export function generatorSection(result: LoadResult): string {
     else shown = escapeHtml(JSON.stringify(value) ?? '');
     return [`<code>${escapeHtml(name)}</code>`, shown];
   });
-  return section('Load generator', table(['', ''], rows, 'keyvalue'), 'generator');
+  return section('Load generator', table(['measure', 'value'], rows, { className: 'keyvalue' }), 'generator');
 }
 
 export function checksSection(result: LoadResult): string {
@@ -170,5 +162,5 @@ export function checksSection(result: LoadResult): string {
     counts.failed > 0 ? `<span class="fail">${number(counts.failed)}</span>` : '0',
   ]);
   const examples = checks.examples.map((e) => `<li>${escapeHtml(e.message)}</li>`).join('');
-  return section('Checks', table(['check', 'passed', 'failed'], rows, 'numbers') + (examples === '' ? '' : `<ul class="examples">${examples}</ul>`), 'checks');
+  return section('Checks', table(['check', 'passed', 'failed'], rows, { className: 'numbers' }) + (examples === '' ? '' : `<ul class="examples">${examples}</ul>`), 'checks');
 }

@@ -1,5 +1,5 @@
 import type { LoadResult, ServerSecond } from '../shared/load-result.js';
-import type { ChartSeries, ChartSpec } from './charts.js';
+import type { ChartSeries, ChartSpec } from './chart-spec.js';
 
 /**
  * The server's CPU and network over the run (`monitor`), on the load charts' time axis: one point

@@ -44,8 +44,8 @@ export function formatResult(result: LoadResult): string {
     lines.push(
       row('Messages/s', TWO_DECIMALS.format(messages.perSecond)),
       throughput,
-      row('Messages', `${COUNT.format(messages.sent)} sent, ${COUNT.format(messages.received)} received`),
-      row('Handshakes', statusCodes(result.statusCodes)),
+      row('Messages', messages.sent === 0 ? `${COUNT.format(messages.received)} received (listen only: none sent)` : `${COUNT.format(messages.sent)} sent, ${COUNT.format(messages.received)} received`),
+      row('Handshakes', handshakes(result.statusCodes)),
       row('Close codes', statusCodes(websocket?.closeCodes ?? {})),
     );
   } else {
@@ -100,12 +100,12 @@ export function targetRateRange(result: LoadResult): [number, number] | undefine
 }
 
 function headerLine(result: LoadResult): string {
-  const parts = [
-    `transport ${result.transport}`,
-    plural(result.connections, 'connection'),
-    plural(result.workers, 'worker'),
-    formatDuration(result.durationMs),
-  ];
+  const messages = result.messages !== undefined;
+  const parts = [`transport ${result.transport}`, plural(result.connections, messages ? 'client' : 'connection')];
+  // Requests in flight per connection, in the protocol's words.
+  const depth = result.merge?.plan?.pipelining ?? 1;
+  if (depth > 1) parts.push(result.transport === 'h2' ? `${COUNT.format(depth)} streams per connection` : `pipelining ${COUNT.format(depth)}`);
+  parts.push(plural(result.workers, 'worker'), formatDuration(result.durationMs));
   const range = targetRateRange(result);
   if (range !== undefined) {
     const [low, high] = range;
@@ -198,6 +198,13 @@ function statusCodes(codes: Record<string, number>): string {
   const entries = Object.entries(codes).sort(([a], [b]) => Number(a) - Number(b));
   if (entries.length === 0) return 'none';
   return entries.map(([code, count]) => `${code}: ${COUNT.format(count)}`).join('  ');
+}
+
+/** A message protocol's opening handshakes: `101` accepted them, any other code refused them. */
+function handshakes(codes: Record<string, number>): string {
+  const accepted = codes['101'] ?? 0;
+  const refused = Object.entries(codes).filter(([code]) => code !== '101');
+  return refused.length === 0 ? `${COUNT.format(accepted)} accepted (101)` : `${COUNT.format(accepted)} accepted (101), refused ${statusCodes(Object.fromEntries(refused))}`;
 }
 
 function errors(errors: LoadResult['errors']): string {

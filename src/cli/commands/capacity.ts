@@ -1,5 +1,5 @@
-import { findCapacity, formatCapacity, formatCapacityStep } from '../../index.js';
-import { EXIT, parseFlags, UsageError, writeOutput, type Command } from '../command.js';
+import { findCapacity, formatCapacity, formatCapacityStep, renderCapacityReport } from '../../index.js';
+import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command } from '../command.js';
 import { durationFlag, integerFlag, numberFlag, thresholdFlags } from '../flag-values.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-flags.js';
 
@@ -21,6 +21,7 @@ const SEARCH_FLAGS = {
   pause: { type: 'string', value: 'TIME', help: 'idle time between steps (default 1s)' },
   'confirm-duration': { type: 'string', value: 'TIME', help: 'length of the confirming run, 0 for none (default 3 x step)' },
   json: { type: 'boolean', help: 'print the search result as JSON' },
+  html: { type: 'string', value: 'FILE', help: 'also write an HTML report of the search (steps, rates, p99 against the SLO) to FILE' },
   help: { short: 'h', type: 'boolean', help: 'this help' },
 } as const satisfies Record<string, Flag>;
 
@@ -55,6 +56,7 @@ export const capacityCommand: Command = {
       throw new UsageError('salvo capacity searches HTTP request rates: a ws: or wss: URL has no request rate to search (load it with salvo URL --ws-message and -c)');
     }
     if (values.slo === undefined) throw new UsageError("--slo is required, such as --slo 'latency.p99<50'");
+    if (values.html !== undefined) await checkWritable('--html', values.html);
     const controller = new AbortController();
     const interrupt = () => {
       if (controller.signal.aborted) process.exit(EXIT.interrupted);
@@ -83,6 +85,10 @@ export const capacityCommand: Command = {
       process.off('SIGINT', interrupt);
     }
     await writeOutput(undefined, values.json === true ? `${JSON.stringify(result, null, 2)}\n` : `${formatCapacity(result)}\n`, io);
+    if (values.html !== undefined) {
+      await writeOutput(values.html, renderCapacityReport(result), io);
+      io.stderr.write(`salvo: report written to ${values.html}\n`);
+    }
     if (controller.signal.aborted) return EXIT.interrupted;
     return result.capacity === undefined ? EXIT.failed : EXIT.ok;
   },

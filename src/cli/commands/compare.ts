@@ -1,7 +1,7 @@
 import { AssertionError } from 'node:assert';
 import { readFile } from 'node:fs/promises';
-import { assertNoRegression, compareResults, formatComparison, runComparison, type Comparison, type LoadResult } from '../../index.js';
-import { EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
+import { assertNoRegression, compareResults, formatComparison, renderComparisonReport, runComparison, type Comparison, type LoadResult } from '../../index.js';
+import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
 import { parseMargin } from '../../compare/assert-no-regression.js';
 import { DEFAULT_METRICS } from '../../compare/compare-results.js';
 import { checkMetric, durationFlag, integerFlag } from '../flag-values.js';
@@ -15,6 +15,7 @@ const COMPARE_FLAGS = {
   fail: { type: 'string', multiple: true, value: "'PATH=5%'", help: 'exit 1 when PATH is significantly worse than this margin; repeat' },
   confidence: { type: 'string', value: '*|**|***', help: 'how sure a --fail must be (default **)' },
   json: { type: 'boolean', help: 'print the runs and the comparison as JSON' },
+  html: { type: 'string', value: 'FILE', help: 'also write an HTML report (both spectra, each interval, the verdict) to FILE' },
   help: { short: 'h', type: 'boolean', help: 'this help' },
 } as const satisfies Record<string, Flag>;
 
@@ -118,6 +119,7 @@ export const compareCommand: Command = {
     const metricList = metricFlags(values.metric);
     const metrics = metricList === undefined ? {} : { metrics: metricList };
     const failOn = failFlags(values.fail, values.confidence, metricList);
+    if (values.html !== undefined) await checkWritable('--html', values.html);
     let output: { baseline: LoadResult[]; candidate: LoadResult[]; comparison: Comparison };
     let interrupted = false;
     if (isUrl(first) && isUrl(second)) {
@@ -172,6 +174,10 @@ export const compareCommand: Command = {
       throw new UsageError('compare two result files or two URLs, not one of each');
     }
     await writeOutput(undefined, values.json === true ? `${JSON.stringify(output, null, 2)}\n` : `${formatComparison(output.comparison)}\n`, io);
+    if (values.html !== undefined) {
+      await writeOutput(values.html, renderComparisonReport(output, failOn === undefined ? {} : { margins: failOn.margins, ...failOn.options }), io);
+      io.stderr.write(`salvo: report written to ${values.html}\n`);
+    }
     let verdict: number = EXIT.ok;
     if (failOn !== undefined) {
       try {

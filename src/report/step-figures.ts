@@ -1,0 +1,97 @@
+import type { LoadResult } from '../shared/load-result.js';
+import { COLORS, type ChartSpec } from './chart-spec.js';
+import { bytes, escapeHtml, ms, number, section, table } from './html.js';
+import type { StepFigures, StepPoint } from './steps.js';
+import { runWords } from './words.js';
+
+/** One column of the per-step table. */
+interface StepColumn {
+  header: string;
+  cell: (step: StepPoint) => string;
+}
+
+function xName(figures: StepFigures, result: LoadResult): { label: string; unit: string } {
+  if (figures.kind === 'rate') return { label: 'target rate', unit: ' req/s' };
+  return runWords(result).handshakes ? { label: 'clients', unit: ' clients' } : { label: 'connections', unit: ' connections' };
+}
+
+function columns(figures: StepFigures, result: LoadResult): StepColumn[] {
+  const words = runWords(result);
+  const x = xName(figures, result);
+  const list: StepColumn[] = [
+    { header: 'stage', cell: (s) => String(s.stage) },
+    { header: figures.kind === 'rate' ? 'target req/s' : x.label, cell: (s) => number(s.target) },
+  ];
+  if (figures.steps.some((s) => s.open !== undefined)) list.push({ header: 'open', cell: (s) => number(s.open) });
+  list.push({ header: 'measured', cell: (s) => `${number(s.durationMs / 1000)} s` });
+  // A listen-only run sends nothing: a column of zeros would only say so at length.
+  if (figures.steps.some((s) => s.sent > 0)) list.push({ header: `${words.units} sent`, cell: (s) => number(s.sent) });
+  list.push(
+    { header: words.completed, cell: (s) => number(s.completed) },
+    { header: `${words.units}/s`, cell: (s) => number(s.perSecond) },
+    { header: 'p50', cell: (s) => ms(s.p50) },
+    { header: 'p99', cell: (s) => ms(s.p99) },
+    { header: 'mean', cell: (s) => ms(s.mean) },
+    { header: 'errors', cell: (s) => number(s.errors) },
+  );
+  const has = (field: keyof StepPoint['server']) => figures.steps.some((s) => s.server[field] !== undefined);
+  if (has('cpuPercent')) list.push({ header: 'server CPU', cell: (s) => (s.server.cpuPercent === undefined ? 'n/a' : `${number(s.server.cpuPercent)}%`) });
+  if (has('receivedBytesPerSecond')) list.push({ header: 'server in', cell: (s) => (s.server.receivedBytesPerSecond === undefined ? 'n/a' : `${bytes(s.server.receivedBytesPerSecond)}/s`) });
+  if (has('sentBytesPerSecond')) list.push({ header: 'server out', cell: (s) => (s.server.sentBytesPerSecond === undefined ? 'n/a' : `${bytes(s.server.sentBytesPerSecond)}/s`) });
+  return list;
+}
+
+/** The per-step table: one row per step, in the order run. */
+function stepsTable(figures: StepFigures, result: LoadResult): string {
+  const list = columns(figures, result);
+  const rows = figures.steps.map((step) => list.map((column) => column.cell(step)));
+  return table(list.map((c) => escapeHtml(c.header)), rows, { className: 'numbers', id: 'steps-table', caption: 'One row per step, in the order run' });
+}
+
+/**
+ * Charts with one point per step, x = the step's clients or target rate (ascending): latency (p50,
+ * p99, mean), throughput with errors on the right axis, and, when `monitor` watched the server, its
+ * CPU with its network (MB/s) on the right axis.
+ */
+export function stepCharts(result: LoadResult, figures: StepFigures | undefined): ChartSpec[] {
+  if (figures === undefined || figures.steps.length === 0) return [];
+  const words = runWords(result);
+  const { label, unit } = xName(figures, result);
+  const sorted = [...figures.steps].sort((a, b) => a.target - b.target);
+  const x = sorted.map((s) => s.target);
+  const column = (read: (s: StepPoint) => number | null) => sorted.map(read);
+  const perStep = (id: string, title: string, yLabel: string, series: ChartSpec['series'], y2Label?: string): ChartSpec => ({
+    id, title, xKind: 'linear', x, xLabel: label, xUnit: unit, yLabel, series, ...(y2Label === undefined ? {} : { y2Label }),
+  });
+  const charts = [
+    perStep('chart-steps-latency', `Latency by ${label}`, 'ms', [
+      { label: 'p50', color: COLORS.blue, scale: 'y', values: column((s) => s.p50), unit: ' ms', points: true },
+      { label: 'p99', color: COLORS.orange, scale: 'y', values: column((s) => s.p99), unit: ' ms', points: true },
+      { label: 'mean', color: COLORS.grey, scale: 'y', values: column((s) => s.mean), unit: ' ms', points: true, dash: [4, 4] },
+    ]),
+    perStep('chart-steps-throughput', `${words.units === 'messages' ? 'Messages' : 'Requests'} per second and errors by ${label}`, `${words.units}/s`, [
+      { label: `${words.completed}/s`, color: COLORS.green, scale: 'y', values: column((s) => s.perSecond), unit: '/s', points: true },
+      { label: 'errors', color: COLORS.red, scale: 'y2', values: column((s) => s.errors), unit: '', points: true },
+    ], 'errors'),
+  ];
+  const server = (field: keyof StepPoint['server'], scale = 1) => column((s) => (s.server[field] === undefined ? null : s.server[field] / scale));
+  const serverSeries: ChartSpec['series'] = [
+    { label: 'server CPU', color: COLORS.red, scale: 'y', values: server('cpuPercent'), unit: '%', points: true },
+    { label: 'network in', color: COLORS.blue, scale: 'y2', values: server('receivedBytesPerSecond', 1e6), unit: ' MB/s', points: true, dash: [4, 4] },
+    { label: 'network out', color: COLORS.orange, scale: 'y2', values: server('sentBytesPerSecond', 1e6), unit: ' MB/s', points: true, dash: [4, 4] },
+  ].filter((series) => series.values.some((v) => v !== null)) as ChartSpec['series'];
+  if (serverSeries.length > 0) {
+    const cpu = serverSeries.some((s) => s.scale === 'y');
+    // With no CPU reading the network moves to the left axis rather than leave it empty.
+    const series = cpu ? serverSeries : serverSeries.map((s) => ({ ...s, scale: 'y' as const }));
+    charts.push(perStep('chart-steps-server', `Server CPU and network by ${label}`, cpu ? '% of one core' : 'MB/s', series, cpu && series.length > 1 ? 'MB/s' : undefined));
+  }
+  return charts;
+}
+
+/** The per-step section: how the steps were read, and their table. Empty for a run without stages. */
+export function stepsSection(result: LoadResult, figures: StepFigures | undefined): string {
+  if (figures === undefined) return '';
+  if (figures.steps.length === 0) return section('Steps', '<p>No step was measured.</p>', 'steps');
+  return section('Steps', `<p class="meta">${escapeHtml(figures.source)}</p>${stepsTable(figures, result)}`, 'steps');
+}

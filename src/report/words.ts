@@ -1,0 +1,42 @@
+import type { LoadResult } from '../shared/load-result.js';
+
+/**
+ * The words a run's page speaks: requests for HTTP/1.1 and h2, messages for a message protocol
+ * (WebSocket, Socket.IO: any result with `messages`), whose status codes are handshakes.
+ */
+export interface RunWords {
+  /** `'request'` or `'message'`. */
+  unit: string;
+  /** `'requests'` or `'messages'`. */
+  units: string;
+  /** What the timeline's `completed` counts: `'completed'` (responses) or `'received'`. */
+  completed: string;
+  /** True for a message protocol: status codes are opening handshakes, `101` the accepted one. */
+  handshakes: boolean;
+}
+
+const HTTP: RunWords = { unit: 'request', units: 'requests', completed: 'completed', handshakes: false };
+const MESSAGES: RunWords = { unit: 'message', units: 'messages', completed: 'received', handshakes: true };
+
+export function runWords(result: LoadResult): RunWords {
+  return result.messages !== undefined || result.transport === 'websocket' ? MESSAGES : HTTP;
+}
+
+/** A status code that is a success in this run's protocol: 2xx, or `101` for a handshake. */
+export function successfulStatus(code: string, words: RunWords): boolean {
+  return words.handshakes ? code === '101' : code.startsWith('2');
+}
+
+/** The transport as people name it: `HTTP/2 (h2)`, `WebSocket`, `HTTP/1.1 (net)`. */
+export function protocolName(result: LoadResult): string {
+  if (result.transport === 'websocket') return 'WebSocket';
+  if (result.transport === 'h2') return 'HTTP/2 (h2)';
+  return `HTTP/1.1 (${result.transport})`;
+}
+
+/** Requests in flight per connection, named as the protocol names them; undefined when 1 or unknown. */
+export function concurrencyPerConnection(result: LoadResult): string | undefined {
+  const depth = result.merge?.plan?.pipelining;
+  if (typeof depth !== 'number' || depth <= 1) return undefined;
+  return result.transport === 'h2' ? `${depth} streams per connection` : `pipelining ${depth}`;
+}

@@ -1,0 +1,115 @@
+// Run reports in headless Chromium, read back: a WebSocket stage ramp's per-step points are its
+// websocket.stages, in messages and handshakes; an HTTP run's rate steps are computed from its
+// timeline seconds and their histograms; a merged run and a result missing later fields open cleanly.
+import * as hdr from 'hdr-histogram-js';
+import t from 'tap';
+import { mergeResults, renderReport, runLoad, type LoadResult } from '../src/index.js';
+import { headlessChromium } from './fixtures/browser.js';
+import { drawnPlots, openReport, seriesOf, tableCells, tableHead } from './fixtures/report-page.js';
+import { testServer } from './fixtures/test-server.js';
+
+/** p50, p99 and mean (ms) of encoded histograms added together, as a reader of the result would. */
+function latencyOf(encoded: string[]): { p50: number; p99: number; mean: number } {
+  const sum = hdr.build({ bitBucketSize: 32, autoResize: false, lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3, useWebAssembly: false });
+  for (const e of encoded.filter((h) => h !== '')) sum.add(hdr.decodeFromCompressedBase64(e, 32, false, 3_600_000_000));
+  const out = { p50: sum.getValueAtPercentile(50) / 1000, p99: sum.getValueAtPercentile(99) / 1000, mean: sum.mean / 1000 };
+  sum.destroy();
+  return out;
+}
+
+t.test('run reports speak the run, and their step figures are the result', async (t) => {
+  const browser = await headlessChromium(t);
+  if (browser === undefined) return;
+
+  t.test('a WebSocket broadcast ramp: one point per holding stage, equal to websocket.stages', async (t) => {
+    const server = await testServer(t, { websocket: { echo: false, broadcastIntervalMs: 100, broadcastBytes: 64 } });
+    // 4 then 8 clients, a 200 ms connecting stage between the two holds.
+    const result = await runLoad({
+      url: server.url, connections: 4, websocket: { timestamp: { field: 'ts' } },
+      stages: [{ duration: 1000, connections: 4 }, { duration: 200, connections: 8 }, { duration: 1000, connections: 8 }],
+    });
+    const stages = result.websocket!.stages!;
+    const { page, problems } = await openReport(browser, renderReport(JSON.parse(JSON.stringify(result)) as LoadResult), 'websocket-ramp');
+    t.same(problems, [], 'no console errors, no requests beyond the file');
+    const plots = await drawnPlots(page);
+    const holds = [stages[0]!, stages[2]!];
+    const latency = plots['chart-steps-latency'];
+    t.same(latency?.data[0], [4, 8], 'x: the clients of each holding stage, the connecting stage left out');
+    t.same(seriesOf(latency, 'p50'), holds.map((s) => s.p50), 'p50 per step is websocket.stages');
+    t.same(seriesOf(latency, 'p99'), holds.map((s) => s.p99), 'p99 per step is websocket.stages');
+    t.same(seriesOf(plots['chart-steps-throughput'], 'received/s'), holds.map((s) => s.perSecond), 'messages/s per step');
+    t.same(
+      (await tableCells(page, '#steps-table')).map((row) => row.slice(0, 3)),
+      [['0', '4', String(stages[0]!.open)], ['2', '8', String(stages[2]!.open)]],
+      'the step table: stage, clients, open',
+    );
+    t.notOk((await tableHead(page, '#steps-table')).includes('messages sent'), 'a listen-only ramp has no column of zeros sent');
+
+    const cards = await page.textContent('.cards');
+    t.match(cards, /messages\/s/i);
+    t.match(cards, /listen only: none sent/);
+    t.notMatch(cards ?? '', /of 0 sent|requests\/s|non-2xx/i, 'no request words, no "of 0 sent"');
+    t.match(cards, new RegExp(`handshakes\\s*${result.statusCodes['101']}`, 'i'), 'the 101s are accepted handshakes');
+    t.equal(await page.textContent('#chart-throughput-title'), 'Messages per second');
+    t.same(await tableCells(page, '#responses table'), [['101 handshake accepted', String(result.statusCodes['101']), '100%', '']]);
+    t.notMatch((await page.textContent('body')) ?? '', /non-2xx/);
+    t.match(await page.textContent('header'), /WebSocket · 4 to 8 clients in stages/);
+  });
+
+  t.test('an HTTP rate ramp: steps from the timeline seconds inside each holding stage and their histograms', async (t) => {
+    const server = await testServer(t, { delayMs: 1 });
+    const result = await runLoad({
+      url: server.url, rate: 40, connections: 10,
+      stages: [{ duration: '2s', rate: 40 }, { duration: '1s', rate: 80 }, { duration: '2s', rate: 80 }],
+    });
+    // What monitor adds to each second: the server's CPU and the machine's network (no bytes sent here).
+    const watched = { ...result, timeline: result.timeline.map((entry, i) => ({ ...entry, server: { cpuPercent: 10 * (i + 1), receivedBytesPerSecond: 1e6 * (i + 1) } })) };
+    const { page, problems } = await openReport(browser, renderReport(watched), 'http-rate-ramp');
+    t.same(problems, []);
+    const plots = await drawnPlots(page);
+    // The holds are seconds 0-1 and 3-4; the second between them ramps and is left out.
+    const expected = [[0, 1], [3, 4]].map((seconds) => {
+      const entries = seconds.map((s) => result.timeline[s]!);
+      const completed = entries.reduce((sum, e) => sum + e.completed, 0);
+      return { completed, perSecond: completed / 2, ...latencyOf(seconds.map((s) => result.merge.timeline[s]!)) };
+    });
+    const latency = plots['chart-steps-latency'];
+    t.same(latency?.data[0], [40, 80], 'x: the target rate of each step');
+    t.same(seriesOf(latency, 'p50'), expected.map((e) => e.p50), 'p50 from the seconds histograms added');
+    t.same(seriesOf(latency, 'p99'), expected.map((e) => e.p99), 'p99 likewise');
+    t.same(seriesOf(plots['chart-steps-throughput'], 'completed/s'), expected.map((e) => e.perSecond), 'requests/s: completed over the seconds');
+    const rows = await tableCells(page, '#steps-table');
+    t.same(rows.map((row) => row[0]), ['0', '2']);
+    t.same(rows.map((row) => row[4]), expected.map((e) => String(e.completed)), 'completed per step in the table');
+    t.match(await page.textContent('#chart-throughput-title'), 'Requests per second');
+    const serverPlot = plots['chart-steps-server'];
+    t.same(serverPlot?.labels, ['server CPU', 'network in'], 'the server per step, only what the monitor gave');
+    t.same(seriesOf(serverPlot, 'server CPU'), [15, 45], "CPU: the mean of the step's seconds");
+    t.same(seriesOf(serverPlot, 'network in'), [1.5, 4.5], 'network in MB/s likewise');
+    const head = (await page.$$eval('#steps-table thead th', (cells) => cells.map((cell) => cell.textContent))).slice(-2);
+    t.same(head, ['server CPU', 'server in']);
+    t.same(rows.map((row) => row.slice(-2)), [['15%', '1.5 MB/s'], ['45%', '4.5 MB/s']]);
+  });
+
+  t.test('a merged result reads like one run; a result without later fields still opens', async (t) => {
+    const server = await testServer(t);
+    const startAt = Date.now() + 500;
+    const segments = await Promise.all([0, 1].map((index) => runLoad({ url: server.url, rate: 60, connections: 4, duration: '2s', segment: { index, count: 2 }, startAt })));
+    const merged = mergeResults(segments);
+    const one = await openReport(browser, renderReport(merged), 'merged');
+    t.same(one.problems, []);
+    t.same(Object.keys(await drawnPlots(one.page)), ['chart-throughput', 'chart-latency', 'chart-spectrum', 'chart-errors', 'chart-generator'], 'the charts of one run');
+    t.match(await one.page.textContent('.cards'), new RegExp(`completed\\s*${merged.requests.completed}`));
+    t.notMatch(await one.page.textContent('header') ?? '', /segment/, 'not a segment');
+
+    // What the first results of this release lacked: no merge info, phases, generator, warnings, messages.
+    const old = JSON.parse(JSON.stringify(segments[0])) as Record<string, unknown>;
+    for (const key of ['merge', 'phases', 'phaseHistograms', 'generator', 'warnings', 'histogramUncorrected', 'latencyUncorrected', 'startedAt', 'ok']) delete old[key];
+    old.timeline = (old.timeline as Array<Record<string, unknown>>).map(({ cpuPercent: _c, eventLoopUtilization: _e, ...rest }) => rest);
+    const opened = await openReport(browser, renderReport(old as unknown as LoadResult), 'old-result', 390);
+    t.same(opened.problems, [], 'no errors on a phone-width page either');
+    t.same(Object.keys(await drawnPlots(opened.page)), ['chart-throughput', 'chart-latency', 'chart-spectrum', 'chart-errors'], 'no generator chart without its numbers');
+    const width = await opened.page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth);
+    t.ok(width <= 390, `the page fits a phone's width (${width} px)`);
+  });
+});
