@@ -27,9 +27,10 @@ export function successfulStatus(code: string, words: RunWords): boolean {
   return words.handshakes ? code === '101' : code.startsWith('2');
 }
 
-/** The transport as people name it: `HTTP/2 (h2)`, `WebSocket`, `HTTP/1.1 (net)`. */
+/** The transport as people name it: `HTTP/2 (h2)`, `WebSocket`, `Socket.IO`, `HTTP/1.1 (net)`. */
 export function protocolName(result: LoadResult): string {
   if (result.transport === 'websocket') return 'WebSocket';
+  if (result.transport === 'socket.io') return 'Socket.IO';
   if (result.transport === 'h2') return 'HTTP/2 (h2)';
   return `HTTP/1.1 (${result.transport})`;
 }
