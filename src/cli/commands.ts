@@ -5,6 +5,7 @@ import { compareCommand } from './commands/compare.js';
 import { mergeCommand } from './commands/merge.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
+import { SOCKETIO_FLAG_NAMES } from './socketio-flags.js';
 
 /**
  * Every subcommand of `salvo`, in help order. A new one is a file in commands/ exporting a
@@ -27,6 +28,7 @@ const FLAG_NAMES: ReadonlyArray<[RegExp, string]> = [
   [/\bwebsocket\.message\b/g, '--ws-message'],
   [/\bwebsocket\.rate\b/g, '--ws-rate'],
   [/\bwebsocket\.timestamp\b/g, '--ws-timestamp'],
+  ...SOCKETIO_FLAG_NAMES,
   [/\bneeds keepAlive\b/g, 'needs keep-alive (leave out --no-keep-alive)'],
   [/\bstepDuration\b/g, '--step-duration'],
   [/\bconfirmDuration\b/g, '--confirm-duration'],

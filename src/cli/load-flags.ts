@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { LoadOptions, Stage } from '../index.js';
 import { UsageError, type ParsedFlags } from './command.js';
 import { durationFlag, thresholdFlags } from './flag-values.js';
+import { SOCKETIO_FLAGS, socketIoFromFlags } from './socketio-flags.js';
 
 /** A flag as parseArgs takes it, with what its help line shows. */
 export interface Flag {
@@ -46,6 +47,7 @@ export const LOAD_FLAGS = {
   'ws-message': { type: 'string', value: 'TEXT', help: 'ws:/wss: URL: send TEXT on each connection and time each reply' },
   'ws-rate': { type: 'string', value: 'N', help: 'ws:/wss: URL: messages/s per connection (default: when the reply came)' },
   'ws-timestamp': { type: 'string', value: 'FIELD', help: 'ws:/wss: URL: time received JSON messages from their epoch-ms FIELD' },
+  ...SOCKETIO_FLAGS,
 } as const satisfies Record<string, Flag>;
 
 function flagHelp(name: string, flag: Flag): string {
@@ -173,6 +175,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
         : { ...(status === undefined ? {} : { status }), ...(expectBody === undefined ? {} : { body: expectBody }) },
     thresholds: thresholdFlags('threshold', flags.threshold),
     websocket: webSocketFlags(flags['ws-message'], flags['ws-rate'], flags['ws-timestamp']),
+    socketio: socketIoFromFlags(flags),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   return options as unknown as LoadOptions;
