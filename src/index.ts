@@ -35,6 +35,7 @@ export type {
   RequestContext,
   RequestSpec,
   Segment,
+  SocketIoOptions,
   Stage,
   ThresholdResult,
   Thresholds,

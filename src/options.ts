@@ -19,7 +19,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 export const KNOWN_OPTIONS = [
   'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
-  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'streams', 'segment', 'startAt', 'websocket',
+  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket',
   'socketio',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
@@ -155,6 +155,9 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   if (options.tlsSessionReuse !== undefined && typeof options.tlsSessionReuse !== 'boolean') {
     throw new SalvoOptionError(`tlsSessionReuse must be true or false; got ${show(options.tlsSessionReuse)}`);
   }
+  if (options.retry !== undefined && typeof options.retry !== 'boolean') {
+    throw new SalvoOptionError(`retry must be true or false; got ${show(options.retry)}`);
+  }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new SalvoOptionError(`signal must be an AbortSignal; got ${show(options.signal)}`);
   }
@@ -193,6 +196,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     thresholds,
     tls: options.tls,
     tlsSessionReuse: options.tlsSessionReuse ?? true,
+    retry: options.retry ?? true,
     segment: parseSegment(options.segment, { connections, amount, rate }),
     startAtMs: parseStartAt(options.startAt),
     websocket: webSocketPlan?.planned,

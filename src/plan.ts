@@ -61,6 +61,8 @@ export interface Plan {
   thresholds: PlannedThresholds | undefined;
   tls: ConnectionOptions | undefined;
   tlsSessionReuse: boolean;
+  /** Send again, once, a request the server provably never processed (`retry`). */
+  retry: boolean;
   /** The share of the whole plan this run is; the plan itself stays whole until `run.ts` splits it. */
   segment: Segment | undefined;
   /** Wall-clock start of the measured run, epoch ms. */

@@ -89,7 +89,7 @@ export type Thresholds = Record<
  */
 export interface ProgressEvent extends TimelineEntry {
   /** Totals since the measured run began. */
-  totals: { sent: number; completed: number; errors: number };
+  totals: { sent: number; completed: number; errors: number; retried: number };
 }
 
 /** Options of `runLoad`. Only `url` is required. */
@@ -167,6 +167,14 @@ export interface LoadOptions {
    * measures. `false` forces a full handshake on every connection (first-visit cost). Default true.
    */
   tlsSessionReuse?: boolean;
+  /**
+   * Send again, once and on a new connection, a request the server provably never processed: one
+   * pipelined behind a response that announced the close (`Connection: close`), and an idempotent one
+   * (GET HEAD OPTIONS TRACE PUT DELETE) on a reused connection that closed before any byte of its
+   * response, as browsers and Go's client do. Counted once in `requests.sent`, in `requests.retried`,
+   * with its latency from its first send. `false` reports every such close as an error. Default true.
+   */
+  retry?: boolean;
   /** Aborting it ends the run promptly with the partial result and `aborted: true`. */
   signal?: AbortSignal;
   /**
@@ -410,6 +418,8 @@ export interface TimelineEntry {
   completed: number;
   /** Errors during this second. */
   errors: number;
+  /** Requests sent again during this second (see `requests.retried`). */
+  retried: number;
   /** Median latency of responses completed during this second, ms. */
   p50: number;
   /** 99th percentile latency of responses completed during this second, ms. */
@@ -483,6 +493,11 @@ export interface LoadResult {
      * them before the end (or, rarely, the load generator itself was held up right at the end).
      */
     missed: number;
+    /**
+     * Requests sent a second time, on a new connection, because the server provably never processed
+     * the first (the `retry` option): each is still one request in `sent` and one answer.
+     */
+    retried: number;
   };
   /** WebSocket runs: messages sent and received. */
   messages?: MessageStats;

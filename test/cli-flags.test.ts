@@ -7,7 +7,7 @@ const url = 'http://127.0.0.1:3000/api';
 
 t.test('every flag becomes its runLoad option', async (t) => {
   const invocation = parseRunFlags([
-    url, '-c', '50', '-d', '30', '-R', '2000', '-w', 'auto', '-p', '2', '--transport', 'undici', '--no-keep-alive',
+    url, '-c', '50', '-d', '30', '-R', '2000', '-w', 'auto', '-p', '2', '--transport', 'undici', '--no-keep-alive', '--no-retry',
     '-t', '2s', '--warmup', '500ms', '-m', 'post', '-H', 'x-a: 1', '-H', 'Authorization: Bearer a:b', '-b', '{"a":1}',
     '--expect-status', '200', '--expect-status', '204', '--expect-body', 'ok', '-k',
     '--threshold', 'latency.p99<50', '--threshold', 'latency.p99 > 1', '--threshold', 'errors.rate <= 0.01',
@@ -22,6 +22,7 @@ t.test('every flag becomes its runLoad option', async (t) => {
     pipelining: 2,
     transport: 'undici',
     keepAlive: false,
+    retry: false,
     timeout: '2s',
     warmup: '500ms',
     method: 'post',

@@ -5,7 +5,7 @@ import type { ProgressEvent } from '../src/index.js';
 import { Capture } from './fixtures/cli.js';
 
 function event(second: number, sent: number): ProgressEvent {
-  return { second, sent: 1234, completed: 1200, errors: 1, p50: 1.234, p99: 56.78, connections: 10, cpuPercent: 12, eventLoopUtilization: 0.12, totals: { sent, completed: sent - 2, errors: 3 } };
+  return { second, sent: 1234, completed: 1200, errors: 1, retried: 0, p50: 1.234, p99: 56.78, connections: 10, cpuPercent: 12, eventLoopUtilization: 0.12, totals: { sent, completed: sent - 2, errors: 3, retried: 0 } };
 }
 
 t.test('not a terminal: one line per second, each complete', async (t) => {

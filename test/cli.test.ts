@@ -90,7 +90,7 @@ t.test('exit 0 when every threshold passes, 1 when one fails; the summary on std
   const passing = await runSalvo([server.url, '-a', '200', '-c', '2', '-q', '--threshold', 'requests.completed==200', '--threshold', 'errors.total<1']);
   t.equal(passing.code, 0);
   t.equal(passing.stderr, '', '-q: nothing on stderr');
-  t.match(passing.stdout, /^Requests {6}200 sent, 200 completed, 0 missed$/m);
+  t.match(passing.stdout, /^Requests {6}200 sent, 200 completed, 0 missed, 0 retried$/m);
   t.match(passing.stdout, /Thresholds {4}all 2 passed/);
   const failing = await runSalvo([server.url, '-a', '200', '-c', '2', '-q', '--threshold', 'requests.completed<200']);
   t.equal(failing.code, 1);

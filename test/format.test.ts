@@ -15,7 +15,7 @@ function makeResult(overrides: Partial<LoadResult> = {}): LoadResult {
     connections: 10,
     workers: 2,
     rate: 1000,
-    requests: { sent: 10_000, completed: 9_990, perSecond: 999, missed: 3 },
+    requests: { sent: 10_000, completed: 9_990, perSecond: 999, missed: 3, retried: 0 },
     latency,
     latencyUncorrected: { ...latency, p99: 8.5, max: 30.25 },
     statusCodes: { '500': 10, '200': 9_980 },
@@ -60,7 +60,7 @@ t.test('a rate-mode run, line by line', async (t) => {
       '',
       'Requests/s    999.00',
       'Throughput    1.23 MB/s (12.35 MB received, 1.23 MB sent)',
-      'Requests      10,000 sent, 9,990 completed, 3 missed',
+      'Requests      10,000 sent, 9,990 completed, 3 missed, 0 retried',
       'Status codes  200: 9,980  500: 10',
       'Errors        10 (ECONNRESET 7, TIMEOUT 3)',
       'Generator     CPU 4.3% of a core, event loop 20% busy, delay p99 1.500 ms, send lag p50 0.050 / p99 0.250 / max 1.125 ms',
@@ -86,7 +86,7 @@ t.test('a closed-loop run has one latency row and no rate', async (t) => {
       latency: { ...latency, max: 1045.678 },
       durationMs: 60_000,
       aborted: true,
-      requests: { sent: 1_234_567, completed: 1_234_560, perSecond: 20_576.005, missed: 0 },
+      requests: { sent: 1_234_567, completed: 1_234_560, perSecond: 20_576.005, missed: 0, retried: 0 },
       bytes: { sent: 999, received: 999_996 },
       statusCodes: {},
       errors: { total: 0, byCode: {} },
@@ -110,7 +110,7 @@ t.test('a closed-loop run has one latency row and no rate', async (t) => {
 
   t.match(text, /^Requests\/s    20,576\.01$/m);
   t.match(text, /^Throughput    16\.67 kB\/s \(1\.00 MB received, 999 B sent\)$/m);
-  t.match(text, /^Requests      1,234,567 sent, 1,234,560 completed, 0 missed$/m);
+  t.match(text, /^Requests      1,234,567 sent, 1,234,560 completed, 0 missed, 0 retried$/m);
   t.match(text, /^Status codes  none$/m);
   t.match(text, /^Errors        0$/m);
 });
@@ -197,7 +197,7 @@ t.test('a saturated generator is flagged on its line, and its warning follows', 
 
 t.test('rate stages: the header gives the range of the target, not the starting rate alone', async (t) => {
   const second = (index: number, targetRate: number) => ({
-    second: index, sent: targetRate, completed: targetRate, errors: 0, p50: 1, p99: 2, connections: 10, targetRate, cpuPercent: 5, eventLoopUtilization: 0.1,
+    second: index, sent: targetRate, completed: targetRate, errors: 0, retried: 0, p50: 1, p99: 2, connections: 10, targetRate, cpuPercent: 5, eventLoopUtilization: 0.1,
   });
   const staged = formatResult(makeResult({ rate: 0, timeline: [second(0, 50), second(1, 200), second(2, 300)] }));
   t.match(staged.split('\n')[0], /, rate 0 to 300 req\/s in stages$/);

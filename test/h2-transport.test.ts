@@ -57,28 +57,51 @@ t.test("streams are capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS, and 
   t.match(capped?.message, /allows 3 concurrent streams per session .* streams was 10/);
 });
 
-t.test('RST_STREAM is counted once per stream, by its error code, and never re-sent', async (t) => {
-  for (const [resetCode, name] of [[7, 'H2_RST_REFUSED_STREAM'], [11, 'H2_RST_ENHANCE_YOUR_CALM']] as const) {
+t.test('RST_STREAM is counted once per stream, by its error code; REFUSED_STREAM is sent again once', async (t) => {
+  const refused = await testServer(t, { h2: { resetEvery: 3, resetCode: 7 } });
+  const retried = await runLoad({ url: refused.url, transport: 'h2', connections: 1, streams: 1, amount: 30 });
+  // Every third stream is refused and goes again as the next one: 30 requests in 44 streams.
+  t.equal(refused.stats.h2!.streams, 44, 'REFUSED_STREAM: 44 streams reached the server');
+  t.equal(refused.stats.h2!.resets, 14);
+  t.same(retried.errors.byCode, {}, 'REFUSED_STREAM: each refused request answered when sent again');
+  t.equal(retried.requests.sent, 30);
+  t.equal(retried.requests.retried, 14);
+  t.equal(retried.requests.completed, 30);
+  t.equal(refused.stats.requests, 30, 'the server processed each request once');
+  t.equal(refused.stats.h2!.sessions, 1, 'a refusal ends the stream, not the session: sent again on the same one');
+  for (const [resetCode, name, retry] of [[7, 'H2_RST_REFUSED_STREAM', false], [11, 'H2_RST_ENHANCE_YOUR_CALM', true]] as const) {
     const server = await testServer(t, { h2: { resetEvery: 3, resetCode } });
-    const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 1, amount: 30 });
-    t.equal(server.stats.h2!.streams, 30, `${name}: exactly 30 streams reached the server`);
+    const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 1, amount: 30, retry });
+    t.equal(server.stats.h2!.streams, 30, `${name}, retry ${retry}: exactly 30 streams reached the server`);
     t.equal(server.stats.h2!.resets, 10);
     t.same(result.errors.byCode, { [name]: 10 }, `${name}: each reset counted once`);
+    t.equal(result.requests.retried, 0);
     t.equal(result.requests.completed, 20);
     t.equal(server.stats.requests, 20);
     t.equal(server.stats.h2!.sessions, 1, 'a reset ends the stream, not the session');
   }
 });
 
-t.test('GOAWAY: requests above its last stream id are counted once and not sent again', async (t) => {
+t.test('GOAWAY: requests above its last stream id go again on a new session, or with retry: false are counted once', async (t) => {
   const server = await testServer(t, { h2: { goawayAfter: 5 } });
   const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 10, amount: 10 });
-  t.equal(server.stats.h2!.goaways, 1);
   t.equal(result.requests.sent, 10);
-  t.equal(server.stats.h2!.streams, 10, 'no request was sent twice');
-  t.equal(result.requests.completed, 5, 'the 5 streams up to the last id were answered');
-  t.equal(server.stats.statusCodes['200'], 5);
-  t.same(result.errors.byCode, { H2_GOAWAY: 5 }, 'the 5 above it counted once each');
+  t.equal(result.requests.retried, 5, 'the 5 above the last id went again');
+  t.equal(result.requests.completed, 10);
+  t.same(result.errors.byCode, {});
+  t.equal(server.stats.statusCodes['200'], 10, 'the server answered each request once');
+  t.equal(server.stats.h2!.streams, 15, '10 streams, then the 5 unanswered on a new session');
+  t.equal(server.stats.h2!.sessions, 2);
+
+  const noRetry = await testServer(t, { h2: { goawayAfter: 5 } });
+  const counted = await runLoad({ url: noRetry.url, transport: 'h2', connections: 1, streams: 10, amount: 10, retry: false });
+  t.equal(noRetry.stats.h2!.goaways, 1);
+  t.equal(counted.requests.sent, 10);
+  t.equal(noRetry.stats.h2!.streams, 10, 'no request was sent twice');
+  t.equal(counted.requests.completed, 5, 'the 5 streams up to the last id were answered');
+  t.equal(counted.requests.retried, 0);
+  t.equal(noRetry.stats.statusCodes['200'], 5);
+  t.same(counted.errors.byCode, { H2_GOAWAY: 5 }, 'the 5 above it counted once each');
 });
 
 t.test('a timeout resets its stream alone; the session carries on', async (t) => {

@@ -135,7 +135,7 @@ t.test('Connection: close after every response: reopened lazily, nothing counted
   t.equal(server.connections, 25, 'one connection per response');
 });
 
-t.test('a server that closes after each response without saying so: each request counted exactly once', async (t) => {
+t.test('retry: false, a server that closes after each response without saying so: each request counted exactly once', async (t) => {
   let answered = 0;
   const server = await rawServer(t, (socket) => {
     // A request that lands after the server's FIN gets no answer.
@@ -144,7 +144,7 @@ t.test('a server that closes after each response without saying so: each request
     socket.end(OK);
   });
   const sink = new RecordingSink();
-  const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink);
+  const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink, { retry: false });
   const loop = closedLoop(transport, sink, transport.prepare(get()), 30);
   loop.start();
   await sink.until(30);
@@ -321,12 +321,12 @@ t.test('pipelining 10: one write, responses matched to lanes in send order', asy
   t.equal(server.reads[0], 2, 'each batch of 10 requests left in one write');
 });
 
-t.test('a clean close with requests outstanding: each lost request reported once as ECONNCLOSED', async (t) => {
+t.test('retry: false, a clean close with requests outstanding: each lost request reported once as ECONNCLOSED', async (t) => {
   const server = await rawServer(t, (socket, _request, index) => {
     if (index === 2) socket.end(OK);
   });
   const sink = new RecordingSink();
-  const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink, { pipelining: 3 });
+  const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink, { pipelining: 3, retry: false });
   const request = transport.prepare(get());
   for (const lane of lanes(3, 3)) transport.send(lane, request);
   await sink.until(3);
@@ -338,12 +338,12 @@ t.test('a clean close with requests outstanding: each lost request reported once
   t.equal(transport.openConnections(), 0);
 });
 
-t.test('Connection: close with pipelined requests behind it: those are lost, not re-sent', async (t) => {
+t.test('retry: false, Connection: close with pipelined requests behind it: those are lost, not re-sent', async (t) => {
   const server = await rawServer(t, (socket, _request, index) => {
     if (index === 1) socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok');
   });
   const sink = new RecordingSink();
-  const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink, { pipelining: 2 });
+  const transport = netTransport(t, `http://127.0.0.1:${server.port}/`, sink, { pipelining: 2, retry: false });
   const request = transport.prepare(get());
   for (const lane of lanes(2, 2)) transport.send(lane, request);
   await sink.until(2);

@@ -47,6 +47,7 @@ const cases: Array<[string, unknown, typeof SalvoOptionError | typeof SalvoRange
   ['header with newline', { url, headers: { 'x-a': 'b\r\nc' } }, SalvoOptionError, /headers\["x-a"\] must not contain CR/],
   ['bad body', { url, body: 42 }, SalvoOptionError, /body must be a string, a Buffer or an object.*42/],
   ['keepAlive not boolean', { url, keepAlive: 'yes' }, SalvoOptionError, /keepAlive must be true or false; got "yes"/],
+  ['retry not boolean', { url, retry: 'no' }, SalvoOptionError, /retry must be true or false; got "no"/],
   ['signal not a signal', { url, signal: {} }, SalvoOptionError, /signal must be an AbortSignal/],
   ['negative warmup', { url, warmup: -1 }, SalvoRangeError, /warmup must be zero or more; got -1/],
   ['empty stages', { url, stages: [] }, SalvoOptionError, /stages must be a non-empty array/],

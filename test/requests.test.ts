@@ -1,5 +1,6 @@
 // `requests`: each connection walks the sequence in order and repeats it; hooks carry values forward.
 import http from 'node:http';
+import type net from 'node:net';
 import { once } from 'node:events';
 import t, { type Test } from 'tap';
 import { runLoad, type RequestSpec, type TransportName } from '../src/index.js';
@@ -62,12 +63,41 @@ for (const transport of TRANSPORTS) {
     await runLoad({ url: server.url, transport, connections, amount: 400, requests: SEQUENCE });
     const count = (step: string) => seen.filter((r) => `${r.method} ${r.path}` === step).length;
     const [a, b, c] = STEPS.map(count) as [number, number, number];
-    t.equal(a + b + c, 400);
-    // Each connection walks a, b, c in order, so no step can lead the one after it by more than
-    // one request per connection.
-    t.ok(a >= b && b >= c && a - c <= connections, `a ${a} >= b ${b} >= c ${c}, within ${connections}`);
+    // Each connection reserves whole walks of a, b, c: only the last walk is cut short.
+    t.same([a, b, c], [134, 133, 133]);
   });
 }
+
+t.test('a closed-loop amount splits evenly over the steps when connections run at different speeds', async (t) => {
+  // Each connection walked its own way to the amount, cut anywhere (1004 / 999 / 997 for 3,000 over
+  // three steps). Here one connection's first answer takes 200 ms: it sent one /a while the other sent
+  // the other 61 requests, 22 / 20 / 20.
+  let accepted = 0;
+  const seen: string[] = [];
+  const server = http.createServer((request, response) => {
+    seen.push(request.url!);
+    const socket = request.socket as net.Socket & { slowFirst?: boolean };
+    const delayMs = socket.slowFirst === true ? 200 : 0;
+    socket.slowFirst = false;
+    setTimeout(() => response.end('ok'), delayMs);
+  });
+  server.on('connection', (socket: net.Socket & { slowFirst?: boolean }) => (socket.slowFirst = accepted++ % 2 === 1));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  const requests = [{ path: '/a' }, { path: '/b' }, { path: '/c' }];
+  for (const transport of TRANSPORTS) {
+    seen.length = 0;
+    const result = await runLoad({ url, transport, connections: 2, amount: 62, requests });
+    t.equal(result.requests.completed, 62, `${transport}: completed`);
+    const counts = ['/a', '/b', '/c'].map((path) => seen.filter((seenPath) => seenPath === path).length);
+    t.same(counts, [21, 21, 20], `${transport}: /a /b /c`);
+  }
+});
 
 /**
  * A login/data server: `POST /login` answers `{"token":"..."}` with a fresh token for the client's
@@ -139,8 +169,8 @@ for (const transport of TRANSPORTS) {
     const result = await runLoad({ url, transport, connections: 5, amount: 500, requests });
     t.equal(result.errors.total, 0);
     t.equal(state.logins + state.data, 500);
-    // `amount` counts over all connections: a connection may stop after its login.
-    t.ok(state.logins - state.data >= 0 && state.logins - state.data <= 5, `${state.logins} logins, ${state.data} data`);
+    // Each connection walks login, data whole: 250 of each.
+    t.same([state.logins, state.data], [250, 250]);
     t.equal(state.rejected, 0, 'every data request carried its connection\'s latest token');
     t.same(result.statusCodes, { 200: 500 });
     t.equal(setups, state.data, 'setupRequest ran once per send');
@@ -191,6 +221,34 @@ t.test('a hook that throws is counted, and the run goes on', async (t) => {
   t.equal(result.errors.byCode.SETUP_REQUEST_FAILED, 5, 'every second /setup');
   t.equal(seen.filter((r) => r.path === '/setup').length, 5, 'a failed setup sends nothing');
   t.equal(seen.filter((r) => r.path === '/ok').length, 10);
+  // A response whose hook threw is an error, not also a completion; a failed setup sent nothing.
+  t.same(result.requests.sent, 15);
+  t.equal(result.requests.completed, 5, 'the /setup responses');
+  t.same(result.statusCodes, { 200: 5 });
+  t.equal(result.requests.completed + result.errors.total - result.errors.byCode.SETUP_REQUEST_FAILED!, result.requests.sent);
+});
+
+t.test('an onResponse hook written against the wrong signature: its responses are errors, counted once', async (t) => {
+  // `onResponse(res, ctx)` reading `res.status` on the status number threw on every response, which
+  // was counted in both `completed` and `errors`: 2,000 completed and 1,002 errors of 2,000 sent.
+  const { server } = await recordingServer(t);
+  for (const transport of TRANSPORTS) {
+    const result = await runLoad({
+      url: server.url,
+      transport,
+      connections: 1,
+      amount: 40,
+      requests: [
+        { path: '/a' },
+        { path: '/b', onResponse: (res: unknown) => void (res as { status: { toFixed(): string } }).status.toFixed() },
+      ],
+    });
+    t.equal(result.requests.sent, 40, `${transport}: sent`);
+    t.equal(result.requests.completed, 20, `${transport}: the /a responses completed`);
+    t.same(result.errors.byCode, { ON_RESPONSE_FAILED: 20 }, `${transport}: the /b responses are errors`);
+    t.equal(result.requests.completed + result.errors.total, result.requests.sent, `${transport}: each request ends once`);
+    t.ok(result.bytes.received > 0 && result.latency.max > 0, `${transport}: bytes and latency of the completed ones`);
+  }
 });
 
 t.test('credentials in the url are sent as Basic authentication, unless the headers carry their own', async (t) => {

@@ -2,7 +2,7 @@
 // sees exactly `messages.sent` emits), acks, reply events, broadcast timestamps, namespaces and auth,
 // pings, server disconnects, binary attachments, workers, bad options.
 import t from 'tap';
-import { formatResult, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
+import { findCapacity, formatResult, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
 import { decodeHistogram } from '../src/stats/recorder.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
 import { inSomeRun } from './fixtures/timing.js';
@@ -149,6 +149,24 @@ t.test('a server disconnect and a dropped transport are counted and reconnected'
   t.ok(dropping.stats.connects >= 4, `and reconnected: ${dropping.stats.connects} connects`);
 });
 
+t.test('a late ack of an emit that timed out is counted, not taken for the next emit', async (t) => {
+  const server = await socketIoServer(t, {}, (io) => {
+    io.on('connection', (socket) => {
+      let first = true;
+      socket.on('slow', (ack: () => void) => {
+        if (!first) return ack();
+        first = false;
+        setTimeout(ack, 450);
+      });
+    });
+  });
+  const result = await runLoad({ url: server.url, connections: 1, duration: '1s', timeout: '200ms', socketio: { emit: { event: 'slow' }, ack: true } });
+  const received = result.messages!.received;
+  t.same(result.errors.byCode, { TIMEOUT: 1 }, 'the first emit timed out');
+  t.ok(received > 10, `the next ones answered: ${received}`);
+  t.equal(timed(result), received - 1, 'every ack timed but the late one');
+});
+
 t.test('binary attachments are received, counted once whole, and answer', async (t) => {
   const blob = Buffer.alloc(1000, 7);
   const server = await socketIoServer(t, {}, (io) => {
@@ -230,4 +248,9 @@ t.test('bad socketio options: a clear error naming the option', async (t) => {
   for (const [options, message, type] of cases) {
     await t.rejects(runLoad(options), { name: type.name, message }, String(message));
   }
+  await t.rejects(
+    findCapacity({ url, slo: { 'latency.p99': '< 50' }, socketio: { emit: { event: 'e' }, ack: true } }),
+    { name: 'SalvoOptionError', message: /socketio: findCapacity searches HTTP request rates/ },
+    'findCapacity has no rate to search in a Socket.IO run',
+  );
 });

@@ -171,3 +171,22 @@ t.test('wss: certificates are verified, TLS and the handshake are timed, headers
   t.ok(trusted.phases.tls.p50 > 0 && trusted.phases.handshake!.p50 > 0, 'TLS and the opening handshake timed apart');
   t.same(upgradeHeaders, ['salvo', 'salvo'], 'headers on the upgrade request');
 });
+
+t.test('a server that accepts and at once closes every connection: the reconnect backoff grows', async (t) => {
+  // The backoff started over at each successful handshake: one connection made about 150 a second.
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await once(wss, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+  let handshakes = 0;
+  wss.on('connection', (ws) => {
+    handshakes++;
+    ws.close(4002);
+  });
+  const url = `ws://127.0.0.1:${(wss.address() as net.AddressInfo).port}/`;
+  const result = await runLoad({ url, connections: 1, duration: 1500, websocket: { message: 'x' } });
+  // Backoff 5, 10, 20, ... 640 ms: at most 9 reconnects fit in 1.5 s after the first connection.
+  t.ok(handshakes >= 2 && handshakes <= 10, `${handshakes} handshakes in 1.5 s from one connection`);
+  // The last close may still be in its closing handshake as the run ends.
+  const closes = result.websocket!.closeCodes['4002'] ?? 0;
+  t.ok(closes >= handshakes - 1 && closes <= handshakes, `${closes} closes counted`);
+});

@@ -1,5 +1,5 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult, type MessageStats, type WebSocketOptions, type WebSocketStageStats } from 'salvo';
+import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
@@ -49,6 +49,17 @@ await runLoad({ url: wsServer.url, websocket: { timestamp: { field: 'ts' }, perM
 await wsServer.close();
 // @ts-expect-error: a timestamp field is named by a string
 await runLoad({ url: 'ws://127.0.0.1:1/', websocket: { timestamp: { field: 1 } } });
+const socketIoOptions: SocketIoOptions = {
+  namespace: '/chat',
+  auth: { token: 'x' },
+  emit: { event: 'echo', data: { hello: 1 } },
+  ack: true,
+  listen: { event: 'tick', timestamp: { field: 'ts' } },
+};
+const sio: LoadResult = await runLoad({ url: 'http://127.0.0.1:1', connections: 1, duration: 100, socketio: socketIoOptions });
+console.log(sio.transport === 'socket.io', sio.messages?.sent);
+// @ts-expect-error: an emit names its event
+await runLoad({ url: 'http://127.0.0.1:1', socketio: { emit: { data: 1 } } });
 
 // @ts-expect-error: transport names are checked
 await runLoad({ url: server.url, transport: 'curl' });

@@ -67,6 +67,11 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
       `url: findCapacity searches HTTP request rates; a WebSocket url has no request rate to search (its load is websocket.clients and websocket.rate, set by you); got ${show(load.url)}`,
     );
   }
+  if (load.socketio !== undefined) {
+    throw new SalvoOptionError(
+      'socketio: findCapacity searches HTTP request rates; a Socket.IO run has no request rate to search (its load is connections and socketio.rate, set by you)',
+    );
+  }
   if (slo === undefined) {
     throw new SalvoOptionError(`slo is required: the objective each step must meet, such as { 'latency.p99': '< 50', 'errors.rate': '< 0.001' }`);
   }

@@ -30,6 +30,7 @@ export const LOAD_FLAGS = {
   streams: { type: 'string', value: 'N', help: 'h2: concurrent streams per connection (default 1)' },
   transport: { type: 'string', value: 'NAME', help: 'net (default, raw sockets), undici, http or h2 (HTTP/2)' },
   'keep-alive': { type: 'boolean', help: 'a new connection for every request' },
+  retry: { type: 'boolean', help: 'report every closed connection as errors: send nothing again (runLoad retry: false)' },
   timeout: { short: 't', type: 'string', value: 'TIME', help: 'per-request timeout (default 10s)' },
   warmup: { type: 'string', value: 'TIME', help: 'a first period kept out of every statistic' },
   'rate-stage': { type: 'string', multiple: true, value: 'TIME:RATE', help: 'ramp the rate to RATE over TIME; repeat for more' },
@@ -51,7 +52,7 @@ export const LOAD_FLAGS = {
 } as const satisfies Record<string, Flag>;
 
 function flagHelp(name: string, flag: Flag): string {
-  const names = `${flag.short === undefined ? '    ' : `-${flag.short}, `}--${name === 'keep-alive' ? 'no-keep-alive' : name}`;
+  const names = `${flag.short === undefined ? '    ' : `-${flag.short}, `}--${name === 'keep-alive' || name === 'retry' ? `no-${name}` : name}`;
   return `  ${`${names}${flag.value === undefined ? '' : ` ${flag.value}`}`.padEnd(32)}${flag.help}`;
 }
 
@@ -158,6 +159,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     streams: numeric(flags.streams),
     transport: flags.transport,
     keepAlive: flags['keep-alive'],
+    retry: flags.retry,
     timeout: flags.timeout === undefined ? undefined : durationFlag(flagName('timeout'), flags.timeout),
     warmup: flags.warmup === undefined ? undefined : durationFlag(flagName('warmup'), flags.warmup),
     stages: rampedStages.length === 0 ? undefined : rampedStages,

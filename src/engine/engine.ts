@@ -72,6 +72,7 @@ export class Engine implements TransportSink, Exchanges {
         keepAlive: plan.keepAlive,
         tls: plan.tls,
         tlsSessionReuse: plan.tlsSessionReuse,
+        retry: plan.retry,
         timeoutMs: plan.timeoutMs,
         captureResponses: this.#sequence.captureResponses,
         phases: this.#phases,
@@ -184,6 +185,8 @@ export class Engine implements TransportSink, Exchanges {
       if (this.#inFlight === 0) this.#run.stop(false);
       return;
     }
+    // The rest of the amount is reserved by other connections' walks of the sequence: this lane is done.
+    if (now >= this.#measureAt && !this.#sequence.mayMeasure(lane.connection)) return;
     this.#send(lane, now, now);
   }
 
@@ -251,6 +254,7 @@ export class Engine implements TransportSink, Exchanges {
     lane.sentAt = now;
     lane.writtenAt = now;
     lane.firstByteAt = 0;
+    lane.retried = false;
     lane.measured = intendedAt >= this.#measureAt;
     if (lane.measured) this.#measuredSent++;
     this.#inFlight++;
@@ -274,14 +278,19 @@ export class Engine implements TransportSink, Exchanges {
       this.#run.stop(false);
       return;
     }
-    if (lane.measured) {
+    // A response whose `onResponse` hook threw is that request's error instead of a completion: each
+    // request ends in exactly one of `completed` and `errors`.
+    const handled = this.#sequence.answered(lane, status, details);
+    if (lane.measured && !handled) {
+      this.#recorder.recordError('ON_RESPONSE_FAILED', now);
+      this.#recorder.recordReceivedBytes(bytesReceived);
+    } else if (lane.measured) {
       this.#recorder.recordResponse(status, bytesReceived, now - lane.intendedAt, now - lane.sentAt, now);
       if (lane.firstByteAt !== 0) {
         const firstByteAt = lane.firstByteAt === FIRST_BYTE_IN_LAST_READ ? now : lane.firstByteAt;
         this.#phases.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
       }
     }
-    if (!this.#sequence.answered(lane, status, details) && lane.measured) this.#recorder.recordError('ON_RESPONSE_FAILED', performance.now());
     this.#next(lane, now);
   }
 
@@ -292,6 +301,11 @@ export class Engine implements TransportSink, Exchanges {
   onSentMore(lane: Lane, bytes: number): void {
     lane.sentBytes += bytes;
     if (lane.measured && !this.#stopped) this.#recorder.recordSentBytes(bytes);
+  }
+
+  onRetry(lane: Lane, bytes: number): void {
+    lane.sentBytes += bytes;
+    if (lane.measured && !this.#stopped) this.#recorder.recordRetry(bytes, performance.now());
   }
 
   onError(lane: Lane, code: string, unsent = false): void {

@@ -24,9 +24,19 @@ export class RequestSequence {
   readonly #contexts: RequestContext[];
   #transport!: Transport;
   #prepared: unknown[] = [];
+  /**
+   * Closed loop with `amount` and a sequence of several requests: measured requests of the amount no
+   * connection has reserved yet, and per connection those it reserved and has not sent. Undefined: no limit.
+   */
+  #unreserved: number | undefined;
+  readonly #reserved: Uint32Array;
 
   constructor(plan: Plan, specs: RequestSpec[] | undefined, connections: number) {
     this.#requests = plan.requests;
+    // Not under connection stages: a connection parked by a ramp-down would keep its reservation.
+    const steady = plan.loop === 'closed' && plan.stages === undefined;
+    if (steady && plan.amount !== undefined && plan.requests.length > 1) this.#unreserved = plan.amount;
+    this.#reserved = new Uint32Array(this.#unreserved === undefined ? 0 : connections);
     this.#specs = specs;
     this.checker = plan.expect ? compileExpect(plan.expect) : undefined;
     this.captureResponses = (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture);
@@ -43,6 +53,21 @@ export class RequestSequence {
   }
 
   /**
+   * Whether `connection` may send its next measured request. Under a closed-loop `amount`, a connection
+   * reserves the rest of its walk through the sequence (or what is left of the amount) before it sends,
+   * so that every walk but one is whole and each request of the sequence gets an equal share, give or
+   * take one; a connection with nothing reserved once the amount is all reserved sends no more.
+   */
+  mayMeasure(connection: number): boolean {
+    if (this.#unreserved === undefined || this.#reserved[connection]! > 0) return true;
+    if (this.#unreserved === 0) return false;
+    const reserved = Math.min(this.#requests.length - this.#cursor[connection]!, this.#unreserved);
+    this.#reserved[connection] = reserved;
+    this.#unreserved -= reserved;
+    return true;
+  }
+
+  /**
    * The payload for the next request on `lane`'s connection (its index goes to `lane.requestIndex`),
    * or undefined when its `setupRequest` hook threw or built an invalid request.
    */
@@ -52,6 +77,7 @@ export class RequestSequence {
     const wrapped = following === this.#requests.length;
     this.#cursor[lane.connection] = wrapped ? 0 : following;
     lane.requestIndex = index;
+    if (lane.measured && this.#unreserved !== undefined && this.#reserved[lane.connection]! > 0) this.#reserved[lane.connection]!--;
     const prepared = this.#requests[index]!.dynamic ? this.#prepareDynamic(lane.connection, index) : this.#prepared[index];
     if (wrapped && this.#contexts.length > 0) this.#contexts[lane.connection]!.iteration++;
     return prepared;

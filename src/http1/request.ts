@@ -34,6 +34,12 @@ export function encodeRequest(url: URL, request: ResolvedRequest, keepAlive: boo
   return request.body === undefined ? headBytes : Buffer.concat([headBytes, request.body]);
 }
 
+/** The method of an encoded request (latin1, up to the first space). */
+export function requestMethod(encoded: Buffer): string {
+  const end = encoded.indexOf(0x20);
+  return encoded.toString('latin1', 0, end < 0 ? 0 : end);
+}
+
 /** The encoded request is a HEAD request, whose response has no body. */
 export function isHeadRequest(encoded: Buffer): boolean {
   return (

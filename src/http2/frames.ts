@@ -52,6 +52,7 @@ export const enum ErrorCode {
   PROTOCOL_ERROR = 0x1,
   FLOW_CONTROL_ERROR = 0x3,
   FRAME_SIZE_ERROR = 0x6,
+  REFUSED_STREAM = 0x7,
   CANCEL = 0x8,
   COMPRESSION_ERROR = 0x9,
 }

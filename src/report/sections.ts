@@ -61,7 +61,7 @@ export function summaryCards(result: LoadResult): string {
     ['p99', ms(result.latency.p99)],
     ['max', ms(result.latency.max)],
     ['errors', number(result.errors.total), errorsNote(result, errorRate)],
-    ['completed', number(completed), `of ${number(result.requests.sent)} sent`],
+    ['completed', number(completed), `of ${number(result.requests.sent)} sent${(result.requests.retried ?? 0) > 0 ? `, ${number(result.requests.retried)} retried` : ''}`],
     ['received', bytes(result.bytes.received), seconds > 0 ? `${bytes(result.bytes.received / seconds)}/s` : undefined],
   ];
   return `<div class="cards">${cards

@@ -126,8 +126,106 @@ export function isEvent(data: Buffer, at: number, name: Buffer): boolean {
   return true;
 }
 
-/** A top-level number `field` of the event's first argument (`["tick",{"ts":...}]`), or undefined. */
-export function firstArgumentField(data: Buffer, at: number, field: string): number | undefined {
+/** A field name as the bytes of its JSON key, `"ts"`. */
+export function fieldKeyBytes(field: string): Buffer {
+  return Buffer.from(JSON.stringify(field));
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+/** Not what the scanner expects (whitespace, an escaped key): JSON.parse decides. */
+const UNSURE = -2;
+
+/** The last string `skipString` passed had an escape in it. */
+let escaped = false;
+
+/** Past the JSON string opening at `at`, or UNSURE. */
+function skipString(data: Buffer, at: number): number {
+  escaped = false;
+  for (let i = at + 1; i < data.length; i++) {
+    const byte = data[i];
+    if (byte === BACKSLASH) {
+      escaped = true;
+      i++;
+    } else if (byte === QUOTE) return i + 1;
+  }
+  return UNSURE;
+}
+
+/** Past the JSON value at `at` (compact, as JSON.stringify writes it), or UNSURE. */
+function skipValue(data: Buffer, at: number): number {
+  const first = data[at];
+  if (first === QUOTE) return skipString(data, at);
+  if (first === OPEN_BRACE || first === OPEN_BRACKET) {
+    let depth = 0;
+    for (let i = at; i < data.length; i++) {
+      const byte = data[i];
+      if (byte === QUOTE) {
+        i = skipString(data, i);
+        if (i === UNSURE) return UNSURE;
+        i--;
+      } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth++;
+      else if ((byte === CLOSE_BRACE || byte === CLOSE_BRACKET) && --depth === 0) return i + 1;
+    }
+    return UNSURE;
+  }
+  let i = at;
+  while (i < data.length && data[i] !== COMMA && data[i] !== CLOSE_BRACE && data[i] !== CLOSE_BRACKET) i++;
+  return i === at ? UNSURE : i;
+}
+
+/** The JSON number at `at`: digits read in place, anything else (a fraction, an exponent) by Number. */
+function readNumber(data: Buffer, at: number, end: number): number | undefined {
+  let value = 0;
+  for (let i = at; i < end; i++) {
+    const byte = data[i]!;
+    if (byte < ZERO || byte > NINE) {
+      const number = Number(data.toString('latin1', at, end));
+      return data[at] === QUOTE || Number.isNaN(number) ? undefined : number;
+    }
+    value = value * 10 + byte - ZERO;
+  }
+  return value;
+}
+
+/**
+ * A top-level number field (`key` from `fieldKeyBytes`) of the event's first argument
+ * (`["tick",{"ts":...}]`, the event's name `nameLength` bytes with its `[`), or undefined. The compact
+ * JSON a Socket.IO server writes is scanned in place, without parsing the rest; anything else goes
+ * to JSON.parse.
+ */
+export function firstArgumentField(data: Buffer, at: number, nameLength: number, key: Buffer, field: string): number | undefined {
+  let i = at + nameLength;
+  if (data[i] !== COMMA || data[i + 1] !== OPEN_BRACE) return parsedField(data, at, field);
+  i += 2;
+  while (i < data.length) {
+    if (data[i] === CLOSE_BRACE) return undefined;
+    if (data[i] !== QUOTE) return parsedField(data, at, field);
+    const keyEnd = skipString(data, i);
+    // An escaped key may spell the field otherwise than JSON.stringify does.
+    if (keyEnd === UNSURE || escaped || data[keyEnd] !== COLON) return parsedField(data, at, field);
+    let matches = keyEnd - i === key.length;
+    for (let k = 0; matches && k < key.length; k++) matches = data[i + k] === key[k];
+    if (matches) {
+      const end = skipValue(data, keyEnd + 1);
+      // A frame cut short after the number (no frame from a server is) is no JSON.
+      if (end === UNSURE || end >= data.length) return parsedField(data, at, field);
+      return readNumber(data, keyEnd + 1, end);
+    }
+    i = skipValue(data, keyEnd + 1);
+    if (i === UNSURE) return parsedField(data, at, field);
+    if (data[i] === COMMA) i++;
+  }
+  return undefined;
+}
+
+/** `firstArgumentField` by JSON.parse. */
+export function parsedField(data: Buffer, at: number, field: string): number | undefined {
   try {
     const args: unknown = JSON.parse(data.toString('utf8', at));
     const value = Array.isArray(args) ? (args[1] as Record<string, unknown> | null | undefined)?.[field] : undefined;

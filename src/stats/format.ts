@@ -55,7 +55,7 @@ export function formatResult(result: LoadResult): string {
       row(
         'Requests',
         `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ` +
-          `${COUNT.format(result.requests.missed)} missed`,
+          `${COUNT.format(result.requests.missed)} missed, ${COUNT.format(result.requests.retried ?? 0)} retried`,
       ),
       row('Status codes', statusCodes(result.statusCodes)),
     );

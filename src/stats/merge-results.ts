@@ -58,6 +58,8 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
     sent: result.requests.sent,
     completed: result.requests.completed,
     missed: result.requests.missed,
+    // Results saved before requests.retried existed have none.
+    retried: result.requests.retried ?? 0,
     errors: result.errors.total,
     errorsByCode: result.errors.byCode,
     statusCodes: result.statusCodes,
@@ -73,6 +75,7 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
       sent: entry.sent,
       completed: entry.completed,
       errors: entry.errors,
+      retried: entry.retried ?? 0,
       connections: entry.connections,
       targetRate: entry.targetRate,
       cpuPercent: entry.cpuPercent,

@@ -49,7 +49,7 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
       let merged = seconds.get(s.second);
       if (merged === undefined) {
         merged = {
-          entry: { second: s.second, sent: 0, completed: 0, errors: 0, p50: 0, p99: 0, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 },
+          entry: { second: s.second, sent: 0, completed: 0, errors: 0, retried: 0, p50: 0, p99: 0, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 },
           encoded: s.histogram,
           histogram: undefined,
         };
@@ -65,6 +65,7 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
       entry.sent += s.sent;
       entry.completed += s.completed;
       entry.errors += s.errors;
+      entry.retried += s.retried;
       entry.connections += s.connections;
       // The busiest thread: every thread reads the same process CPU, and a second is only as free as its busiest loop.
       entry.cpuPercent = Math.max(entry.cpuPercent, s.cpuPercent);
@@ -78,7 +79,7 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
   for (let second = 0; second <= last; second++) {
     const merged = seconds.get(second);
     if (merged === undefined) {
-      timeline.push({ second, sent: 0, completed: 0, errors: 0, p50: 0, p99: 0, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 });
+      timeline.push({ second, sent: 0, completed: 0, errors: 0, retried: 0, p50: 0, p99: 0, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 });
       histograms.push('');
       continue;
     }
@@ -163,12 +164,13 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   const statusCodes: Record<string, number> = {};
   const errorsByCode: Record<string, number> = {};
   let checks: CheckStats | undefined;
-  let sent = 0, completed = 0, missed = 0, errors = 0, bytesSent = 0, bytesReceived = 0, durationMs = 0;
+  let sent = 0, completed = 0, missed = 0, retried = 0, errors = 0, bytesSent = 0, bytesReceived = 0, durationMs = 0;
   let startedAt = Infinity;
   for (const shard of shards) {
     sent += shard.sent;
     completed += shard.completed;
     missed += shard.missed;
+    retried += shard.retried;
     errors += shard.errors;
     bytesSent += shard.bytesSent;
     bytesReceived += shard.bytesReceived;
@@ -196,6 +198,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
       completed,
       perSecond: durationMs > 0 ? completed / (durationMs / 1000) : 0,
       missed,
+      retried,
     },
     ...(webSocket !== undefined ? { messages: messageStats(sent, completed, durationMs), websocket: webSocket.websocket } : {}),
     latency: latencyStats(corrected),

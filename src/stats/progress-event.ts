@@ -8,6 +8,7 @@ export function progressEvent(summary: Omit<SecondSummary, 'histogram'>, totals:
     sent: summary.sent,
     completed: summary.completed,
     errors: summary.errors,
+    retried: summary.retried,
     p50: summary.p50,
     p99: summary.p99,
     connections: summary.connections,

@@ -79,6 +79,8 @@ export interface ShardSecond {
   sent: number;
   completed: number;
   errors: number;
+  /** Requests sent again in this second (`requests.retried`). */
+  retried: number;
   connections: number;
   targetRate: number | undefined;
   /** Corrected latencies of the responses completed in this second. */
@@ -108,6 +110,7 @@ export interface ShardStats {
   sent: number;
   completed: number;
   missed: number;
+  retried: number;
   errors: number;
   errorsByCode: Record<string, number>;
   statusCodes: Record<string, number>;
@@ -332,6 +335,7 @@ export class Recorder {
   completed = 0;
   errors = 0;
   missed = 0;
+  retried = 0;
   bytesSent = 0;
   bytesReceived = 0;
   readonly #statusCounts = new Uint32Array(1000);
@@ -350,6 +354,7 @@ export class Recorder {
   #secondSent = 0;
   #secondCompleted = 0;
   #secondErrors = 0;
+  #secondRetried = 0;
   #nextSecondAt: number;
 
   constructor(
@@ -376,6 +381,19 @@ export class Recorder {
 
   /** More bytes of a request already counted by `recordSent` (see `TransportSink.onSentMore`). */
   recordSentBytes(bytes: number): void {
+    this.bytesSent += bytes;
+  }
+
+  /** Bytes of a response counted as an error (its `onResponse` hook threw). */
+  recordReceivedBytes(bytes: number): void {
+    this.bytesReceived += bytes;
+  }
+
+  /** A request already counted by `recordSent` sent again, `bytes` of it (see `TransportSink.onRetry`). */
+  recordRetry(bytes: number, now: number): void {
+    if (now >= this.#nextSecondAt) this.rollTo(now);
+    this.retried++;
+    this.#secondRetried++;
     this.bytesSent += bytes;
   }
 
@@ -461,6 +479,7 @@ export class Recorder {
       sent: this.#secondSent,
       completed: this.#secondCompleted,
       errors: this.#secondErrors,
+      retried: this.#secondRetried,
       connections: this.gauges.connections(),
       targetRate: this.gauges.targetRate(second),
       histogram: seconds.takeEncoded(),
@@ -468,7 +487,7 @@ export class Recorder {
     };
     this.#timeline.push(entry);
     if (percentiles) this.onSecond!({ ...entry, ...percentiles });
-    this.#secondSent = this.#secondCompleted = this.#secondErrors = 0;
+    this.#secondSent = this.#secondCompleted = this.#secondErrors = this.#secondRetried = 0;
   }
 
   /**
@@ -478,7 +497,7 @@ export class Recorder {
   snapshot(checks: CheckStats | undefined): PartialLoadResult {
     this.#flush();
     return {
-      requests: { sent: this.sent, completed: this.completed },
+      requests: { sent: this.sent, completed: this.completed, retried: this.retried },
       latency: { max: maxOf(this.#latency) },
       latencyUncorrected: { max: maxOf(this.#uncorrected) },
       statusCodes: this.#statusCodes(),
@@ -499,12 +518,13 @@ export class Recorder {
   /** Final numbers; a last partial second is kept when anything happened in it. */
   finish(endAt: number, durationMs: number, aborted: boolean, checks: CheckStats | undefined): ShardStats {
     this.rollTo(endAt);
-    if (this.#secondSent + this.#secondCompleted + this.#secondErrors > 0) this.#closeSecond();
+    if (this.#secondSent + this.#secondCompleted + this.#secondErrors + this.#secondRetried > 0) this.#closeSecond();
     this.#flush();
     return {
       sent: this.sent,
       completed: this.completed,
       missed: this.missed,
+      retried: this.retried,
       errors: this.errors,
       errorsByCode: Object.fromEntries(this.#errorCodes),
       statusCodes: this.#statusCodes(),

@@ -45,7 +45,7 @@ const LATENCY_STATS: ReadonlyArray<keyof LatencyStats> = [
 
 export const KNOWN_METRICS =
   `latency.<stat> and latencyUncorrected.<stat> (stat: ${LATENCY_STATS.join(', ')}), ` +
-  'requests.sent, requests.completed, requests.perSecond, requests.missed, bytes.sent, ' +
+  'requests.sent, requests.completed, requests.perSecond, requests.missed, requests.retried, bytes.sent, ' +
   'bytes.received, errors.total, errors.rate, errors.byCode.<CODE>, statusCodes.<code>, ' +
   'statusCodes.<n>xx, checks.passed, checks.failed, checks.rate, messages.sent, messages.received, messages.perSecond ' +
   '(WebSocket), durationMs';
@@ -242,7 +242,7 @@ export function metricReader(metric: string): MetricReader | undefined {
     }
     case 'requests':
       if (field === 'perSecond') return { monotone: false, read: (r) => r.requests?.perSecond };
-      if (field === 'sent' || field === 'completed' || field === 'missed') {
+      if (field === 'sent' || field === 'completed' || field === 'missed' || field === 'retried') {
         return { monotone: true, read: (r) => r.requests?.[field] };
       }
       return undefined;

@@ -15,7 +15,7 @@ export interface H2Mode {
   resetCode?: number;
   /**
    * After answering this many streams on a session, send GOAWAY (NO_ERROR) naming the last of them;
-   * streams above it are never answered (the client must count them, not send them again).
+   * streams above it are never answered (the client sends them again on a new session, once).
    */
   goawayAfter?: number;
 }

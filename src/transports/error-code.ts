@@ -1,7 +1,7 @@
 /**
  * The code for requests still in flight when the server closes the connection cleanly (FIN, no
- * reset) before answering them, for example the pipelined requests behind a `Connection: close`
- * response. They are counted as errors, never re-sent.
+ * reset) before answering them that are not sent again: the retry rules (`TransportConfig.retry`)
+ * send again, once, those the server provably never processed.
  */
 export const CONNECTION_CLOSED = 'ECONNCLOSED';
 

@@ -26,14 +26,19 @@ import {
   type FrameHandler,
 } from '../http2/frames.js';
 import { BAD_CONTENT_LENGTH, HpackDecoder, NO_CONTENT_LENGTH } from '../http2/hpack.js';
+import type { H2Request } from '../http2/request.js';
 import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import { CONNECTION_CLOSED, errorCode } from './error-code.js';
+import { FrameSlab } from './frame-slab.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
 import { connectTls, type SessionStore } from './tls-setup.js';
 import { FIRST_BYTE_IN_LAST_READ, type Lane, type TransportSink } from './transport.js';
 
-/** A request in flight on a stream above the last stream id of the server's GOAWAY: never processed, never re-sent. */
+/**
+ * A request on a stream above the last stream id of the server's GOAWAY: never processed, and not sent
+ * again (`retry` is off, or it was already sent again once).
+ */
 export const H2_GOAWAY = 'H2_GOAWAY';
 /** The server does not speak HTTP/2: it answered h2c's preface with something other than SETTINGS, or TLS did not pick h2. */
 export const H2_NOT_SUPPORTED = 'H2_NOT_SUPPORTED';
@@ -71,40 +76,6 @@ const OPENING = Buffer.concat([
   ]),
   encodeWindowUpdate(0, RECEIVE_WINDOW_BYTES - DEFAULT_WINDOW_BYTES),
 ]);
-/** Frames are written into slabs of this size, gathered per tick into one write. */
-const SLAB_BYTES = 4 * 1024;
-/** A slab with less room than this left is retired (the bytes written from it stay untouched). */
-const SLAB_MIN_ROOM = 512;
-
-/** A request pre-encoded once per run: HEADERS (and CONTINUATION) frames whose stream id is patched per stream. */
-export interface H2Request {
-  headerFrames: Buffer;
-  /** Offsets of the frame headers in `headerFrames`. */
-  frameStarts: number[];
-  /** Sent in DATA frames as the windows allow; undefined or empty: HEADERS ends the stream. */
-  body: Buffer | undefined;
-  /** A HEAD request: its response's content-length says what a GET would get, with no DATA. */
-  head: boolean;
-}
-
-/** Encodes a request's header block into HEADERS + CONTINUATION frames (stream id 0, patched when sent). */
-export function encodeRequestFrames(block: Buffer, body: Buffer | undefined, head: boolean): H2Request {
-  const frames: Buffer[] = [];
-  const frameStarts: number[] = [];
-  let offset = 0;
-  let at = 0;
-  do {
-    const length = Math.min(DEFAULT_MAX_FRAME_BYTES, block.length - at);
-    const first = at === 0;
-    const last = at + length === block.length;
-    const flags = (last ? Flag.END_HEADERS : 0) | (first && body === undefined ? Flag.END_STREAM : 0);
-    frames.push(encodeFrame(first ? FrameType.HEADERS : FrameType.CONTINUATION, flags, 0, block.subarray(at, at + length)));
-    frameStarts.push(offset);
-    offset += FRAME_HEADER_BYTES + length;
-    at += length;
-  } while (at < block.length);
-  return { headerFrames: Buffer.concat(frames), frameStarts, body, head };
-}
 
 /** Per lane, made once and reused by each of its requests: the stream it has open now, if any. */
 export class H2Stream {
@@ -130,6 +101,8 @@ export class H2Stream {
   sendWindow = 0;
   /** Waiting for the server's concurrent-stream limit to let it open: its request, not yet written. */
   queued: H2Request | undefined;
+  /** The request in flight, kept to send it again when the server did not process it. */
+  request: H2Request | undefined;
 
   constructor(readonly lane: Lane) {}
 }
@@ -140,6 +113,14 @@ export interface H2ConnectionOwner {
   readonly sink: TransportSink;
   readonly capture: boolean;
   readonly keepAlive: boolean;
+  /** Requests the server provably never processed are sent again, once (`TransportConfig.retry`). */
+  readonly retry: boolean;
+  /**
+   * Sends `stream`'s request again on its slot's connection: `written` when it went on the wire (a
+   * retry, reported with `onRetry`), not when it only waited for the stream limit of a connection
+   * that went away.
+   */
+  resend(stream: H2Stream, written: boolean): void;
   /** The server allows fewer concurrent streams than lanes per connection (first SETTINGS of a connection). */
   onStreamLimit(allowed: number): void;
   /** The server is not an HTTP/2 server. */
@@ -193,9 +174,7 @@ export class H2Connection implements FrameHandler {
   #nextStreamId = 1;
   #readyAt = 0;
   #writer: HandleWriter | undefined;
-  #out: Buffer = Buffer.allocUnsafe(SLAB_BYTES);
-  #outStart = 0;
-  #outEnd = 0;
+  readonly #out = new FrameSlab(() => this.flush());
   #flushScheduled = false;
   #reading = false;
   /** A response head arrived in this read without its end: stamp its first byte when the read ends. */
@@ -258,7 +237,7 @@ export class H2Connection implements FrameHandler {
     watchConnect(socket, this.#secure, endpoint.phases);
     this.socket = socket;
     // Requests may follow the preface at once (RFC 9113 3.4): the socket holds them until it connects.
-    this.#queue(OPENING);
+    this.#out.queue(OPENING);
     this.#scheduleFlush();
   }
 
@@ -281,6 +260,7 @@ export class H2Connection implements FrameHandler {
     if (this.#nextStreamId > MAX_STREAM_ID) this.#retire();
     stream.id = id;
     stream.connection = this;
+    stream.request = request;
     stream.status = 0;
     stream.bytes = 0;
     stream.unacknowledged = 0;
@@ -306,9 +286,10 @@ export class H2Connection implements FrameHandler {
     const { id } = stream;
     this.streams.set(id, stream);
     const frames = request.headerFrames;
-    const at = this.#reserve(frames.length);
-    frames.copy(this.#out, at);
-    for (const start of request.frameStarts) writeUint31(this.#out, at + start + 5, id);
+    const at = this.#out.reserve(frames.length);
+    const out = this.#out.buffer;
+    frames.copy(out, at);
+    for (const start of request.frameStarts) writeUint31(out, at + start + 5, id);
     let queued = frames.length;
     const { body } = request;
     if (body !== undefined) {
@@ -332,8 +313,8 @@ export class H2Connection implements FrameHandler {
       this.#forget(stream);
       return true;
     }
-    const unsent = !this.connected;
-    this.#queue(encodeRstStream(stream.id, ErrorCode.CANCEL));
+    const unsent = !this.connected && !stream.lane.retried;
+    this.#out.queue(encodeRstStream(stream.id, ErrorCode.CANCEL));
     this.#scheduleFlush();
     this.#forget(stream);
     this.#afterStream();
@@ -360,13 +341,8 @@ export class H2Connection implements FrameHandler {
 
   flush(): void {
     this.#flushScheduled = false;
-    if (this.#outEnd === this.#outStart || this.socket.destroyed) return;
-    const chunk = this.#out.subarray(this.#outStart, this.#outEnd);
-    if (this.#out.length - this.#outEnd < SLAB_MIN_ROOM) {
-      this.#out = Buffer.allocUnsafe(SLAB_BYTES);
-      this.#outEnd = 0;
-    }
-    this.#outStart = this.#outEnd;
+    if (this.#out.empty || this.socket.destroyed) return;
+    const chunk = this.#out.take();
     if (this.#writer !== undefined) this.#writer.write(chunk);
     else this.socket.write(chunk);
   }
@@ -398,7 +374,7 @@ export class H2Connection implements FrameHandler {
         if (end - start !== 8) return this.#fail(ErrorCode.FRAME_SIZE_ERROR);
         if (streamId !== 0) return this.#fail(ErrorCode.PROTOCOL_ERROR);
         if ((flags & Flag.ACK) === 0) {
-          this.#queue(encodeFrame(FrameType.PING, Flag.ACK, 0, bytes.subarray(start, end)));
+          this.#out.queue(encodeFrame(FrameType.PING, Flag.ACK, 0, bytes.subarray(start, end)));
           this.#scheduleFlush();
         }
         return true;
@@ -430,7 +406,7 @@ export class H2Connection implements FrameHandler {
     if (streamId === 0 || !this.settled) return this.#fail(ErrorCode.PROTOCOL_ERROR);
     this.#unacknowledged += frameBytes;
     if (this.#unacknowledged >= WINDOW_REFILL_BYTES) {
-      this.#queue(encodeWindowUpdate(0, this.#unacknowledged));
+      this.#out.queue(encodeWindowUpdate(0, this.#unacknowledged));
       this.#unacknowledged = 0;
     }
     const stream = this.streams.get(streamId);
@@ -441,7 +417,7 @@ export class H2Connection implements FrameHandler {
     stream.dataBytes += dataBytes;
     if ((flags & Flag.END_STREAM) !== 0) return this.#end(stream);
     if (stream.unacknowledged >= WINDOW_REFILL_BYTES) {
-      this.#queue(encodeWindowUpdate(streamId, stream.unacknowledged));
+      this.#out.queue(encodeWindowUpdate(streamId, stream.unacknowledged));
       stream.unacknowledged = 0;
     }
     return true;
@@ -534,7 +510,11 @@ export class H2Connection implements FrameHandler {
     const stream = this.streams.get(streamId);
     if (stream === undefined) return true;
     this.#forget(stream);
-    this.#owner.sink.onError(stream.lane, resetCode(code));
+    // Closed before any processing (RFC 9113 8.7), whatever the method. It goes again on a new stream
+    // of this connection while it takes streams: a refusal is a stream error that leaves the connection
+    // sound, usually the server's concurrent-stream limit (5.1.2), which the waiting queue honours.
+    if (code === ErrorCode.REFUSED_STREAM && this.#owner.retry && !stream.lane.retried) this.#owner.resend(stream, true);
+    else this.#owner.sink.onError(stream.lane, resetCode(code));
     return this.#afterStream();
   }
 
@@ -557,7 +537,7 @@ export class H2Connection implements FrameHandler {
         this.#peerMaxFrame = value;
       }
     }
-    this.#queue(SETTINGS_ACK);
+    this.#out.queue(SETTINGS_ACK);
     this.#scheduleFlush();
     if (first) {
       this.settled = true;
@@ -576,14 +556,18 @@ export class H2Connection implements FrameHandler {
       // Streams at or below the last id are being answered (or go with the connection).
       if (id > lastStreamId) lost.push(stream);
     }
+    // Those above it were never processed (RFC 9113 6.8): sent again once, on the slot's new connection.
+    const retry = this.#owner.retry;
     for (const stream of lost) {
       this.#forget(stream);
-      this.#owner.sink.onError(stream.lane, H2_GOAWAY);
+      if (retry && !stream.lane.retried) this.#owner.resend(stream, true);
+      else this.#owner.sink.onError(stream.lane, H2_GOAWAY);
     }
-    // Streams still waiting for the limit never went out.
+    // Streams still waiting for the limit never went out: they move to the new connection.
     for (const stream of this.#waiting.splice(0)) {
       this.#forget(stream);
-      this.#owner.sink.onError(stream.lane, H2_GOAWAY, true);
+      if (retry) this.#owner.resend(stream, false);
+      else this.#owner.sink.onError(stream.lane, H2_GOAWAY, !stream.lane.retried);
     }
     return this.#afterStream();
   }
@@ -638,7 +622,7 @@ export class H2Connection implements FrameHandler {
 
   /** A stream-level error (RFC 9113 5.4.2): reset that stream, count its request, go on. */
   #streamError(stream: H2Stream, code: number): boolean {
-    this.#queue(encodeRstStream(stream.id, code));
+    this.#out.queue(encodeRstStream(stream.id, code));
     this.#scheduleFlush();
     this.#forget(stream);
     this.#owner.sink.onError(stream.lane, connectionErrorCode(code));
@@ -688,9 +672,10 @@ export class H2Connection implements FrameHandler {
         return queued;
       }
       const last = length === left;
-      const at = this.#reserve(FRAME_HEADER_BYTES + length);
-      writeFrameHeader(this.#out, at, length, FrameType.DATA, last ? Flag.END_STREAM : 0, stream.id);
-      body.copy(this.#out, at + FRAME_HEADER_BYTES, stream.bodyOffset, stream.bodyOffset + length);
+      const at = this.#out.reserve(FRAME_HEADER_BYTES + length);
+      const out = this.#out.buffer;
+      writeFrameHeader(out, at, length, FrameType.DATA, last ? Flag.END_STREAM : 0, stream.id);
+      body.copy(out, at + FRAME_HEADER_BYTES, stream.bodyOffset, stream.bodyOffset + length);
       stream.bodyOffset += length;
       stream.sendWindow -= length;
       this.#sendWindow -= length;
@@ -713,26 +698,6 @@ export class H2Connection implements FrameHandler {
   }
 
   // ---- writing ----
-
-  /** Room for `length` bytes in the slab; returns where they go. */
-  #reserve(length: number): number {
-    if (this.#outEnd + length > this.#out.length) {
-      this.flush();
-      if (this.#outEnd + length > this.#out.length) {
-        this.#out = Buffer.allocUnsafe(Math.max(SLAB_BYTES, length));
-        this.#outStart = 0;
-        this.#outEnd = 0;
-      }
-    }
-    const at = this.#outEnd;
-    this.#outEnd += length;
-    return at;
-  }
-
-  #queue(frame: Buffer): void {
-    const at = this.#reserve(frame.length);
-    frame.copy(this.#out, at);
-  }
 
   #scheduleFlush(): void {
     // A read flushes as it ends; elsewhere the frames of one tick leave in one write.
@@ -774,7 +739,7 @@ export class H2Connection implements FrameHandler {
   #fail(code: number): false {
     this.#lossCode ??= connectionErrorCode(code);
     // The last stream id is the last one the server opened, and a client without push has none.
-    this.#queue(encodeGoaway(0, code));
+    this.#out.queue(encodeGoaway(0, code));
     this.flush();
     this.#close();
     return false;
@@ -817,8 +782,9 @@ export class H2Connection implements FrameHandler {
     const lost = [...this.streams.values()];
     for (const stream of lost) this.#forget(stream);
     for (const stream of waiting) this.#forget(stream);
-    for (const stream of lost) this.#owner.sink.onError(stream.lane, code, unsent);
-    for (const stream of waiting) this.#owner.sink.onError(stream.lane, code, true);
+    // A request sent again had reached the wire on its first connection.
+    for (const stream of lost) this.#owner.sink.onError(stream.lane, code, unsent && !stream.lane.retried);
+    for (const stream of waiting) this.#owner.sink.onError(stream.lane, code, !stream.lane.retried);
   }
 
   #retire(): void {

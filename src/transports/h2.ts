@@ -1,5 +1,6 @@
-import { encodeHeaderBlock } from '../http2/hpack.js';
-import { H2Connection, H2Stream, H2_NOT_SUPPORTED, encodeRequestFrames, type H2ConnectionOwner, type H2Endpoint, type H2Request } from './h2-connection.js';
+import { performance } from 'node:perf_hooks';
+import { encodeRequest, type H2Request } from '../http2/request.js';
+import { H2Connection, H2Stream, H2_NOT_SUPPORTED, type H2ConnectionOwner, type H2Endpoint } from './h2-connection.js';
 import { cachedLookup } from './lookup-cache.js';
 import { sharedTlsOptions, socketTarget } from './net-connection.js';
 import { SessionStore } from './tls-setup.js';
@@ -17,8 +18,6 @@ import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportFactor
  * with an HPACK decoder that skips the header strings nobody asked for.
  */
 
-/** Headers that are HTTP/1.1 connection-specific and forbidden in HTTP/2 (RFC 9113 8.2.2). */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
 /** Plain-TCP reads share one buffer per transport: each read is parsed before the next one. */
 const SHARED_READ_BUFFER_BYTES = 64 * 1024;
 
@@ -32,6 +31,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
   readonly sink: TransportSink;
   readonly capture: boolean;
   readonly keepAlive: boolean;
+  readonly retry: boolean;
 
   readonly #config: TransportConfig;
   readonly #endpoint: H2Endpoint;
@@ -48,6 +48,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     this.sink = sink;
     this.capture = config.captureResponses;
     this.keepAlive = config.keepAlive;
+    this.retry = config.retry;
     const { secure, host, port } = socketTarget(config.url);
     const lookup = cachedLookup();
     const sessions = secure && config.tlsSessionReuse ? new SessionStore(config.tls) : undefined;
@@ -66,19 +67,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
   }
 
   prepare(request: ResolvedRequest): H2Request {
-    const { url } = this.#config;
-    const fields: Array<[string, string]> = [
-      [':method', request.method],
-      [':scheme', url.protocol.slice(0, -1)],
-      [':authority', request.headers.host ?? url.host],
-      [':path', request.path],
-    ];
-    for (const [name, value] of Object.entries(request.headers)) {
-      if (!CONNECTION_HEADERS.has(name) && !(name === 'te' && value !== 'trailers')) fields.push([name, value]);
-    }
-    const body = request.body !== undefined && request.body.length > 0 ? request.body : undefined;
-    if (body !== undefined) fields.push(['content-length', String(body.length)]);
-    return encodeRequestFrames(encodeHeaderBlock(fields), body, request.method === 'HEAD');
+    return encodeRequest(this.#config.url, request);
   }
 
   send(lane: Lane, request: H2Request): number {
@@ -87,16 +76,17 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
       stream = new H2Stream(lane);
       this.#streams[lane.id] = stream;
     }
-    const slot = this.#slotOf(lane);
-    let connection = this.#slots[slot] ?? this.#open(slot);
-    connection.released = false;
-    let queued = connection.send(stream, request);
-    if (queued < 0) {
-      // Out of stream ids (2^31 of them): the slot gets a new connection.
-      connection = this.#open(slot);
-      queued = connection.send(stream, request);
-    }
-    return queued;
+    return this.#sendOnSlot(stream, request);
+  }
+
+  resend(stream: H2Stream, written: boolean): void {
+    const { lane } = stream;
+    if (written) lane.retried = true;
+    // The request that will be answered is written now; its latency still runs from the first send.
+    lane.writtenAt = performance.now();
+    const queued = this.#sendOnSlot(stream, stream.request!);
+    if (written) this.sink.onRetry?.(lane, queued);
+    else if (queued > 0) this.sink.onSentMore?.(lane, queued);
   }
 
   cancel(lane: Lane, code: string): void {
@@ -165,6 +155,19 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
 
   onClosed(connection: H2Connection): void {
     this.#live.delete(connection);
+  }
+
+  #sendOnSlot(stream: H2Stream, request: H2Request): number {
+    const slot = this.#slotOf(stream.lane);
+    let connection = this.#slots[slot] ?? this.#open(slot);
+    connection.released = false;
+    let queued = connection.send(stream, request);
+    if (queued < 0) {
+      // Out of stream ids (2^31 of them): the slot gets a new connection.
+      connection = this.#open(slot);
+      queued = connection.send(stream, request);
+    }
+    return queued;
   }
 
   #slotOf(lane: Lane): number {

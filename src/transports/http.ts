@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { watchConnect } from './connect-timing.js';
 import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
-import { flattenHeaders, Lane, responseHeadBytes } from './transport.js';
+import { flattenHeaders, isIdempotentMethod, Lane, responseHeadBytes } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
 import { errorCode } from './error-code.js';
 import { cachedLookup } from './lookup-cache.js';
@@ -13,9 +13,18 @@ import { sharedSecureContext } from './tls-setup.js';
 interface HttpRequest {
   options: http.RequestOptions;
   body: Buffer | undefined;
-  /** Bytes of the same request as HTTP/1.1 on the wire; node:http adds little beyond it. */
+  /** Bytes of the request on the wire, with the headers node:http adds. */
   wireBytes: number;
+  idempotent: boolean;
 }
+
+/** How node:http reports a reused connection that closed or was reset under a request ('socket hang up' is ECONNRESET). */
+const CLOSED_UNDER_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE']);
+
+/** node:http's own header on a kept-alive request. */
+const KEEP_ALIVE_HEADER_BYTES = 'Connection: keep-alive\r\n'.length;
+/** Methods node:http sends without `Content-Length: 0` when they have no body (`useChunkedEncodingByDefault` off). */
+const BODILESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
 
 /** Per-lane state, made once, so the response path reuses bound handlers instead of new closures. */
 class HttpLane {
@@ -26,6 +35,11 @@ class HttpLane {
   bytes = 0;
   /** The request was handed to the OS ('finish'); one that failed before never reached the wire. */
   written = false;
+  /** The request sent now, to send again. */
+  prepared: HttpRequest | undefined;
+  /** Its socket, and how much had been read on it when the request got it: whether any of its response came. */
+  socket: Socket | undefined;
+  readBefore = 0;
   headers: http.IncomingHttpHeaders = {};
   chunks: Buffer[] = [];
   readonly onResponse: (response: http.IncomingMessage) => void;
@@ -45,6 +59,8 @@ class HttpLane {
 
   constructor(lane: Lane, transport: HttpTransport) {
     this.onSocket = (socket) => {
+      this.socket = socket;
+      this.readBefore = socket.bytesRead;
       if (socket.connecting) watchConnect(socket, transport.secure, transport.phases);
     };
     this.onFinish = () => {
@@ -133,7 +149,11 @@ class HttpTransport implements Transport<HttpRequest> {
         headers,
       },
       body: request.body,
-      wireBytes: encodeRequest(url, request, this.#config.keepAlive).length,
+      wireBytes:
+        encodeRequest(url, request, this.#config.keepAlive).length +
+        (this.#config.keepAlive ? KEEP_ALIVE_HEADER_BYTES : 0) +
+        (request.body === undefined && !BODILESS_METHODS.has(request.method) ? 'Content-Length: 0\r\n'.length : 0),
+      idempotent: isIdempotentMethod(request.method),
     };
   }
 
@@ -144,14 +164,20 @@ class HttpTransport implements Transport<HttpRequest> {
       this.#lanes.set(lane.id, state);
     }
     state.chunks = this.capture ? [] : state.chunks;
+    state.prepared = prepared;
+    this.#dispatch(state, prepared);
+    return prepared.wireBytes;
+  }
+
+  #dispatch(state: HttpLane, prepared: HttpRequest): void {
     state.written = false;
+    state.socket = undefined;
     const request = this.#request(prepared.options, state.onResponse);
     state.request = request;
     request.on('error', state.onError);
     request.on('socket', state.onSocket);
     request.on('finish', state.onFinish);
     request.end(prepared.body);
-    return prepared.wireBytes;
   }
 
   finish(lane: Lane, state: HttpLane): void {
@@ -171,8 +197,22 @@ class HttpTransport implements Transport<HttpRequest> {
   fail(lane: Lane, state: HttpLane, code: string): void {
     if (state.request === undefined) return;
     state.request = undefined;
+    const answering = state.response !== undefined || (state.socket !== undefined && state.socket.bytesRead > state.readBefore);
     state.response = undefined;
-    this.#sink.onError(lane, code, !state.written);
+    // An idempotent request on a reused connection (one that had answered before: node:http's
+    // reusedSocket misses a socket the Agent hands straight to a queued request) that closed before
+    // any byte of its response: sent again, once.
+    const prepared = state.prepared!;
+    const reused = state.readBefore > 0;
+    if (this.#config.retry && !lane.retried && prepared.idempotent && reused && !answering && CLOSED_UNDER_CODES.has(code)) {
+      lane.retried = true;
+      const written = state.written;
+      this.#dispatch(state, prepared);
+      this.#sink.onRetry?.(lane, written ? prepared.wireBytes : 0);
+      return;
+    }
+    // A retried request went on the wire once, on the connection before.
+    this.#sink.onError(lane, code, !state.written && !lane.retried);
   }
 
   cancel(lane: Lane, code: string): void {
@@ -182,7 +222,7 @@ class HttpTransport implements Transport<HttpRequest> {
     state.request = undefined;
     state.response = undefined;
     request.destroy();
-    this.#sink.onError(lane, code, !state.written);
+    this.#sink.onError(lane, code, !state.written && !lane.retried);
   }
 
   async connect(): Promise<void> {

@@ -3,22 +3,30 @@ import { performance } from 'node:perf_hooks';
 import type tls from 'node:tls';
 import { ResponseParser } from '../http1/parser.js';
 import type { ResponseHandler, ResponseParserOptions } from '../http1/response-handler.js';
-import { isHeadRequest } from '../http1/request.js';
+import { isHeadRequest, requestMethod } from '../http1/request.js';
 import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import { CONNECTION_CLOSED, errorCode, UNSOLICITED_RESPONSE } from './error-code.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
 import { RawTcp, rawTcpSupported, type RawTcpEvents } from './raw-tcp.js';
 import { connectTls, SessionStore, sharedSecureContext } from './tls-setup.js';
-import { FIRST_BYTE_IN_LAST_READ, type Lane, type ResponseDetails, type TransportSink } from './transport.js';
+import { FIRST_BYTE_IN_LAST_READ, isIdempotentMethod, type Lane, type ResponseDetails, type TransportSink } from './transport.js';
 
 /** What a connection reports to the transport that owns it. */
 export interface ConnectionOwner {
   /** Sockets connected now. */
   connectedCount: number;
+  /** Send again what the server provably never processed (`TransportConfig.retry`). */
+  readonly retry: boolean;
 }
 
-const NO_LANES: readonly Lane[] = [];
+/** The lanes in flight on a connection that went, with their requests, in send order. */
+interface Lost {
+  lanes: readonly Lane[];
+  requests: readonly Buffer[];
+}
+
+const NOTHING_LOST: Lost = { lanes: [], requests: [] };
 
 function uncork(socket: Socket): void {
   socket.uncork();
@@ -95,8 +103,9 @@ export class Connection implements ResponseHandler {
   readonly #parser: ResponseParser;
   /** Pipelining: requests sent in one tick leave in one write. */
   readonly #batchWrites: boolean;
-  /** Ring of lanes in flight, with whether each one's request was a HEAD. */
+  /** Ring of lanes in flight, with each one's request (to send again) and whether it was a HEAD. */
   #lanes: Array<Lane | undefined>;
+  #requests: Array<Buffer | undefined>;
   #heads: boolean[];
   #first = 0;
   #count = 0;
@@ -106,6 +115,11 @@ export class Connection implements ResponseHandler {
    * but a second response in the same read is not its answer.
    */
   #answerable = 0;
+  /**
+   * The connection open now has answered a request: one that closes under the next requests is a
+   * reused connection the server may have closed as idle while they were on their way (see `#lose`).
+   */
+  #reused = false;
   /** The connection open now: its socket, or its `RawTcp` handle. */
   #link: object | undefined;
   /** The socket, when the connection open now is one. */
@@ -163,6 +177,7 @@ export class Connection implements ResponseHandler {
     this.#parser = new ResponseParser(this, parsing);
     this.#batchWrites = capacity > 1;
     this.#lanes = new Array<Lane | undefined>(capacity).fill(undefined);
+    this.#requests = new Array<Buffer | undefined>(capacity).fill(undefined);
     this.#heads = new Array<boolean>(capacity).fill(false);
     this.#sessions = sessions;
     this.#readBuffer = readBuffer;
@@ -215,6 +230,7 @@ export class Connection implements ResponseHandler {
   open(): void {
     this.#parser.reset();
     this.#firstByteAt = 0;
+    this.#reused = false;
     this.released = false;
     const address = this.#endpoint.address;
     if (this.#rawCapable && address !== undefined) {
@@ -243,7 +259,7 @@ export class Connection implements ResponseHandler {
   send(lane: Lane, request: Buffer): void {
     if (this.#link === undefined) this.open();
     this.released = false;
-    this.#push(lane, isHeadRequest(request));
+    this.#push(lane, request);
     const socket = this.#socket;
     if (socket === undefined) {
       // A bare handle: written now, or as soon as it connects.
@@ -278,9 +294,39 @@ export class Connection implements ResponseHandler {
    */
   abort(firstCode: string, restCode: string): void {
     const unsent = !this.connected;
-    const lost = this.#drain();
+    const { lanes } = this.#drain();
     this.#detach();
-    for (let i = 0; i < lost.length; i++) this.#sink.onError(lost[i]!, i === 0 ? firstCode : restCode, unsent);
+    // A retried request went on the wire once, on the connection before this one.
+    for (let i = 0; i < lanes.length; i++) this.#sink.onError(lanes[i]!, i === 0 ? firstCode : restCode, unsent && !lanes[i]!.retried);
+  }
+
+  /**
+   * The connection closed or was reset under the lanes in flight (no parse error): each is sent again
+   * on a new connection when the server provably never processed it, that is when it went on a
+   * reused connection (the server may have closed it as idle while the request was on its way), got
+   * no byte of its response (`headAnswering`: the first lane's response had begun), is idempotent,
+   * and was not sent again already. The others fail, the first with `firstCode`.
+   */
+  #lose(firstCode: string, restCode: string, headAnswering: boolean): void {
+    const unsent = !this.connected;
+    const reused = this.#reused;
+    const { lanes, requests } = this.#drain();
+    this.#detach();
+    for (let i = 0; i < lanes.length; i++) {
+      const lane = lanes[i]!;
+      const request = requests[i]!;
+      if (reused && !(i === 0 && headAnswering) && isIdempotentMethod(requestMethod(request)) && this.#resend(lane, request)) continue;
+      this.#sink.onError(lane, i === 0 ? firstCode : restCode, unsent && !lane.retried);
+    }
+  }
+
+  /** Sends `lane`'s request again, on a new connection, unless it was sent again already or retries are off. */
+  #resend(lane: Lane, request: Buffer): boolean {
+    if (lane.retried || !this.#owner.retry) return false;
+    lane.retried = true;
+    this.send(lane, request);
+    this.#sink.onRetry?.(lane, request.length);
+    return true;
   }
 
   release(): void {
@@ -306,6 +352,7 @@ export class Connection implements ResponseHandler {
       return false;
     }
     this.#answerable--;
+    this.#reused = true;
     const lane = this.#shift()!;
     lane.firstByteAt = this.#firstByteAt === 0 ? FIRST_BYTE_IN_LAST_READ : this.#firstByteAt;
     this.#firstByteAt = 0;
@@ -313,10 +360,13 @@ export class Connection implements ResponseHandler {
     if (lane.writtenAt < this.#readyAt) lane.writtenAt = this.#readyAt;
     const reading = this.#reading;
     if (willClose || !this.#endpoint.keepAlive || (this.released && this.#count === 0)) {
-      const lost = this.#drain();
+      const { lanes, requests } = this.#drain();
       this.#detach();
+      // Pipelined behind a response that announced the close: the server read no further, so they
+      // go again, whatever their method, ahead of what the sink sends next.
+      const failed = lanes.length === 0 ? lanes : lanes.filter((other, i) => !willClose || !this.#resend(other, requests[i]!));
       this.#sink.onResponse(lane, status, bytes, details);
-      for (const other of lost) this.#sink.onError(other, CONNECTION_CLOSED);
+      for (const other of failed) this.#sink.onError(other, CONNECTION_CLOSED);
       return false;
     }
     if (this.#count > 0) this.#parser.headRequest = this.#heads[this.#first]!;
@@ -374,7 +424,7 @@ export class Connection implements ResponseHandler {
 
   #onFailure(link: object, code: string): void {
     if (link !== this.#link) return;
-    this.abort(code, code);
+    this.#lose(code, code, this.#parser.inMessage);
   }
 
   #onEnd(link: object): void {
@@ -384,12 +434,12 @@ export class Connection implements ResponseHandler {
     // A body delimited by the close completes here; a response cut short is a parse error.
     const error = this.#parser.finish();
     if (link !== this.#link) return;
-    this.abort(error ?? CONNECTION_CLOSED, CONNECTION_CLOSED);
+    this.#lose(error ?? CONNECTION_CLOSED, CONNECTION_CLOSED, error !== undefined);
   }
 
   #onClose(socket: Socket): void {
     if (socket !== this.#link) return;
-    this.abort(CONNECTION_CLOSED, CONNECTION_CLOSED);
+    this.#lose(CONNECTION_CLOSED, CONNECTION_CLOSED, this.#parser.inMessage);
   }
 
   /** Closes the connection open now; `onClosed` (bare handles only) hears when it has closed. */
@@ -419,10 +469,12 @@ export class Connection implements ResponseHandler {
     onOpen();
   }
 
-  #push(lane: Lane, head: boolean): void {
+  #push(lane: Lane, request: Buffer): void {
     if (this.#count === this.#lanes.length) this.#grow();
     const index = (this.#first + this.#count) % this.#lanes.length;
+    const head = isHeadRequest(request);
     this.#lanes[index] = lane;
+    this.#requests[index] = request;
     this.#heads[index] = head;
     if (this.#count === 0) this.#parser.headRequest = head;
     this.#count++;
@@ -432,33 +484,42 @@ export class Connection implements ResponseHandler {
     if (this.#count === 0) return undefined;
     const lane = this.#lanes[this.#first];
     this.#lanes[this.#first] = undefined;
+    this.#requests[this.#first] = undefined;
     this.#first = (this.#first + 1) % this.#lanes.length;
     this.#count--;
     return lane;
   }
 
   /** Empties the ring; allocates only when lanes were in flight, which is never the hot path. */
-  #drain(): readonly Lane[] {
-    if (this.#count === 0) return NO_LANES;
-    const lost: Lane[] = [];
-    for (let lane = this.#shift(); lane !== undefined; lane = this.#shift()) lost.push(lane);
-    return lost;
+  #drain(): Lost {
+    if (this.#count === 0) return NOTHING_LOST;
+    const lanes: Lane[] = [];
+    const requests: Buffer[] = [];
+    while (this.#count > 0) {
+      requests.push(this.#requests[this.#first]!);
+      lanes.push(this.#shift()!);
+    }
+    return { lanes, requests };
   }
 
   #grow(): void {
     const lanes: Array<Lane | undefined> = [];
+    const requests: Array<Buffer | undefined> = [];
     const heads: boolean[] = [];
     for (let i = 0; i < this.#count; i++) {
       const index = (this.#first + i) % this.#lanes.length;
       lanes.push(this.#lanes[index]);
+      requests.push(this.#requests[index]);
       heads.push(this.#heads[index]!);
     }
     const capacity = Math.max(1, 2 * this.#lanes.length);
     while (lanes.length < capacity) {
       lanes.push(undefined);
+      requests.push(undefined);
       heads.push(false);
     }
     this.#lanes = lanes;
+    this.#requests = requests;
     this.#heads = heads;
     this.#first = 0;
   }

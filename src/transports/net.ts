@@ -27,6 +27,7 @@ const TLS_READ_BUFFER_BYTES = 16 * 1024;
 class NetTransport implements Transport<Buffer>, ConnectionOwner {
   /** Sockets connected now; kept by the connections. */
   connectedCount = 0;
+  readonly retry: boolean;
 
   readonly #config: TransportConfig;
   readonly #sink: TransportSink;
@@ -42,6 +43,7 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
   constructor(config: TransportConfig, sink: TransportSink) {
     this.#config = config;
     this.#sink = sink;
+    this.retry = config.retry;
     const { secure, host, port } = socketTarget(config.url);
     const lookup = cachedLookup();
     this.#sessions = secure && config.tlsSessionReuse ? new SessionStore(config.tls) : undefined;
@@ -79,7 +81,8 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
 
   unwritten(lane: Lane): boolean {
     const connection = this.#connections[this.#slotOf(lane)];
-    return connection !== undefined && !connection.connected && connection.carries(lane);
+    // A retried request went on the wire once already, whatever its new connection does.
+    return connection !== undefined && !connection.connected && !lane.retried && connection.carries(lane);
   }
 
   async connect(count: number): Promise<void> {

@@ -47,6 +47,11 @@ export class Lane {
   firstByteAt = 0;
   /** Bytes of the request on this lane, as `send` returned them. */
   sentBytes = 0;
+  /**
+   * The request on this lane was sent again (set by the transport as it calls `onRetry`; the engine
+   * clears it on each new request): a request is retried once.
+   */
+  retried = false;
   /** Consecutive errors, for the engine's reconnect backoff. */
   failures = 0;
   /** Open loop: when the lane last became free for a slot (performance.now() ms; 0 before the start). */
@@ -85,6 +90,14 @@ export interface TransportSink {
    */
   onSentMore?(lane: Lane, bytes: number): void;
   /**
+   * The lane's request was sent again on a new connection, `bytes` of it written, because the server
+   * provably never processed the first send (`TransportConfig.retry`). It stays one request: counted
+   * once in `requests.sent`, timed from its first send, and it still ends in one `onResponse` or
+   * `onError`. The bytes are added to `bytes.sent` (they went on the wire) and the retry is counted
+   * in `requests.retried`.
+   */
+  onRetry?(lane: Lane, bytes: number): void;
+  /**
    * A finding about the run that the counts alone do not show (`result.warnings`), such as a server
    * that allows fewer HTTP/2 streams than asked for. The first message for a code wins.
    */
@@ -104,6 +117,11 @@ export interface TransportConfig {
   tlsSessionReuse: boolean;
   /** Per-request timeout, ms; the engine enforces it with `cancel`, the transport may use it as a bound. */
   timeoutMs: number;
+  /**
+   * Send again, once and on a new connection, a request the server provably never processed (the
+   * `retry` option); report it with `onRetry`. False: every such close is an error.
+   */
+  retry: boolean;
   /** Deliver headers and body to `onResponse` (checks and hooks need them). */
   captureResponses: boolean;
   /** Where the transport records each new connection's connect and TLS times (`watchConnect`). */
@@ -150,6 +168,14 @@ export interface Transport<P = unknown> {
   /** Destroys every connection. Requests still in flight are not reported. */
   close(): Promise<void>;
 }
+
+/**
+ * Methods whose request may be sent twice with the effect of once (RFC 9110 9.2.2): what a transport
+ * may send again after a close that left it unknown whether the server processed it.
+ */
+const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
+
+export const isIdempotentMethod = (method: string): boolean => IDEMPOTENT_METHODS.has(method);
 
 /** Creates a transport bound to a sink. */
 export type TransportFactory = (config: TransportConfig, sink: TransportSink) => Transport;

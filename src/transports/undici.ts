@@ -4,7 +4,7 @@ import type { buildConnector as BuildConnector, Dispatcher, Pool } from 'undici'
 import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
-import { flattenHeaders, Lane, responseHeadBytes } from './transport.js';
+import { flattenHeaders, isIdempotentMethod, Lane, responseHeadBytes } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
 import { CONNECTION_CLOSED, errorCode } from './error-code.js';
 import { cachedLookup } from './lookup-cache.js';
@@ -13,7 +13,43 @@ import { sharedSecureContext } from './tls-setup.js';
 interface UndiciRequest {
   options: Dispatcher.DispatchOptions;
   wireBytes: number;
+  idempotent: boolean;
 }
+
+/** Why one of undici's sockets went, as far as its requests' callbacks tell. */
+const enum Fate {
+  /** Open, or gone without a reason seen: a close announced where no header says so (HTTP/1.0). */
+  Open,
+  /** A response on it said `Connection: close`: the server read no request behind it. */
+  Announced,
+  /** Closed or reset under a request that had no response yet. */
+  ClosedUnder,
+  /** Closed for a cause that leaves it unknown what the server did: a timeout, a malformed response. */
+  Abandoned,
+}
+
+/**
+ * What the transport knows of one of undici's sockets. undici does not say which socket a request
+ * goes out on; the socket's `write` tells (see `UndiciTransport.writing`).
+ */
+class SocketState {
+  /** A response completed on it: a request that finds it closed went on a reused connection. */
+  answered = false;
+  fate = Fate.Open;
+}
+
+const connectionClosed = (): Error => Object.assign(new Error('its connection closed while it was in flight'), { code: CONNECTION_CLOSED });
+
+/** Errors of a connection closed or reset under a request (undici's SocketError: 'other side closed'). */
+const CLOSED_UNDER_CODES: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/** `close` among a Connection header's tokens. */
+const CLOSE_TOKEN = /(?:^|,)\s*close\s*(?:,|$)/i;
+
+/** undici's own header on a kept-alive request. */
+const KEEP_ALIVE_HEADER_BYTES = 'connection: keep-alive\r\n'.length;
+/** undici sends `content-length: 0` for these methods without a body (RFC 9110 8.6). */
+const PAYLOAD_METHODS: ReadonlySet<string> = new Set(['PUT', 'POST', 'PATCH', 'QUERY', 'PROPFIND', 'PROPPATCH']);
 
 /**
  * The dispatch handler of one lane, reused for every request on it. A cancelled request may still
@@ -27,6 +63,14 @@ class LaneHandler implements Dispatcher.DispatchHandler {
   chunks: Buffer[] = [];
   /** undici started the request on a connected socket (`onRequestStart`): it reached the wire. */
   written = false;
+  /** The request sent now, to send again. */
+  request: UndiciRequest | undefined;
+  /** The socket the request went out on, once its write told. */
+  socket: SocketState | undefined;
+  /** A byte of the response arrived. */
+  answering = false;
+  /** Dispatched again by the transport (a head whose socket went, see `onResponseError`): `onRequestStart` reports the retry. */
+  resending = false;
 
   constructor(
     public lane: Lane | null,
@@ -42,23 +86,64 @@ class LaneHandler implements Dispatcher.DispatchHandler {
       controller.abort(new Error('cancelled before it was written'));
       return;
     }
+    const lane = this.lane;
     if (this.written) {
-      // undici sends again the pipelined requests behind the head of a connection that closed (a
-      // timeout cancelled the head, the server closed after a response): the server would see
-      // them twice. As on `net`, a request in flight on a connection that closed is ECONNCLOSED,
-      // never re-sent. The abort closes the fresh socket before anything is written on it.
-      controller.abort(Object.assign(new Error('its connection closed while it was in flight'), { code: CONNECTION_CLOSED }));
-      return;
+      // undici sends again the pipelined requests behind the head of a connection that went. That
+      // is the retry when the server provably never processed them; otherwise, as on `net`, such
+      // a request is ECONNCLOSED. The abort closes the fresh socket before anything is written on it.
+      if (!this.#resendable(lane)) {
+        controller.abort(connectionClosed());
+        return;
+      }
+      lane.retried = true;
+      this.resending = true;
     }
     this.controller = controller;
     this.status = 0;
     this.written = true;
+    this.answering = false;
+    this.socket = undefined;
+    this.transport.writing = this;
     // undici starts a request when it writes it to a ready socket, not when it is dispatched.
-    if (this.lane !== null) this.lane.writtenAt = performance.now();
+    lane.writtenAt = performance.now();
+    if (this.resending) {
+      this.resending = false;
+      this.transport.sink.onRetry?.(lane, this.request!.wireBytes);
+    }
+  }
+
+  /** Whether a request that went out on a socket that went may go again (see `Fate`). */
+  #resendable(lane: Lane): boolean {
+    if (lane.retried || !this.transport.retry) return false;
+    const socket = this.socket;
+    if (socket === undefined) return true;
+    switch (socket.fate) {
+      case Fate.Abandoned:
+        return false;
+      case Fate.ClosedUnder:
+        return socket.answered && this.request!.idempotent;
+      default:
+        return true;
+    }
+  }
+
+  /**
+   * Fails now the requests pipelined behind this one on its socket, which is going, that may not go
+   * again (ECONNCLOSED, or `code`: a timeout's, as on `net`): left to undici, each would open a
+   * new socket only to be aborted there before its write.
+   */
+  settleBehind(code?: string): void {
+    const socket = this.socket;
+    if (socket === undefined) return;
+    for (const other of this.transport.handlers) {
+      if (other === undefined || other === this || other.socket !== socket || other.lane === null || !other.written) continue;
+      if (!other.#resendable(other.lane)) other.controller?.abort(code === undefined ? connectionClosed() : Object.assign(new Error(code), { code }));
+    }
   }
 
   /** llhttp's message begin: the first byte of the response. */
   onResponseStarted(): void {
+    this.answering = true;
     if (this.lane !== null && this.lane.firstByteAt === 0) this.lane.firstByteAt = performance.now();
   }
 
@@ -69,6 +154,8 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     statusMessage?: string,
   ): void {
     this.status = statusCode;
+    const connection = headers.connection;
+    if (this.socket !== undefined && connection !== undefined && CLOSE_TOKEN.test(String(connection))) this.socket.fate = Fate.Announced;
     const raw = controller.rawHeaders;
     this.bytes = responseHeadBytes(statusMessage, Array.isArray(raw) ? raw : []);
     if (this.transport.capture) this.headers = flattenHeaders(headers);
@@ -83,6 +170,11 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     const lane = this.lane;
     if (lane === null) return;
     this.controller = undefined;
+    const socket = this.socket;
+    if (socket !== undefined) {
+      socket.answered = true;
+      if (socket.fate === Fate.Announced) this.settleBehind();
+    }
     if (this.transport.capture) {
       const body = Buffer.concat(this.chunks);
       this.chunks = [];
@@ -101,11 +193,26 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     // (RFC 9110 8.6 allows the header on a 304), and fails the request after its final status
     // arrived. The response did arrive whole: count it as the response it is.
     if (code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' && (this.status === 204 || this.status === 304)) {
+      if (this.socket !== undefined) this.socket.fate = Fate.Abandoned;
       this.onResponseEnd();
       return;
     }
     this.chunks = [];
-    this.transport.sink.onError(lane, code, !this.written);
+    const socket = this.socket;
+    if (this.written && socket !== undefined && socket.fate === Fate.Open) {
+      socket.fate = CLOSED_UNDER_CODES.has(code) ? Fate.ClosedUnder : Fate.Abandoned;
+      this.settleBehind();
+    }
+    // The head of a reused connection that closed before any byte of its response: sent again.
+    if (this.written && !this.answering && socket?.fate === Fate.ClosedUnder && socket.answered && this.#resendable(lane)) {
+      lane.retried = true;
+      this.written = false;
+      this.resending = true;
+      this.transport.dispatch(this);
+      return;
+    }
+    // A retried request went on the wire once, on the connection before.
+    this.transport.sink.onError(lane, code, !this.written && !lane.retried);
   }
 }
 
@@ -113,14 +220,19 @@ class LaneHandler implements Dispatcher.DispatchHandler {
 class UndiciTransport implements Transport<UndiciRequest> {
   readonly #config: TransportConfig;
   readonly #pool: Pool;
-  readonly #handlers: LaneHandler[] = [];
+  /** Each lane's handler, by lane id. */
+  readonly handlers: LaneHandler[] = [];
   readonly sink: TransportSink;
   readonly capture: boolean;
+  readonly retry: boolean;
+  /** The handler whose request undici is starting: the next socket write is its (see `timedConnector`). */
+  writing: LaneHandler | undefined;
 
   constructor(PoolClass: typeof Pool, buildConnector: typeof BuildConnector, config: TransportConfig, sink: TransportSink) {
     this.#config = config;
     this.sink = sink;
     this.capture = config.captureResponses;
+    this.retry = config.retry;
     this.#pool = new PoolClass(config.url.origin, {
       connections: config.connections,
       pipelining: config.pipelining,
@@ -139,6 +251,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
         } as BuildConnector.BuildOptions),
         config.url.protocol === 'https:',
         config.phases,
+        this,
       ),
     });
   }
@@ -159,33 +272,55 @@ class UndiciTransport implements Transport<UndiciRequest> {
         blocking: false,
         ...(this.#config.pipelining > 1 ? { idempotent: true } : {}),
       },
-      wireBytes: encodeRequest(this.#config.url, request, this.#config.keepAlive).length,
+      wireBytes: this.#wireBytes(request),
+      idempotent: isIdempotentMethod(request.method),
     };
   }
 
+  /** The bytes undici writes for `request`: salvo's encoding, with the headers undici adds itself. */
+  #wireBytes(request: ResolvedRequest): number {
+    const { keepAlive } = this.#config;
+    let bytes = encodeRequest(this.#config.url, request, keepAlive).length;
+    if (keepAlive) bytes += KEEP_ALIVE_HEADER_BYTES;
+    if (request.body === undefined && PAYLOAD_METHODS.has(request.method)) bytes += 'content-length: 0\r\n'.length;
+    return bytes;
+  }
+
   send(lane: Lane, prepared: UndiciRequest): number {
-    let handler = this.#handlers[lane.id];
+    let handler = this.handlers[lane.id];
     if (handler === undefined) {
       handler = new LaneHandler(lane, this);
-      this.#handlers[lane.id] = handler;
+      this.handlers[lane.id] = handler;
     }
     handler.written = false;
+    handler.resending = false;
+    handler.request = prepared;
     this.#pool.dispatch(prepared.options, handler);
     return prepared.wireBytes;
   }
 
+  /** Dispatches a handler's request again (a retry). */
+  dispatch(handler: LaneHandler): void {
+    this.#pool.dispatch(handler.request!.options, handler);
+  }
+
   cancel(lane: Lane, code: string): void {
-    const handler = this.#handlers[lane.id];
+    const handler = this.handlers[lane.id];
     if (handler === undefined || handler.lane === null) return;
     handler.lane = null;
-    this.#handlers[lane.id] = new LaneHandler(lane, this);
+    this.handlers[lane.id] = new LaneHandler(lane, this);
+    // What was pipelined behind it is not known to be unprocessed: not sent again.
+    if (handler.written && handler.socket !== undefined) {
+      handler.socket.fate = Fate.Abandoned;
+      handler.settleBehind(code);
+    }
     handler.controller?.abort(new Error(code));
-    this.sink.onError(lane, code, !handler.written);
+    this.sink.onError(lane, code, !handler.written && !lane.retried);
   }
 
   unwritten(lane: Lane): boolean {
-    const handler = this.#handlers[lane.id];
-    return handler !== undefined && handler.lane !== null && !handler.written;
+    const handler = this.handlers[lane.id];
+    return handler !== undefined && handler.lane !== null && !handler.written && !lane.retried;
   }
 
   async connect(): Promise<void> {
@@ -201,7 +336,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
   }
 
   async close(): Promise<void> {
-    for (const handler of this.#handlers) if (handler) handler.lane = null;
+    for (const handler of this.handlers) if (handler) handler.lane = null;
     await this.#pool.destroy();
   }
 }
@@ -212,11 +347,31 @@ class UndiciTransport implements Transport<UndiciRequest> {
  * there too), cannot tell TCP connect from TLS, and once subscribed make undici build a message per
  * request. The connector returns the socket it opens, although its type says void.
  */
-function timedConnector(connector: BuildConnector.connector, secure: boolean, phases: PhaseRecorder): BuildConnector.connector {
+function timedConnector(connector: BuildConnector.connector, secure: boolean, phases: PhaseRecorder, transport: UndiciTransport): BuildConnector.connector {
   return (options, callback) => {
     const socket = (connector as (...args: Parameters<BuildConnector.connector>) => Socket | undefined)(options, callback);
-    if (socket !== undefined) watchConnect(socket, secure, phases);
+    if (socket === undefined) return;
+    watchConnect(socket, secure, phases);
+    watchWrites(socket, transport);
   };
+}
+
+/**
+ * Tells the transport which socket each request goes out on: undici writes a request's head
+ * synchronously after `onRequestStart`, so the first write after it is that request's. The retry
+ * rules need it (whether the socket answered before, how it went); undici does not say.
+ */
+function watchWrites(socket: Socket, transport: UndiciTransport): void {
+  const state = new SocketState();
+  const write = socket.write;
+  socket.write = function (this: Socket, chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+    const handler = transport.writing;
+    if (handler !== undefined) {
+      handler.socket = state;
+      transport.writing = undefined;
+    }
+    return (write as (chunk: unknown, encoding?: unknown, callback?: unknown) => boolean).call(this, chunk, encoding, callback);
+  } as Socket['write'];
 }
 
 /** Imports undici (only when this transport is chosen) and returns the factory. */

@@ -67,8 +67,10 @@ export class WsConnection {
   settled = false;
   /** Waiting for a place among the handshakes in flight (`OpeningQueue`). */
   queued = false;
-  /** Failed connects or lost connections in a row, for the reconnect backoff. */
+  /** Failed connects or lost connections in a row, for the reconnect backoff (a message or a second open resets it). */
   failures = 0;
+  /** When its socket last opened, performance.now() ms. */
+  openedAt = 0;
   /** Messages sent on this connection, the `sequence` of the next one. */
   sequence = 0;
   /** `websocket.rate`: when the next message is due, performance.now() ms. */

@@ -12,6 +12,12 @@ import { StageMeter } from './stages.js';
 import { ClockSkew, timestampReader, type TimestampReader } from './timestamps.js';
 import type { PlannedWebSocket, WebSocketHooks } from './types.js';
 
+/**
+ * A connection that stayed open this long (or got a message) counts as having worked: only then does
+ * its reconnect backoff start over. A handshake alone does not: a server that accepts and at once closes
+ * every connection drew about 150 handshakes a second from each.
+ */
+const STABLE_OPEN_MS = 1000;
 /** At the end, how long closing handshakes may take before the sockets are dropped. */
 export const CLOSE_GRACE_MS = 1000;
 const TICK_MS = 100;
@@ -216,7 +222,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
   opened(connection: WsConnection, connectMs: number, tlsMs: number | undefined, handshakeMs: number): void {
     this.#opening.ended(connection);
     this.#open++;
-    connection.failures = 0;
+    connection.openedAt = performance.now();
     this.#phases.recordConnection(connectMs, tlsMs);
     this.#phases.recordHandshake(handshakeMs);
     this.#statusCodes['101'] = (this.#statusCodes['101'] ?? 0) + 1;
@@ -249,6 +255,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
    */
   received(connection: WsConnection, wireBytes: number, sentAtMs: number | undefined, answers: boolean): void {
     if (this.#stopped) return;
+    connection.failures = 0;
     const now = performance.now();
     if (now >= this.#endAt) {
       this.#run.stop(false);
@@ -315,6 +322,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
       return;
     }
     if (connection.index >= this.#active) return;
+    if (wasOpen && now - connection.openedAt >= STABLE_OPEN_MS) connection.failures = 0;
     const delayMs = ours ? 0 : backoffMs(connection.failures++);
     connection.timer = setTimeout(() => {
       connection.timer = undefined;

@@ -9,6 +9,7 @@ import {
   encodeConnect,
   eventNameBytes,
   eventParts,
+  fieldKeyBytes,
   firstArgumentField,
   isEvent,
   PacketHeader,
@@ -56,6 +57,7 @@ export class SocketIoFraming implements ConnectionEvents {
   readonly #reply: Buffer | undefined;
   readonly #listen: Buffer | undefined;
   readonly #timestampField: string | undefined;
+  readonly #timestampKey: Buffer | undefined;
   /** Per connection: handshake state, timings of the WebSocket's opening, the binary packet being received. */
   readonly #state: Uint8Array;
   readonly #openTimes: Float64Array;
@@ -73,6 +75,7 @@ export class SocketIoFraming implements ConnectionEvents {
     this.#reply = sio.reply === undefined ? undefined : eventNameBytes(sio.reply);
     this.#listen = sio.listen === undefined ? undefined : eventNameBytes(sio.listen.event);
     this.#timestampField = sio.listen?.timestampField;
+    this.#timestampKey = this.#timestampField === undefined ? undefined : fieldKeyBytes(this.#timestampField);
     this.#state = new Uint8Array(connections);
     this.#openTimes = new Float64Array(connections * 4);
     this.#attachmentsLeft = new Uint32Array(connections);
@@ -144,11 +147,14 @@ export class SocketIoFraming implements ConnectionEvents {
       let sentAtMs = NaN;
       if (this.#reply !== undefined && isEvent(data, at, this.#reply)) answers = true;
       else if (this.#listen !== undefined && this.#timestampField !== undefined && isEvent(data, at, this.#listen)) {
-        sentAtMs = firstArgumentField(data, at, this.#timestampField) ?? NaN;
+        sentAtMs = firstArgumentField(data, at, this.#listen.length, this.#timestampKey!, this.#timestampField) ?? NaN;
       }
       this.#receive(connection, frameBytes(data.length, false), sentAtMs, answers, header.attachments);
     } else if (type === SIO_ACK || type === SIO_BINARY_ACK) {
-      this.#receive(connection, frameBytes(data.length, false), NaN, this.#sio.ack, header.attachments);
+      // Emits waiting have the ids sequence - pending .. sequence - 1: an older id is the late ack of
+      // an emit already timed out, which must not take the place of the next one's.
+      const answers = this.#sio.ack && header.id >= connection.sequence - connection.pending;
+      this.#receive(connection, frameBytes(data.length, false), NaN, answers, header.attachments);
     } else if (type === SIO_CONNECT) {
       if (this.#state[index] !== CONNECTED) this.#connected(connection);
     } else if (type === SIO_CONNECT_ERROR || type === SIO_DISCONNECT) {

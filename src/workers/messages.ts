@@ -11,7 +11,7 @@ export type ToWorker =
 /** Messages from a shard to the main thread. */
 export type ToMain =
   | { type: 'ready' }
-  | { type: 'second'; summary: SecondSummary; totals: { sent: number; completed: number; errors: number } }
+  | { type: 'second'; summary: SecondSummary; totals: { sent: number; completed: number; errors: number; retried: number } }
   | { type: 'done' };
 
 /** What the pool hands each worker thread: its shard of the plan and its end of a channel. */

@@ -10,6 +10,7 @@ interface PendingSecond {
   sent: number;
   completed: number;
   errors: number;
+  retried: number;
   connections: number;
   targetRate: number | undefined;
   cpuPercent: number;
@@ -34,7 +35,7 @@ export class ProgressMerger {
   constructor(shards: number, onProgress: (event: ProgressEvent) => void) {
     this.#shards = shards;
     this.#onProgress = onProgress;
-    this.#lastTotals = Array.from({ length: shards }, () => ({ sent: 0, completed: 0, errors: 0 }));
+    this.#lastTotals = Array.from({ length: shards }, () => ({ sent: 0, completed: 0, errors: 0, retried: 0 }));
   }
 
   /** One shard closed one second. */
@@ -48,6 +49,7 @@ export class ProgressMerger {
         sent: 0,
         completed: 0,
         errors: 0,
+        retried: 0,
         connections: 0,
         targetRate: undefined,
         cpuPercent: 0,
@@ -61,6 +63,7 @@ export class ProgressMerger {
     pending.sent += summary.sent;
     pending.completed += summary.completed;
     pending.errors += summary.errors;
+    pending.retried += summary.retried;
     pending.connections += summary.connections;
     if (summary.targetRate !== undefined) pending.targetRate = (pending.targetRate ?? 0) + summary.targetRate;
     // The busiest thread, as in the timeline (mergeShards).
@@ -102,18 +105,20 @@ export class ProgressMerger {
   }
 
   #emit(second: number, pending: PendingSecond): void {
-    const totals: Totals = { sent: 0, completed: 0, errors: 0 };
+    const totals: Totals = { sent: 0, completed: 0, errors: 0, retried: 0 };
     for (let shard = 0; shard < this.#shards; shard++) {
       const shardTotals = pending.totals.get(shard) ?? this.#lastTotals[shard]!;
       totals.sent += shardTotals.sent;
       totals.completed += shardTotals.completed;
       totals.errors += shardTotals.errors;
+      totals.retried += shardTotals.retried;
     }
     const summary: Omit<SecondSummary, 'histogram'> = {
       second,
       sent: pending.sent,
       completed: pending.completed,
       errors: pending.errors,
+      retried: pending.retried,
       p50: pending.histogram.getValueAtPercentile(50) / 1000,
       p99: pending.histogram.getValueAtPercentile(99) / 1000,
       connections: pending.connections,

@@ -1,0 +1,53 @@
+// Against a real nginx that closes connections after `keepalive_requests 50`: HTTP/2 sessions end with
+// a GOAWAY whose last stream id leaves the streams above it unprocessed, HTTP/1.1 connections with
+// `Connection: close` on the 50th response and the pipelined requests behind it unread. Each of those
+// is sent again once: no errors, and nginx's access log has exactly one line per completed request
+// (so none was processed twice: a completion needs its processing).
+import t from 'tap';
+import { runLoad, type LoadResult } from '../src/index.js';
+import { startNginx } from './fixtures/nginx.js';
+
+const AMOUNT = 2000;
+
+function numbers(result: LoadResult, logged: number): string {
+  const { sent, completed, retried } = result.requests;
+  return `sent ${sent}, completed ${completed}, access-log lines ${logged}, errors ${result.errors.total} ${JSON.stringify(result.errors.byCode)}, retried ${retried}`;
+}
+
+t.test('nginx keepalive_requests 50', async (t) => {
+  const nginx = await startNginx(t, { keepaliveRequests: 50 });
+
+  t.test('h2c, 4 connections x 10 streams', async (t) => {
+    nginx.clearLog();
+    const result = await runLoad({ url: nginx.h2cUrl, transport: 'h2', connections: 4, streams: 10, amount: AMOUNT });
+    const { h2c } = await nginx.processed();
+    t.comment(`h2c: ${numbers(result, h2c)}`);
+    t.same(result.errors.byCode, {}, 'no errors');
+    t.equal(result.requests.completed, AMOUNT);
+    t.equal(h2c, result.requests.completed, 'one access-log line per completed request: none processed twice');
+    t.ok(result.requests.retried > 0, `the streams above each GOAWAY's last stream id went again: ${result.requests.retried}`);
+  });
+
+  t.test('h2c with retry: false: the GOAWAYs cost requests', async (t) => {
+    nginx.clearLog();
+    const result = await runLoad({ url: nginx.h2cUrl, transport: 'h2', connections: 4, streams: 10, amount: AMOUNT, retry: false });
+    const { h2c } = await nginx.processed();
+    t.comment(`h2c, retry false: ${numbers(result, h2c)}`);
+    t.ok((result.errors.byCode.H2_GOAWAY ?? 0) > 0, 'requests above a last stream id are H2_GOAWAY');
+    t.equal(result.requests.retried, 0);
+    t.equal(h2c, result.requests.completed, 'what nginx processed, it answered');
+  });
+
+  for (const transport of ['net', 'undici'] as const) {
+    t.test(`HTTP/1.1 (${transport}), 4 connections x pipelining 4`, async (t) => {
+      nginx.clearLog();
+      const result = await runLoad({ url: nginx.http1Url, transport, connections: 4, pipelining: 4, amount: AMOUNT });
+      const { http1 } = await nginx.processed();
+      t.comment(`${transport}: ${numbers(result, http1)}`);
+      t.same(result.errors.byCode, {}, 'no errors');
+      t.equal(result.requests.completed, AMOUNT);
+      t.equal(http1, result.requests.completed, 'one access-log line per completed request: none processed twice');
+      t.ok(result.requests.retried > 0, `the requests pipelined behind each 50th response went again: ${result.requests.retried}`);
+    });
+  }
+});

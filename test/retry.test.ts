@@ -1,0 +1,195 @@
+// Requests the server provably never processed are sent again, once, on a new connection (issue 29):
+// servers that close on purpose show no errors, and no request is processed twice.
+import type net from 'node:net';
+import t, { type Test } from 'tap';
+import { formatResult, runLoad, type LoadOptions, type TransportName } from '../src/index.js';
+import { rawServer, type RawServer } from './fixtures/raw-http-server.js';
+
+const TRANSPORTS: TransportName[] = ['net', 'undici', 'http'];
+const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
+const OK_CLOSE = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok';
+
+/** What the server did: the ids of the requests it processed (answered), in order. */
+interface Processed {
+  ids: string[];
+}
+
+const idOf = (request: string): string => /\r\nx-id: *(\d+)/i.exec(request)?.[1] ?? 'none';
+
+/** Every request carries an id of its own (`x-id`), so that the server can tell one processed twice. */
+function numbered(options: Omit<LoadOptions, 'url' | 'requests'>, method = 'GET'): Omit<LoadOptions, 'url'> {
+  let next = 0;
+  return {
+    ...options,
+    requests: [
+      {
+        method,
+        ...(method === 'POST' ? { body: 'x' } : {}),
+        setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'x-id': String(next++) } }),
+      },
+    ],
+  };
+}
+
+/** Answers `perConnection` requests on each connection, the last with `Connection: close` (or `last`), and reads no further. */
+async function closingAfter(t: Test, perConnection: number, last = OK_CLOSE): Promise<{ server: RawServer; processed: Processed }> {
+  const processed: Processed = { ids: [] };
+  const server = await rawServer(t, (socket, request, index) => {
+    if (index >= perConnection) return; // behind the close: never processed
+    processed.ids.push(idOf(request));
+    if (index === perConnection - 1) socket.end(last);
+    else socket.write(OK);
+  });
+  return { server, processed };
+}
+
+/**
+ * The keep-alive race: every `every`-th request that arrives on a reused connection is not processed;
+ * the server closes the connection as it arrives (a FIN, or a reset when `reset`), as a server closes
+ * a connection it found idle at the moment the client reuses it. A request that comes again is never
+ * dropped (a retry that fails again is an error, and the test is about the first).
+ */
+async function racing(t: Test, every: number, reset: boolean): Promise<{ server: RawServer; processed: Processed; closes: () => number }> {
+  const processed: Processed = { ids: [] };
+  const dropped = new WeakSet<net.Socket>();
+  const seen = new Set<string>();
+  let reused = 0;
+  let closes = 0;
+  const server = await rawServer(t, (socket, request, index) => {
+    const id = idOf(request);
+    const again = seen.has(id);
+    seen.add(id);
+    if (dropped.has(socket)) return;
+    if (index > 0 && !again && ++reused % every === 0) {
+      dropped.add(socket);
+      closes++;
+      if (reset) socket.resetAndDestroy();
+      else socket.end();
+      return;
+    }
+    processed.ids.push(id);
+    socket.write(OK);
+  });
+  return { server, processed, closes: () => closes };
+}
+
+function assertOnce(t: Test, processed: Processed): void {
+  t.equal(new Set(processed.ids).size, processed.ids.length, 'no request processed twice');
+  t.notOk(processed.ids.includes('none'), 'every request carried its id');
+}
+
+for (const transport of TRANSPORTS) {
+  t.test(transport, async (t) => {
+    // node:http cannot pipeline: its requests never wait behind a response that closes.
+    const pipelining = transport === 'http' ? 1 : 4;
+
+    t.test(`close after 5 responses announced with Connection: close, pipelining ${pipelining}: every request processed once, none an error`, async (t) => {
+      const { server, processed } = await closingAfter(t, 5);
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, ...numbered({ transport, connections: 2, pipelining, amount: 200, timeout: 5000 }) });
+      t.same(result.errors, { total: 0, byCode: {} });
+      t.equal(result.requests.completed, 200);
+      t.equal(processed.ids.length, 200, 'the server processed amount requests');
+      t.equal(result.requests.sent, 200, 'a retried request is sent once');
+      if (pipelining > 1) t.ok(result.requests.retried > 0, `retried ${result.requests.retried}`);
+      t.equal(result.timeline.reduce((sum, second) => sum + second.retried, 0), result.requests.retried, 'timeline adds up');
+      // undici opened a socket for each request it would have sent again, only to abort it unused.
+      const carried = server.reads.filter((reads) => reads > 0).length;
+      t.equal(server.connections, carried, `${server.connections} connections opened, ${carried} carried requests`);
+      assertOnce(t, processed);
+    });
+
+    if (pipelining > 1) t.test('an HTTP/1.0 response without keep-alive announces the close too', async (t) => {
+      const { server, processed } = await closingAfter(t, 5, 'HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok');
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, ...numbered({ transport, connections: 2, pipelining, amount: 100, timeout: 5000 }) });
+      t.same(result.errors, { total: 0, byCode: {} });
+      t.equal(processed.ids.length, 100);
+      t.ok(result.requests.retried > 0, `retried ${result.requests.retried}`);
+      assertOnce(t, processed);
+    });
+
+    if (pipelining > 1) t.test('close after 5 with retry: false: the requests behind the close are ECONNCLOSED', async (t) => {
+      const { server, processed } = await closingAfter(t, 5);
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, retry: false, ...numbered({ transport, connections: 1, pipelining: 4, amount: 100, timeout: 5000 }) });
+      t.equal(result.requests.retried, 0);
+      t.ok(result.errors.total > 0, JSON.stringify(result.errors.byCode));
+      t.same(Object.keys(result.errors.byCode), ['ECONNCLOSED']);
+      t.equal(result.requests.completed, processed.ids.length, 'completed: what the server processed');
+      t.equal(result.requests.completed + result.errors.total, 100);
+    });
+
+    for (const reset of [false, true]) {
+      // Pipelined, undici sends a retried request wherever the pool has room, and it may go down again
+      // behind the next dropped one (a second failure is an error): only net places retries first.
+      for (const depth of transport === 'net' ? [1, pipelining] : [1]) {
+        t.test(`the keep-alive race (${reset ? 'reset' : 'FIN'}), pipelining ${depth}: GETs sent again, none an error`, async (t) => {
+          const { server, processed, closes } = await racing(t, 10, reset);
+          const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, ...numbered({ transport, connections: 3, pipelining: depth, amount: 150, timeout: 5000 }) });
+          t.same(result.errors, { total: 0, byCode: {} });
+          t.equal(result.requests.completed, 150);
+          t.equal(processed.ids.length, 150, 'the server processed amount requests');
+          t.equal(result.requests.sent, 150);
+          t.ok(closes() > 0 && result.requests.retried >= closes(), `retried ${result.requests.retried}, closes ${closes()}`);
+          assertOnce(t, processed);
+        });
+      }
+    }
+
+    t.test('a POST on the keep-alive race is an error, never sent again', async (t) => {
+      const { server, processed, closes } = await racing(t, 10, false);
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, ...numbered({ transport, connections: 3, amount: 150, timeout: 5000 }, 'POST') });
+      t.equal(result.requests.retried, 0);
+      t.equal(result.errors.total, closes(), `one error per close: ${JSON.stringify(result.errors.byCode)}`);
+      t.ok(result.errors.total > 0);
+      t.equal(result.requests.completed, processed.ids.length, 'completed: what the server processed');
+      t.equal(result.requests.completed + result.errors.total, 150);
+      assertOnce(t, processed);
+    });
+
+    t.test('a new connection closed before any response is an error, never sent again: the server has no idle connection to close', async (t) => {
+      const server = await rawServer(t, (socket) => socket.end());
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, transport, connections: 2, amount: 10, timeout: 5000 });
+      t.equal(result.requests.retried, 0);
+      t.equal(result.errors.total, 10, JSON.stringify(result.errors.byCode));
+      t.equal(server.requests.length, 10, 'each request reached the server once');
+    });
+
+    t.test('rate mode: a retried request is timed from its intended send', async (t) => {
+      // The second request on the first connection is held 100 ms and dropped; its retry is answered at once.
+      let held = false;
+      const server = await rawServer(t, (socket, _request, index) => {
+        if (index === 1 && !held) {
+          held = true;
+          setTimeout(() => socket.end(), 100);
+          return;
+        }
+        socket.write(OK);
+      });
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, transport, connections: 1, rate: 20, amount: 3, timeout: 5000 });
+      t.same(result.errors, { total: 0, byCode: {} });
+      t.equal(result.requests.retried, 1);
+      t.equal(result.requests.completed, 3);
+      t.ok(result.latency.max >= 100, `latency.max ${result.latency.max} ms: from the first send, not the retry`);
+      t.ok(result.latencyUncorrected.max >= 100, `latencyUncorrected.max ${result.latencyUncorrected.max} ms`);
+    });
+  });
+}
+
+t.test('retries over worker threads add up in the result, its timeline, its progress events and its summary', async (t) => {
+  const { server, processed } = await closingAfter(t, 5);
+  let progressRetried = 0;
+  const result = await runLoad({
+    url: `http://127.0.0.1:${server.port}/`,
+    workers: 2,
+    connections: 2,
+    pipelining: 4,
+    amount: 200,
+    timeout: 5000,
+    onProgress: (event) => (progressRetried = event.totals.retried),
+  });
+  t.same(result.errors, { total: 0, byCode: {} });
+  t.equal(processed.ids.length, 200);
+  t.ok(result.requests.retried > 0, `retried ${result.requests.retried}`);
+  t.equal(result.timeline.reduce((sum, second) => sum + second.retried, 0), result.requests.retried, 'timeline adds up');
+  t.equal(progressRetried, result.requests.retried, 'the last progress totals');
+  t.match(formatResult(result), new RegExp(`^Requests +200 sent, 200 completed, 0 missed, ${result.requests.retried} retried$`, 'm'));
+});
