@@ -6,6 +6,7 @@
 //
 // broadcast-N: N clients connected to a socket.io server that emits a timestamped `tick` event
 //   (about 64 bytes) to every client every 100 ms; each client times every event from its `ts`.
+//   The server starts broadcasting once N clients are connected (servers/socketio-server.mjs says why).
 //   Compared: CPU µs per received event, peak RSS over the measured window (every client open),
 //   sampled every 100 ms, and the process's RSS high-water mark (getrusage, its whole life).
 // echo-N: N connections each emitting `echo` with an acknowledgement, the next as soon as the ack
@@ -43,8 +44,8 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 
-async function startServer(mode, intervalMs) {
-  const argv = wrapCommand(['node', here('servers/socketio-server.mjs'), mode, String(intervalMs)], { taskset: pinning.taskset, cpu: pinning.target });
+async function startServer(mode, intervalMs, clients) {
+  const argv = wrapCommand(['node', here('servers/socketio-server.mjs'), mode, String(intervalMs), String(clients)], { taskset: pinning.taskset, cpu: pinning.target });
   const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
   child.stdout.setEncoding('utf8');
   let output = '';
@@ -81,7 +82,7 @@ for (let round = 0; round < rounds; round++) {
   for (const scenario of scenarios) {
     const order = contenders.map((_, k) => contenders[(k + round) % contenders.length]);
     for (const contender of order) {
-      const server = await startServer(scenario.mode, scenario.intervalMs);
+      const server = await startServer(scenario.mode, scenario.intervalMs, scenario.clients);
       let client;
       let serverStats;
       try {

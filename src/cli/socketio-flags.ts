@@ -1,4 +1,4 @@
-import type { SocketIoOptions } from '../types.js';
+import type { SocketIoOptions } from '../index.js';
 import { UsageError } from './command.js';
 import type { Flag } from './load-flags.js';
 
