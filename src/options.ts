@@ -7,6 +7,7 @@ import { planThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
 import type { Plan, PlanHooks, PlannedStage } from './plan.js';
 import { parseHeaders, planRequests } from './request-spec.js';
+import { planMonitor } from './monitor/options.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
 import { planSocketIo } from './websocket/socketio-options.js';
 import type { LoadOptions, RequestSpec, Stage, TransportName } from './types.js';
@@ -19,7 +20,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 export const KNOWN_OPTIONS = [
   'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
-  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket',
+  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
   'socketio',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
@@ -200,6 +201,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     segment: parseSegment(options.segment, { connections, amount, rate }),
     startAtMs: parseStartAt(options.startAt),
     websocket: webSocketPlan?.planned,
+    monitor: planMonitor(options.monitor),
     ...(socketIoPlan !== undefined ? { socketio: socketIoPlan } : {}),
   };
   return {

@@ -4,6 +4,7 @@ import type { PlannedThresholds } from './stats/thresholds.js';
 import type { ResolvedRequest } from './transports/transport.js';
 import type { LoadOptions, RequestSpec, ResultTransport, Segment } from './types.js';
 import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
+import type { PlannedMonitor } from './monitor/options.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -69,6 +70,8 @@ export interface Plan {
   startAtMs: number | undefined;
   /** A WebSocket run (`ws:`/`wss:` url): what each connection does. */
   websocket: PlannedWebSocket | undefined;
+  /** `monitor`: what the main thread watches while the run goes (never sent to a worker's use). */
+  monitor: PlannedMonitor | undefined;
   /** A Socket.IO run (`socketio`, transport `'socket.io'`): what each connection does. */
   socketio?: PlannedSocketIo | undefined;
 }

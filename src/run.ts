@@ -10,6 +10,7 @@ import { compileThresholds, judgeThresholds } from './stats/thresholds.js';
 import type { LoadOptions, LoadResult } from './types.js';
 import { runWorkers } from './workers/pool.js';
 import { segmentPlan } from './workers/shard.js';
+import { watchServer } from './monitor/watch.js';
 
 function runInProcess(plan: Plan, hooks: PlanHooks, start: StartGate) {
   const { onProgress } = hooks;
@@ -41,9 +42,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
   const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
-  const shards = plan.workers > 1 ? await runWorkers(plan, hooks, start) : [await runInProcess(plan, hooks, start)];
+  const watch = watchServer(plan, hooks, start);
+  let shards;
+  try {
+    shards = plan.workers > 1 ? await runWorkers(plan, watch.hooks, start) : [await runInProcess(plan, watch.hooks, start)];
+  } finally {
+    watch.stop();
+  }
   const result = mergeShards(plan, shards, false, whole);
   start.warn(result.warnings);
+  await watch.attach(result);
   diagnose(result, plan);
   judgeThresholds(result, whole.thresholds && compileThresholds(whole.thresholds.parsed));
   return result;

@@ -203,6 +203,12 @@ export interface LoadOptions {
    */
   websocket?: WebSocketOptions;
   /**
+   * Watch the server while the run goes, once a second in the main thread on the timeline's
+   * seconds: local processes by pid and Prometheus text endpoints. What they say is in
+   * `result.server` and each timeline entry's `server`.
+   */
+  monitor?: MonitorOptions;
+  /**
    * A Socket.IO run (Engine.IO 4 over WebSocket; Socket.IO 3 and 4 servers): `url` is the server's
    * origin (`http:`, `https:`, `ws:` or `wss:`), and each connection connects to a namespace, emits
    * `emit` and times its acknowledgement or `reply`, and/or times the `listen` events the server
@@ -231,10 +237,31 @@ export interface SocketIoOptions {
   /** Latency is the time from an emit to the next event of this name on that connection. */
   reply?: string;
   /**
-   * Events the server pushes: counted, and with `timestamp: { field }` timed from the top-level
-   * number `field` of their first argument (epoch ms), as `websocket.timestamp` is.
+   * Events the server pushes to time: with `timestamp: { field }`, from the top-level number `field`
+   * of their first argument (epoch ms), as `websocket.timestamp` times messages. Every event and ack
+   * received counts in `messages.received`, whatever its name.
    */
   listen?: { event: string; timestamp?: { field: string } };
+}
+
+/** A Prometheus text endpoint to scrape: its URL, and for node_exporter which network devices count. */
+export interface PrometheusSource {
+  /** `http:` or `https:` URL of the metrics, such as `'http://127.0.0.1:9100/metrics'`. */
+  url: string;
+  /** node_exporter: the network devices whose bytes count (`['eth0']`). Default: all of them. */
+  devices?: string[];
+}
+
+/** What `monitor` watches. */
+export interface MonitorOptions {
+  /** Local processes by pid, all their threads included (read from `/proc`: Linux only). */
+  processes?: number[];
+  /**
+   * Prometheus text endpoints: node_exporter (the machine's CPU over all cores, memory in use,
+   * network bytes) or a Node app's prom-client endpoint (its process CPU, resident memory and event
+   * loop lag).
+   */
+  prometheus?: Array<string | PrometheusSource>;
 }
 
 /** The message a WebSocket connection sends: fixed, or built per send. */
@@ -300,6 +327,11 @@ export interface WebSocketStageStats {
   /** Median and 99th percentile latency of the messages timed during the stage, ms. */
   p50: number;
   p99: number;
+  /**
+   * With `monitor`: the server's CPU over the stage's seconds (a second counts for the stage its
+   * middle falls in), 100 = one core, and per received message, ms.
+   */
+  server?: { cpuPercent?: number; cpuPerRequest?: number };
 }
 
 /** What only a WebSocket run has (`result.websocket`). */
@@ -357,6 +389,31 @@ export interface MergeInfo {
   sendLag?: string;
   /** WebSocket runs with stages: each stage's latency histogram (µs, compressed base64), in order. */
   stages?: string[];
+  /** `monitor`: each source's per-second readings, so that merged segments count a source once. */
+  server?: ServerSeries[];
+}
+
+/** One monitored source's readings, one per timeline second (`null` where it did not answer). */
+export interface ServerSeries {
+  source: string;
+  scope: 'process' | 'machine';
+  /** The cores its CPU is out of: the machine's (node_exporter's CPUs; this machine's for a pid); absent when unknown. */
+  cores?: number;
+  /** The first failure, if any. */
+  error?: string;
+  /** Wall-clock start of its first second, epoch ms (the run's `startedAt`). */
+  startedAt: number;
+  seconds: Array<ServerReadingSecond | null>;
+}
+
+/** What one source said over one second: counters as differences, gauges at the second's end. */
+export interface ServerReadingSecond {
+  wallMs: number;
+  cpuMs?: number;
+  rssBytes?: number;
+  receivedBytes?: number;
+  sentBytes?: number;
+  eventLoopLagMs?: number;
 }
 
 /** Latency distribution in milliseconds (floats with microsecond precision). */
@@ -432,6 +489,68 @@ export interface TimelineEntry {
   cpuPercent: number;
   /** The load generator's event-loop utilization in this second, 0..1 (the busiest thread). */
   eventLoopUtilization: number;
+  /** The server in this second, when `monitor` watched it (fields no source gave are absent). */
+  server?: ServerSecond;
+}
+
+/** One second of the watched server (`timeline[i].server`); a field no source gave is absent. */
+export interface ServerSecond {
+  /** Server CPU, 100 = one core. */
+  cpuPercent?: number;
+  /** Resident memory of the processes (or the machine's memory in use), bytes, at the end of the second. */
+  rssBytes?: number;
+  /** Network bytes received and sent by the machine (node_exporter), per second. */
+  receivedBytesPerSecond?: number;
+  sentBytesPerSecond?: number;
+  /** A prom-client app's event-loop lag (its p99 when it exports one), ms. */
+  eventLoopLagMs?: number;
+}
+
+/** One source `monitor` read (`result.server.sources`). */
+export interface ServerSourceStats {
+  /** `pid 1234`, or the metrics URL. */
+  source: string;
+  /** `process`: a pid or a prom-client app; `machine`: node_exporter. */
+  scope: 'process' | 'machine';
+  /** Whether it answered every sample of the run. */
+  answered: boolean;
+  /** The first failure, when it did not. */
+  error?: string;
+  /** Measured seconds it answered. */
+  seconds: number;
+  /** CPU over the seconds it answered, 100 = one core. */
+  cpuPercent?: number;
+  /** Mean and highest resident memory (machine: memory in use), bytes. */
+  rssBytes?: number;
+  peakRssBytes?: number;
+  receivedBytesPerSecond?: number;
+  sentBytesPerSecond?: number;
+  /** Highest event-loop lag of a second, ms (prom-client). */
+  eventLoopLagMs?: number;
+}
+
+/**
+ * The system under test over the measured run (`result.server`), from `monitor`. CPU and memory
+ * come from the process sources (pids, prom-client apps), added up, or from the machine
+ * (node_exporter) when none gives them; network from node_exporter. A field no source gave is
+ * absent, never zero.
+ */
+export interface ServerStats {
+  /** Server CPU, 100 = one core. */
+  cpuPercent?: number;
+  /**
+   * Server CPU per completed request (per received message in a WebSocket run), ms: over the
+   * seconds the CPU sources answered.
+   */
+  cpuPerRequest?: number;
+  memory?: { rssBytes: number; peakRssBytes: number };
+  network?: { receivedBytesPerSecond: number; sentBytesPerSecond: number };
+  /** Highest event-loop lag of a second, ms (prom-client apps). */
+  eventLoopLagMs?: number;
+  /** The cores the CPU is out of (`cpuPercent` 100 × cores is all of them), when the sources say. */
+  cores?: number;
+  /** What was read, and whether it answered. */
+  sources: ServerSourceStats[];
 }
 
 /**
@@ -535,6 +654,8 @@ export interface LoadResult {
   warnings: Warning[];
   /** The load generator's own CPU, event loop and send lag, with a saturation verdict. */
   generator: GeneratorStats;
+  /** The server's CPU, memory and network, when `monitor` watched it. */
+  server?: ServerStats;
   thresholds?: ThresholdResult[];
   /** False when a threshold failed. */
   ok: boolean;

@@ -140,3 +140,18 @@ t.test('an aborted step is neither passed nor blamed', async (t) => {
   t.equal(step.limitedBy, undefined);
   t.same(step.failures, ['aborted before the step ended']);
 });
+
+t.test("server-cpu: a step the server failed with its cores saturated (monitor) names its CPU", async (t) => {
+  const failing = (server: unknown) => {
+    const made = result(slo, { rate: 1000, corrected: latency(40, 200), uncorrected: latency(40, 200) });
+    if (server !== undefined) made.server = server as LoadResult['server'];
+    return judgeStep(context(slo), 'grow', 1000, made, false).limitedBy;
+  };
+  t.equal(failing({ cpuPercent: 185, cores: 2, sources: [] }), 'server-cpu', '185% of 2 cores: saturated');
+  t.equal(failing({ cpuPercent: 170, cores: 2, sources: [] }), 'server', '170% of 2 cores: not saturated, the server still');
+  t.equal(failing({ cpuPercent: 185, sources: [] }), 'server', 'cores unknown: no claim about the CPU');
+  t.equal(failing(undefined), 'server', 'no monitor: server');
+  const passing = result(slo, { rate: 100, corrected: latency(5, 10), uncorrected: latency(5, 10) });
+  passing.server = { cpuPercent: 199, cores: 2, sources: [] };
+  t.equal(judgeStep(context(slo), 'grow', 100, passing, false).limitedBy, undefined, 'a step that passed has no limit, however busy the server');
+});

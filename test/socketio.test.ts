@@ -4,6 +4,7 @@
 import t from 'tap';
 import { findCapacity, formatResult, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
 import { decodeHistogram } from '../src/stats/recorder.js';
+import { localhostCert } from './fixtures/raw-http-server.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
@@ -37,6 +38,26 @@ t.test('echo with acks: exact counts at the server and the client', async (t) =>
   const summary = formatResult(result);
   t.match(summary, /Messages +503 sent, 503 received/);
   t.match(summary, /Handshakes +101: 5/);
+});
+
+t.test('https: the Engine.IO WebSocket over TLS, on its own path, with the run\'s headers', async (t) => {
+  const headers: string[] = [];
+  const server = await socketIoServer(t, { path: '/io/' }, (io) => io.on('connection', (socket) => headers.push(String(socket.handshake.headers['x-load']))), { secure: true });
+  const result = await runLoad({
+    url: server.url,
+    connections: 2,
+    amount: 40,
+    tls: { ca: localhostCert },
+    headers: { 'x-load': 'salvo' },
+    socketio: { path: '/io', emit: { event: 'echo', data: 1 }, ack: true },
+  });
+  t.equal(server.stats.echoes, 40);
+  t.same(result.messages && { sent: result.messages.sent, received: result.messages.received }, { sent: 40, received: 40 });
+  t.equal(result.phases.tls.count, 2, 'one TLS handshake per connection');
+  t.same(headers, ['salvo', 'salvo'], 'headers on the upgrade request');
+  const wrongPath = await runLoad({ url: server.url, connections: 1, duration: 300, tls: { ca: localhostCert }, socketio: { listen: { event: 'x' } } });
+  // socket.io drops an upgrade on a path it does not serve (ECONNRESET, after its destroyUpgradeTimeout).
+  t.ok(wrongPath.errors.total >= 1 && wrongPath.messages!.received === 0, `the default path is not served: ${JSON.stringify(wrongPath.errors.byCode)}`);
 });
 
 t.test('reply: latency is the time to the next event of that name, other events only counted', async (t) => {
@@ -107,6 +128,17 @@ t.test('a namespace with auth; a namespace its middleware refuses is an error, r
   // Backoff 5, 10, 20, ... 640 ms: about 8 tries per connection in a second, where a tight loop makes hundreds.
   t.ok(server.stats.refused <= 2 * 12, `not retried in a tight loop: ${server.stats.refused} refusals`);
   t.equal(refused.messages!.sent, 0, 'nothing emitted on a refused namespace');
+});
+
+t.test('a namespace connect never answered times out, counted as SIO_CONNECT_TIMEOUT, and the run ends on time', async (t) => {
+  const server = await socketIoServer(t, {}, (io) => io.of('/stuck').use(() => undefined));
+  const startedAt = Date.now();
+  const result = await runLoad({ url: server.url, connections: 2, duration: '600ms', timeout: '200ms', socketio: { namespace: '/stuck', listen: { event: 'x' } } });
+  const timeouts = result.errors.byCode.SIO_CONNECT_TIMEOUT ?? 0;
+  t.ok(timeouts >= 2, `each connection's connect timed out: ${JSON.stringify(result.errors.byCode)}`);
+  t.same(Object.keys(result.errors.byCode), ['SIO_CONNECT_TIMEOUT']);
+  t.ok(Date.now() - startedAt < 5000, 'the run ended');
+  t.equal(server.stats.connects, 0);
 });
 
 t.test('pings answered: idle past pingInterval + pingTimeout, the connections stay', async (t) => {
@@ -206,6 +238,17 @@ t.test('exact counts with amount over 2 workers, closed loop and at a rate', asy
   t.equal(counter.stats.echoes, 60, 'every emit reached the handler');
   t.equal(fire.messages!.sent, 60);
   t.equal(fire.errors.total, 0, 'no timeouts for emits that wait for nothing');
+});
+
+t.test('warmup: emits before the measured run reach the server but are not counted', async (t) => {
+  const server = await socketIoServer(t);
+  const result = await runLoad({ url: server.url, connections: 2, warmup: '300ms', amount: 100, socketio: { emit: { event: 'echo' }, ack: true } });
+  const { sent, received } = result.messages!;
+  t.equal(sent, 100);
+  // The acks of the warm-up's last emits (one in flight per connection) count as received, untimed, as in a WebSocket run.
+  t.ok(received >= 100 && received <= 102, `received ${received}`);
+  t.ok(server.stats.echoes > 100, `the warm-up's emits too: ${server.stats.echoes}`);
+  t.equal(timed(result), 100, 'only the measured emits timed');
 });
 
 t.test('connection stages open and close Socket.IO connections', async (t) => {

@@ -1,5 +1,5 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats } from 'salvo';
+import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
@@ -65,3 +65,7 @@ await runLoad({ url: 'http://127.0.0.1:1', socketio: { emit: { data: 1 } } });
 await runLoad({ url: server.url, transport: 'curl' });
 // @ts-expect-error: url is required
 await runLoad({ connections: 1 });
+const monitored: LoadOptions = { url: server.url, amount: 10, monitor: { processes: [server.pid], prometheus: ['http://127.0.0.1:9100/metrics', { url: 'http://127.0.0.1:9100/metrics', devices: ['lo'] }] } };
+const serverStats: ServerStats | undefined = (await runLoad(monitored)).server;
+const cpuPerRequest: number | undefined = serverStats?.cpuPerRequest;
+console.log(cpuPerRequest, serverStats?.sources.map((s) => s.answered), result.timeline[0]?.server?.cpuPercent);

@@ -72,8 +72,21 @@ export function judgeStep(
     errorRate: result.errors.total + completed === 0 ? 0 : result.errors.total / (result.errors.total + completed),
     result,
   };
-  if (!step.passed && !aborted) step.limitedBy = blame(context, result);
+  if (!step.passed && !aborted) {
+    const limit = blame(context, result);
+    step.limitedBy = limit === 'server' && serverCpuSaturated(result) ? 'server-cpu' : limit;
+  }
   return step;
+}
+
+/** A server's CPU at or above this share of its cores (`monitor`) was the limit of a step it failed. */
+const SERVER_CPU_SATURATED = 0.9;
+
+/** Whether `monitor` saw the server's cores saturated: CPU at 90% of all the cores its sources count. */
+export function serverCpuSaturated(result: LoadResult): boolean {
+  const server = result.server;
+  if (server?.cpuPercent === undefined || server.cores === undefined) return false;
+  return server.cpuPercent >= SERVER_CPU_SATURATED * 100 * server.cores;
 }
 
 function blame(context: JudgeContext, result: LoadResult): StepLimit {

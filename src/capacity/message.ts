@@ -54,6 +54,7 @@ export function outcomeMessage(state: SearchState, limitedBy: CapacityLimit, cap
     case 'max':
       return `Every rate up to max, ${rate(plan.max)}, met the SLO${confirmed ? `, confirmed by a ${seconds(plan.confirmMs)} run` : ''}: the capacity is at least that. Raise max to search further.`;
     case 'server':
+    case 'server-cpu':
       break;
   }
   if (capacity === undefined && failedConfirmations.length === 0) {
@@ -62,7 +63,9 @@ export function outcomeMessage(state: SearchState, limitedBy: CapacityLimit, cap
       `(${last!.failures.join('; ')}): the server does not meet it at any rate tried. Lower start, or review the SLO.`
     );
   }
-  const bracket = `${rate(lowestFailed!)} failed it`;
+  const saturated = limitedBy === 'server-cpu' ? steps.find((step) => step.rate === lowestFailed && step.limitedBy === 'server-cpu') : undefined;
+  const server = saturated?.result.server;
+  const bracket = `${rate(lowestFailed!)} failed it${server === undefined ? '' : ` with the server's CPU saturated (${COUNT.format(server.cpuPercent!)}% of ${server.cores} core${server.cores === 1 ? '' : 's'})`}`;
   if (capacity === undefined) {
     return (
       `Short steps met the SLO up to ${rate(failedConfirmations[0]!)}, but ${seconds(plan.confirmMs)} confirmation runs ` +

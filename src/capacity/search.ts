@@ -21,7 +21,10 @@ export async function findCapacity(options: CapacityOptions): Promise<CapacityRe
   const startedAt = performance.now();
   const plan = await planCapacity(options);
   const state: SearchState = { plan, steps: [], lowestFailed: undefined, failedConfirmations: [] };
-  const finish = (limitedBy: CapacityLimit, capacity?: number, confirmed = false): CapacityResult => ({
+  const finish = (limit: CapacityLimit, capacity?: number, confirmed = false): CapacityResult => {
+    // The server's limit is its CPU when the lowest rate it failed saturated its cores.
+    const limitedBy = limit === 'server' && lowestFailedOn(state, 'server-cpu') ? 'server-cpu' : limit;
+    return {
     url: plan.url,
     capacity,
     confirmed,
@@ -34,7 +37,8 @@ export async function findCapacity(options: CapacityOptions): Promise<CapacityRe
     steps: state.steps,
     aborted: limitedBy === 'aborted',
     durationMs: performance.now() - startedAt,
-  });
+    };
+  };
 
   // Grow: double from start until a step fails (or max passes).
   let rate = plan.start;
@@ -42,7 +46,7 @@ export async function findCapacity(options: CapacityOptions): Promise<CapacityRe
     const step = await measure(state, 'grow', rate, plan.stepMs);
     if (step === undefined) return finish('aborted');
     if (!step.passed) {
-      if (step.limitedBy !== 'server') return finish(step.limitedBy!);
+      if (!onServer(step.limitedBy)) return finish(step.limitedBy!);
       break;
     }
     if (rate >= plan.max) break;
@@ -58,7 +62,7 @@ export async function findCapacity(options: CapacityOptions): Promise<CapacityRe
     const step = await measure(state, 'bisect', middle, plan.stepMs);
     if (step === undefined) return finish('aborted');
     if (step.passed) low = middle;
-    else if (step.limitedBy === 'server') high = middle;
+    else if (onServer(step.limitedBy)) high = middle;
     else return finish(step.limitedBy!);
   }
   const reached: CapacityLimit = high === undefined ? 'max' : 'server';
@@ -70,13 +74,22 @@ export async function findCapacity(options: CapacityOptions): Promise<CapacityRe
     const step = await measure(state, 'confirm', candidate, plan.confirmMs);
     if (step === undefined) return finish('aborted');
     if (step.passed) return finish(state.failedConfirmations.length > 0 ? 'server' : reached, candidate, true);
-    if (step.limitedBy !== 'server') return finish(step.limitedBy!);
+    if (!onServer(step.limitedBy)) return finish(step.limitedBy!);
     state.failedConfirmations.push(candidate);
     // The next candidate sits within precision below the rate that just failed, as bisection left it.
     candidate = Math.min(candidate - 1, Math.ceil(candidate / (1 + plan.precision)));
     if (candidate < 1) break;
   }
   return finish('server');
+}
+
+/** A step failed on the server (its objective, or its CPU): evidence about its capacity. */
+function onServer(limit: CapacityLimit | undefined): boolean {
+  return limit === 'server' || limit === 'server-cpu';
+}
+
+function lowestFailedOn(state: SearchState, limit: CapacityLimit): boolean {
+  return state.steps.some((step) => step.rate === state.lowestFailed && step.limitedBy === limit);
 }
 
 /**
@@ -88,7 +101,7 @@ async function measure(state: SearchState, phase: CapacityPhase, rate: number, d
   let step = await runStep(state, phase, rate, durationMs);
   if (step?.limitedBy === 'generator') step = await runStep(state, phase, rate, durationMs);
   if (step === undefined || state.plan.signal?.aborted) return undefined;
-  if (step.limitedBy === 'server') state.lowestFailed = Math.min(state.lowestFailed ?? Infinity, rate);
+  if (onServer(step.limitedBy)) state.lowestFailed = Math.min(state.lowestFailed ?? Infinity, rate);
   return step;
 }
 

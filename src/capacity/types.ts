@@ -47,11 +47,12 @@ export type CapacityPhase = 'grow' | 'bisect' | 'confirm';
 
 /**
  * What held a failed step back. `server`: the server itself missed the objective (evidence about
- * its capacity). `connections`: every connection was busy and requests waited in the generator for
+ * its capacity); `server-cpu` is that, with `monitor` showing the server's cores saturated (CPU at
+ * 90% or more of them) during the step. `connections`: every connection was busy and requests waited in the generator for
  * one, while the server answered within the objective. `generator`: the load generator's own CPU or
  * event loop fell behind its schedule.
  */
-export type StepLimit = 'server' | 'connections' | 'generator';
+export type StepLimit = 'server' | 'server-cpu' | 'connections' | 'generator';
 
 /** One step of the search: a run at one target rate and its verdict. */
 export interface CapacityStep {
@@ -88,7 +89,8 @@ export type CapacityStepEvent =
 
 /**
  * What ended the search. `server`: a rate failed on the server, and `capacity` is the highest rate
- * found to pass, within `precision` of it (or undefined when even `start` failed). `max`: every rate
+ * found to pass, within `precision` of it (or undefined when even `start` failed). `server-cpu`: the
+ * same, and the lowest failing step had the server's cores saturated (`monitor`). `max`: every rate
  * up to `max` passed. `connections` / `generator`: the generator could not produce a rate it needed
  * to try, so no capacity is claimed (raise `connections`, or `workers`). `aborted`: the signal.
  */

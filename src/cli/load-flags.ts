@@ -49,6 +49,8 @@ export const LOAD_FLAGS = {
   'ws-rate': { type: 'string', value: 'N', help: 'ws:/wss: URL: messages/s per connection (default: when the reply came)' },
   'ws-timestamp': { type: 'string', value: 'FIELD', help: 'ws:/wss: URL: time received JSON messages from their epoch-ms FIELD' },
   ...SOCKETIO_FLAGS,
+  'monitor-pid': { type: 'string', multiple: true, value: 'PID', help: "watch the server's process (CPU, memory; Linux); repeat for more" },
+  'monitor-url': { type: 'string', multiple: true, value: 'URL', help: 'watch a Prometheus endpoint (node_exporter, prom-client); repeat' },
 } as const satisfies Record<string, Flag>;
 
 function flagHelp(name: string, flag: Flag): string {
@@ -124,6 +126,14 @@ function webSocketFlags(message: string | undefined, rate: string | undefined, t
   };
 }
 
+function monitorFlags(pids: string[] | undefined, urls: string[] | undefined): LoadOptions['monitor'] {
+  if (pids === undefined && urls === undefined) return undefined;
+  return {
+    ...(pids === undefined ? {} : { processes: pids.map((pid) => numeric(pid) as number) }),
+    ...(urls === undefined ? {} : { prometheus: urls }),
+  };
+}
+
 function expectStatus(values: string[] | undefined): number | string | Array<number | string> | undefined {
   const statuses = values?.map((value) => numeric(value)!);
   return statuses === undefined || statuses.length > 1 ? statuses : statuses[0];
@@ -178,6 +188,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     thresholds: thresholdFlags('threshold', flags.threshold),
     websocket: webSocketFlags(flags['ws-message'], flags['ws-rate'], flags['ws-timestamp']),
     socketio: socketIoFromFlags(flags),
+    monitor: monitorFlags(flags['monitor-pid'], flags['monitor-url']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   return options as unknown as LoadOptions;

@@ -50,6 +50,7 @@ export class ProgressLine {
       `p99 ${ms(event.p99)}`,
       `errors ${COUNT.format(event.totals.errors)}`,
       `${COUNT.format(event.connections)} conns`,
+      ...(event.server?.cpuPercent === undefined ? [] : [`server CPU ${COUNT.format(event.server.cpuPercent)}%`]),
     ].join('  ');
   }
 

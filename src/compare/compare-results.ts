@@ -57,7 +57,7 @@ export interface Comparison {
 export interface CompareOptions {
   /**
    * Metric paths to compare, in the `thresholds` syntax. Default: `requests.perSecond`, `latency.p50`,
-   * `latency.p90`, `latency.p99`, `errors.rate`.
+   * `latency.p90`, `latency.p99`, `errors.rate`, and `server.cpuPerRequest` when every run has it (`monitor`).
    */
   metrics?: string[];
   /** `'welch'` (default) does not assume equal variances; `'student'` pools them. */
@@ -89,7 +89,9 @@ export function compareResults(
 ): Comparison {
   checkRuns('baseline', baseline);
   checkRuns('candidate', candidate);
-  const { test, metrics } = resolveCompareOptions(options);
+  // Monitored runs compare the server's CPU per request too: steadier than requests/s on a noisy host.
+  const monitored = options.metrics === undefined && [...baseline, ...candidate].every((result) => result.server?.cpuPerRequest !== undefined);
+  const { test, metrics } = resolveCompareOptions(monitored ? { ...options, metrics: [...DEFAULT_METRICS, 'server.cpuPerRequest'] } : options);
   const rows = metrics.map(([metric, reader]) =>
     compareMetric(metric, values(reader, baseline), values(reader, candidate), test),
   );

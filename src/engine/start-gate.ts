@@ -19,6 +19,8 @@ export class StartGate {
   readonly #signal: AbortSignal | undefined;
   /** How far past `startAt` the measured run could start at the earliest, when it was already past. */
   #lateMs = 0;
+  /** Told the wall-clock instant the threads' clocks start (the warm-up, then the measured run): `monitor` samples from it. */
+  onGo: ((atMs: number) => void) | undefined;
 
   constructor(startAtMs: number | undefined, warmupMs: number, signal: AbortSignal | undefined) {
     this.#startAtMs = startAtMs;
@@ -29,9 +31,11 @@ export class StartGate {
   /** Resolves at `startAt` minus the warm-up, at once when that has passed or the run is aborted. */
   wait = async (): Promise<void> => {
     const goAt = this.#goAtMs;
-    if (goAt === undefined) return;
-    this.#noteLate(goAt);
-    await this.#until(goAt);
+    if (goAt !== undefined) {
+      this.#noteLate(goAt);
+      await this.#until(goAt);
+    }
+    this.onGo?.(wallClockMs());
   };
 
   /**
@@ -42,9 +46,15 @@ export class StartGate {
    */
   async lead(leadMs: number): Promise<number> {
     const goAt = this.#goAtMs;
-    if (goAt === undefined || this.#noteLate(goAt)) return wallClockMs() + leadMs;
-    await this.#until(goAt - leadMs);
-    return goAt;
+    let atMs: number;
+    if (goAt === undefined || this.#noteLate(goAt)) {
+      atMs = wallClockMs() + leadMs;
+    } else {
+      await this.#until(goAt - leadMs);
+      atMs = goAt;
+    }
+    this.onGo?.(atMs);
+    return atMs;
   }
 
   /** Whether `goAt` has passed; if so, by how much is kept for the warning. */

@@ -1,5 +1,6 @@
 import type { LoadResult } from '../types.js';
 import { reportCharts } from './charts.js';
+import { serverCharts } from './server-charts.js';
 import { CLIENT_SCRIPT } from './client-script.js';
 import {
   checksSection,
@@ -78,7 +79,8 @@ function header(result: LoadResult): string {
  * result read back from JSON.
  */
 export function renderReport(result: LoadResult): string {
-  const charts = reportCharts(result);
+  // The server's charts (`monitor`) under the load's, on the same time axis.
+  const charts = [...reportCharts(result), ...serverCharts(result)];
   const uplot = uplotAsset();
   // '<' escaped so that no string in the data can close the script element early.
   const data = JSON.stringify({ charts }).replace(/</g, '\\u003c');

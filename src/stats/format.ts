@@ -1,4 +1,4 @@
-import type { CheckStats, GeneratorStats, LatencyStats, LoadResult, PhaseStats, ThresholdResult, WebSocketStageStats } from '../types.js';
+import type { CheckStats, GeneratorStats, LatencyStats, LoadResult, PhaseStats, ServerStats, ThresholdResult, WebSocketStageStats } from '../types.js';
 
 // A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -63,6 +63,7 @@ export function formatResult(result: LoadResult): string {
   lines.push(row('Errors', errors(result.errors)));
   if (websocket?.stages !== undefined) lines.push('', ...stagesTable(websocket.stages), '');
   if (result.generator !== undefined) lines.push(row('Generator', generator(result.generator)));
+  if (result.server !== undefined) lines.push(row('Server', server(result.server, result.transport === 'websocket')));
   if (result.checks !== undefined) lines.push(...checks(result.checks));
   if (result.thresholds !== undefined && result.thresholds.length > 0) {
     lines.push(...thresholds(result.thresholds));
@@ -78,7 +79,9 @@ export function formatResult(result: LoadResult): string {
  */
 export function formatThresholdActual(metric: string, actual: number): string {
   if (Number.isNaN(actual)) return 'n/a';
-  if (metric.startsWith('latency') || metric === 'durationMs') return `${formatMs(actual)} ms`;
+  if (metric.startsWith('latency') || metric === 'durationMs' || metric === 'server.cpuPerRequest' || metric === 'server.eventLoopLagMs') {
+    return `${formatMs(actual)} ms`;
+  }
   if (metric.endsWith('.rate')) {
     // A tiny error rate must not print as 0 next to a threshold such as '< 0.00001'.
     return actual !== 0 && Math.abs(actual) < 0.0001 ? actual.toPrecision(3) : RATIO.format(actual);
@@ -170,6 +173,21 @@ function generator(stats: GeneratorStats): string {
   if (lag !== undefined) parts.push(`send lag p50 ${formatMs(lag.p50)} / p99 ${formatMs(lag.p99)} / max ${formatMs(lag.max)} ms`);
   if (stats.saturated) parts.push('SATURATED');
   return parts.join(', ');
+}
+
+/** `monitor`'s findings on one line: what no source gave is left out; sources that failed are named. */
+function server(stats: ServerStats, webSocket: boolean): string {
+  const parts: string[] = [];
+  if (stats.cpuPercent !== undefined) parts.push(`CPU ${formatPercent(stats.cpuPercent)} of a core`);
+  if (stats.cpuPerRequest !== undefined) parts.push(`${formatMs(stats.cpuPerRequest)} ms CPU per ${webSocket ? 'message' : 'request'}`);
+  if (stats.memory !== undefined) parts.push(`RSS ${formatBytes(stats.memory.rssBytes)} (peak ${formatBytes(stats.memory.peakRssBytes)})`);
+  if (stats.network !== undefined) {
+    parts.push(`network in ${formatBytes(stats.network.receivedBytesPerSecond)}/s, out ${formatBytes(stats.network.sentBytesPerSecond)}/s`);
+  }
+  if (stats.eventLoopLagMs !== undefined) parts.push(`event-loop lag up to ${formatMs(stats.eventLoopLagMs)} ms`);
+  const failed = stats.sources.filter((source) => !source.answered).map((source) => source.source);
+  if (failed.length > 0) parts.push(`not always answering: ${failed.join(', ')}`);
+  return parts.length > 0 ? parts.join(', ') : 'no source answered';
 }
 
 function formatPercent(percent: number): string {

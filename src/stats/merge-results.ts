@@ -5,6 +5,7 @@ import type { ShardStats } from './recorder.js';
 import { judgeThresholds, parseThresholds } from './thresholds.js';
 import { addWarning } from './warnings.js';
 import { resultWebSocket } from '../websocket/merge.js';
+import { attachServer, mergeSeries } from './server.js';
 
 /** Options of `mergeResults`. */
 export interface MergeResultsOptions {
@@ -133,6 +134,8 @@ export function mergeResults(results: readonly LoadResult[], options: MergeResul
     merge: { plan: results[0]!.merge.plan, ...(thresholds !== undefined ? { thresholds } : {}) },
   };
   const merged = mergeStats(header, results.map((result) => resultAsShard(result, result.startedAt - startedAt)), false);
+  // A source that several segments watched (the one server behind them all) is counted once.
+  if (results.some((result) => result.merge.server !== undefined)) attachServer(merged, mergeSeries(results.map((result) => result.merge.server), startedAt));
   if (problems.length > 0) {
     addWarning(merged.warnings, 'MERGE_MISMATCH', `merged with force although ${problems.join('; ')}: the numbers add up parts of different runs or miss some; read them with that in mind.`);
   }

@@ -43,12 +43,18 @@ const LATENCY_STATS: ReadonlyArray<keyof LatencyStats> = [
   'min', 'mean', 'stddev', 'max', 'p50', 'p75', 'p90', 'p95', 'p99', 'p999',
 ];
 
+/** What `monitor` adds to a result (`result.server`), as metric paths. */
+const SERVER_METRICS = [
+  'server.cpuPercent', 'server.cpuPerRequest', 'server.memory.rssBytes', 'server.memory.peakRssBytes',
+  'server.network.receivedBytesPerSecond', 'server.network.sentBytesPerSecond', 'server.eventLoopLagMs',
+] as const;
+
 export const KNOWN_METRICS =
   `latency.<stat> and latencyUncorrected.<stat> (stat: ${LATENCY_STATS.join(', ')}), ` +
   'requests.sent, requests.completed, requests.perSecond, requests.missed, requests.retried, bytes.sent, ' +
   'bytes.received, errors.total, errors.rate, errors.byCode.<CODE>, statusCodes.<code>, ' +
   'statusCodes.<n>xx, checks.passed, checks.failed, checks.rate, messages.sent, messages.received, messages.perSecond ' +
-  '(WebSocket), durationMs';
+  `(WebSocket), durationMs, ${SERVER_METRICS.join(', ')} (monitor)`;
 
 const EXPRESSION = /^(<=|>=|==|!=|<|>)\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)$/i;
 
@@ -228,6 +234,11 @@ export interface MetricReader {
 
 /** The reader for a metric path, or undefined when the path names no metric. */
 export function metricReader(metric: string): MetricReader | undefined {
+  if ((SERVER_METRICS as readonly string[]).includes(metric)) {
+    // A figure no source gave is absent from the result: it fails a threshold, never passes as 0.
+    const path = metric.split('.').slice(1);
+    return { monotone: false, read: (r) => path.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], r.server) as number | undefined };
+  }
   const [group, field, extra] = metric.split('.', 4);
   if (field === undefined || (extra !== undefined && group !== 'errors')) {
     return metric === 'durationMs' ? { monotone: false, read: (r) => r.durationMs } : undefined;

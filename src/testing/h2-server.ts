@@ -141,6 +141,7 @@ export async function createH2TestServer(options: H2ServerOptions) {
   return {
     url,
     port,
+    pid: process.pid,
     stats,
     stall(ms: number) {
       stallUntil = Math.max(stallUntil, performance.now() + ms);

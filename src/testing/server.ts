@@ -79,6 +79,8 @@ export interface TestServer {
   /** `http://127.0.0.1:<port>/`. */
   readonly url: string;
   readonly port: number;
+  /** The pid of the process serving (this one): what `monitor: { processes: [pid] }` watches. */
+  readonly pid: number;
   readonly stats: TestServerStats;
   /** Holds every response due in the next `ms` milliseconds until then (a server stall). */
   stall(ms: number): void;
@@ -322,6 +324,7 @@ export async function createTestServer(options: TestServerOptions = {}): Promise
   return {
     url,
     port,
+    pid: process.pid,
     stats,
     stall(ms: number) {
       stallUntil = Math.max(stallUntil, performance.now() + ms);

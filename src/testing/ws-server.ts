@@ -179,6 +179,7 @@ export async function createWsTestServer(options: WsServerOptions) {
   return {
     url,
     port,
+    pid: process.pid,
     stats,
     stall(ms: number) {
       stallUntil = Math.max(stallUntil, performance.now() + ms);

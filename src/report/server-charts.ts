@@ -1,0 +1,39 @@
+import type { LoadResult, ServerSecond } from '../types.js';
+import type { ChartSeries, ChartSpec } from './charts.js';
+
+/**
+ * The server's CPU and network over the run (`monitor`), on the load charts' time axis: one point
+ * at the end of each second, a gap where no source answered. None when nothing was monitored or
+ * the run was shorter than two seconds.
+ */
+export function serverCharts(result: LoadResult): ChartSpec[] {
+  const timeline = result.timeline ?? [];
+  if (result.server === undefined || timeline.length < 2) return [];
+  const x = timeline.map((entry) => entry.second + 1);
+  const column = (read: (second: ServerSecond) => number | undefined) => timeline.map((entry) => (entry.server === undefined ? null : (read(entry.server) ?? null)));
+  const has = (values: Array<number | null>) => values.some((value) => value !== null);
+  const charts: ChartSpec[] = [];
+  const cpu = column((s) => s.cpuPercent);
+  if (has(cpu)) {
+    const cores = result.server.cores;
+    charts.push({
+      id: 'chart-server-cpu',
+      title: `Server CPU${cores === undefined ? '' : ` (${cores} core${cores === 1 ? '' : 's'})`}`,
+      xKind: 'seconds',
+      x,
+      yLabel: '% of one core',
+      series: [{ label: 'server CPU', color: '#dc2626', scale: 'y', values: cpu, unit: '%' }],
+    });
+  }
+  const received = column((s) => s.receivedBytesPerSecond);
+  const sent = column((s) => s.sentBytesPerSecond);
+  if (has(received) || has(sent)) {
+    const megabytes = (values: Array<number | null>) => values.map((value) => (value === null ? null : value / 1e6));
+    const series: ChartSeries[] = [
+      { label: 'received', color: '#2563eb', scale: 'y', values: megabytes(received), unit: ' MB/s' },
+      { label: 'sent', color: '#ea580c', scale: 'y', values: megabytes(sent), unit: ' MB/s', dash: [4, 4] },
+    ];
+    charts.push({ id: 'chart-server-network', title: 'Server network', xKind: 'seconds', x, yLabel: 'MB/s', series });
+  }
+  return charts;
+}
