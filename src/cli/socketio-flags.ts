@@ -1,8 +1,10 @@
 import type { SocketIoOptions } from '../index.js';
 import { UsageError } from './command.js';
-import type { Flag } from './load-flags.js';
 
-/** The flags that make runLoad's `socketio` option, in help order; any of them makes the run a Socket.IO one. */
+/**
+ * The flags that make runLoad's `socketio` option, in help order; any of them makes the run a Socket.IO
+ * one. LOAD_FLAGS takes them in and checks their shape (`satisfies Record<string, Flag>`).
+ */
 export const SOCKETIO_FLAGS = {
   'socketio-emit': { type: 'string', value: 'EVENT', help: 'Socket.IO: each connection emits EVENT (timed by --socketio-ack or --socketio-reply)' },
   'socketio-data': { type: 'string', value: 'JSON', help: "Socket.IO: the emit's argument, as JSON ('{\"a\":1}', '\"text\"')" },
@@ -14,7 +16,7 @@ export const SOCKETIO_FLAGS = {
   'socketio-namespace': { type: 'string', value: 'NS', help: 'Socket.IO: the namespace to connect to (default /)' },
   'socketio-auth': { type: 'string', value: 'JSON', help: "Socket.IO: the namespace connect's auth payload, as JSON" },
   'socketio-path': { type: 'string', value: 'PATH', help: "Socket.IO: the server's path (default /socket.io/)" },
-} as const satisfies Record<string, Flag>;
+} as const;
 
 type SocketIoFlagValues = { [Name in keyof typeof SOCKETIO_FLAGS]?: (typeof SOCKETIO_FLAGS)[Name]['type'] extends 'boolean' ? boolean : string };
 
