@@ -5,6 +5,7 @@ import { usableWorkers } from './workers/shard.js';
 import { planExpect } from './stats/checks.js';
 import { planThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
+import { planOutputs } from './outputs/options.js';
 import type { Plan, PlanHooks, PlannedStage } from './plan.js';
 import { parseHeaders, planRequests } from './request-spec.js';
 import { planMonitor } from './monitor/options.js';
@@ -22,6 +23,7 @@ export const KNOWN_OPTIONS = [
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
   'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
   'socketio',
+  'outputs',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
@@ -169,6 +171,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   const expect = options.expect === undefined ? undefined : planExpect(options.expect);
   const thresholds = options.thresholds === undefined ? undefined : planThresholds(options.thresholds);
 
+  const outputs = planOutputs(options.outputs);
   const connections = options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
   if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule);
@@ -211,6 +214,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
       signal: options.signal,
       onProgress: options.onProgress,
       ...(webSocketPlan !== undefined ? { websocket: webSocketPlan.hooks } : {}),
+      ...(outputs !== undefined ? { outputs } : {}),
     },
   };
 }

@@ -76,6 +76,14 @@ export interface Plan {
   socketio?: PlannedSocketIo | undefined;
 }
 
+/** One `outputs` entry after validation (`src/outputs/options.ts`): plain data, kept in the main thread. */
+export interface PlannedOutput {
+  type: 'prometheus';
+  url: string;
+  labels: Record<string, string>;
+  headers: Record<string, string>;
+}
+
 /** The most connections the plan has open at once: `connections`, or more when stages ramp them higher. */
 export function peakConnections(plan: Plan): number {
   if (plan.ramps !== 'connections') return plan.connections;
@@ -94,4 +102,6 @@ export interface PlanHooks {
   onProgress: LoadOptions['onProgress'];
   /** A WebSocket run's `message` / `timestamp` functions. */
   websocket?: WebSocketHooks;
+  /** `outputs`, written from this thread's per-second roll-up. */
+  outputs?: PlannedOutput[];
 }

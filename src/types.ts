@@ -92,6 +92,23 @@ export interface ProgressEvent extends TimelineEntry {
   totals: { sent: number; completed: number; errors: number; retried: number };
 }
 
+/**
+ * An `outputs` entry: the run's per-second series written live to Prometheus's remote-write
+ * endpoint (`prometheus --web.enable-remote-write-receiver`, Mimir, Thanos, VictoriaMetrics...).
+ */
+export interface PrometheusOutput {
+  type: 'prometheus';
+  /** The remote-write URL, such as `http://prometheus:9090/api/v1/write`. */
+  url: string;
+  /** Labels on every series. `testid` names the run; without it one is generated and printed. */
+  labels?: Record<string, string>;
+  /** Headers of each write, such as `authorization`. */
+  headers?: Record<string, string>;
+}
+
+/** Where `outputs` can send a run's series live; more kinds can follow. */
+export type OutputOptions = PrometheusOutput;
+
 /** Options of `runLoad`. Only `url` is required. */
 export interface LoadOptions {
   /** Target URL, `http:` or `https:`; `ws:` or `wss:` runs a WebSocket load test (see `websocket`). */
@@ -202,6 +219,12 @@ export interface LoadOptions {
    * carry (listen / broadcast). Only with a `ws:`/`wss:` url.
    */
   websocket?: WebSocketOptions;
+  /**
+   * Live series out, every second of the run (over all workers), and the final totals after it:
+   * `[{ type: 'prometheus', url, labels: { testid } }]`. An endpoint that fails costs an
+   * `OUTPUT_FAILED` warning, never the run or its numbers.
+   */
+  outputs?: OutputOptions[];
   /**
    * Watch the server while the run goes, once a second in the main thread on the timeline's
    * seconds: local processes by pid and Prometheus text endpoints. What they say is in

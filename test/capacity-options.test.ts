@@ -52,3 +52,15 @@ t.test("each step's load options are validated before the first step", async (t)
   await rejects(t, { url: server.url, slo, warmup: 'soon' }, SalvoOptionError, /^warmup must be milliseconds/);
   t.equal(server.stats.requests, 0, 'nothing was sent');
 });
+
+t.test('outputs: every step of one search writes with one testid', async (t) => {
+  const { planCapacity } = await import('../src/capacity/options.js');
+  const write = 'http://127.0.0.1:9/api/v1/write';
+  const plan = await planCapacity({ url, slo, outputs: [{ type: 'prometheus', url: write }, { type: 'prometheus', url: write, labels: { team: 'a' } }] });
+  const [first, second] = plan.stepOptions.outputs!;
+  t.match(first!.labels!['testid'], /^salvo-[0-9a-f]{8}$/, 'generated once for the search, not per step');
+  t.same(second!.labels, { team: 'a', testid: first!.labels!['testid'] });
+  const given = await planCapacity({ url, slo, outputs: [{ type: 'prometheus', url: write, labels: { testid: 'search-1' } }] });
+  t.same(given.stepOptions.outputs, [{ type: 'prometheus', url: write, labels: { testid: 'search-1' } }]);
+  await rejects(t, { url, slo, outputs: [{ type: 'prometheus', url: 'nope' }] }, SalvoOptionError, /^outputs\[0\]\.url must be an http: or https: URL/);
+});

@@ -77,6 +77,23 @@ t.test('--segment and --start-at become segment and startAt', async (t) => {
   t.throws(() => parseRunFlags([url, '--segment', '1']), { name: 'UsageError', message: /^--segment must be INDEX\/COUNT/ });
 });
 
+t.test('--out and --out-label become outputs', async (t) => {
+  const write = 'http://127.0.0.1:9090/api/v1/write';
+  t.same(parseRunFlags([url, '-a', '10', '--out', `prometheus=${write}`]).options.outputs, [{ type: 'prometheus', url: write }]);
+  t.same(
+    parseRunFlags([url, '-a', '10', '--out', `prometheus=${write}`, '--out', 'prometheus=http://b/w', '--out-label', 'testid=checkout-v2', '--out-label', 'team=a=b']).options.outputs,
+    [
+      { type: 'prometheus', url: write, labels: { testid: 'checkout-v2', team: 'a=b' } },
+      { type: 'prometheus', url: 'http://b/w', labels: { testid: 'checkout-v2', team: 'a=b' } },
+    ],
+    'labels on every output; a value may hold =',
+  );
+  t.throws(() => parseRunFlags([url, '--out', write]), { name: 'UsageError', message: /^--out must look like prometheus=URL/ });
+  t.throws(() => parseRunFlags([url, '--out', `influxdb=${write}`]), { name: 'UsageError', message: /the only kind is prometheus/ });
+  t.throws(() => parseRunFlags([url, '--out', `prometheus=${write}`, '--out-label', 'testid']), { name: 'UsageError', message: /^--out-label must look like NAME=VALUE/ });
+  t.throws(() => parseRunFlags([url, '--out-label', 'testid=x']), { name: 'UsageError', message: /^--out-label labels the series of --out/ });
+});
+
 t.test('command-line syntax errors are UsageErrors naming the flag', async (t) => {
   t.throws(() => parseRunFlags([]), new UsageError('no URL given: salvo needs the URL to load, such as salvo http://127.0.0.1:3000/ -c 50 -d 30s'));
   t.throws(() => parseRunFlags([url, url]), { name: 'UsageError', message: /one URL at a time/ });

@@ -30,6 +30,20 @@ t.test('the Indexed Job manifest is valid and runs one pod per segment', async (
   t.throws(() => indexedJob({ name: 'salvo-load', image: 'x', segments: 2.5, startAt, options }), /completions must be integer/, 'a wrong type fails validation');
 });
 
+t.test('outputs: every pod writes to one Prometheus, the token from a Secret', async (t) => {
+  const options = { url: 'http://target.internal/', rate: 5000, duration: '5m', outputs: [{ type: 'prometheus', url: 'http://prometheus.monitoring:9090/api/v1/write', labels: { testid: 'orders' } }] };
+  const job = (
+    indexedJob({ name: 'salvo-load', image: 'x', segments: 3, startAt: 1_800_000_000_000, options, outputSecret: { name: 'salvo-remote-write', key: 'authorization' } }) as Job
+  ).toJSON() as IJob;
+  t.doesNotThrow(() => new Job(job).validate());
+  const env = job.spec!.template.spec!.containers[0]!.env!;
+  t.same(JSON.parse(env.find(({ name }) => name === 'SALVO_OPTIONS')!.value!).outputs, options.outputs, 'the outputs travel in the options');
+  t.same(env.find(({ name }) => name === 'SALVO_OUTPUT_AUTHORIZATION'), {
+    name: 'SALVO_OUTPUT_AUTHORIZATION',
+    valueFrom: { secretKeyRef: { name: 'salvo-remote-write', key: 'authorization' } },
+  }, 'the token is a secretKeyRef, not in the manifest');
+});
+
 t.test('job.mjs type-checks against the Kubernetes API types (a misspelt field fails)', async (t) => {
   const tsc = fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url));
   const { stdout } = await run(process.execPath, [tsc, '-p', 'examples/kubernetes'], { cwd: root });

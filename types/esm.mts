@@ -1,5 +1,5 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats } from 'salvo';
+import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
@@ -60,6 +60,12 @@ const sio: LoadResult = await runLoad({ url: 'http://127.0.0.1:1', connections: 
 console.log(sio.transport === 'socket.io', sio.messages?.sent);
 // @ts-expect-error: an emit names its event
 await runLoad({ url: 'http://127.0.0.1:1', socketio: { emit: { data: 1 } } });
+
+const outputs: OutputOptions[] = [{ type: 'prometheus', url: 'http://127.0.0.1:9090/api/v1/write', labels: { testid: 'types' }, headers: { authorization: 'Bearer x' } }];
+const withOutputs: LoadOptions = { url: 'http://127.0.0.1:1/', outputs };
+// @ts-expect-error: output kinds are checked
+const unknownOutput: LoadOptions = { url: 'http://127.0.0.1:1/', outputs: [{ type: 'influxdb', url: 'http://127.0.0.1:1/' }] };
+console.log(withOutputs, unknownOutput);
 
 // @ts-expect-error: transport names are checked
 await runLoad({ url: server.url, transport: 'curl' });

@@ -98,7 +98,15 @@ export function renderText(results) {
 }
 
 /** Sections of the README written by the single-purpose scripts' authors, kept when it is regenerated. */
-const KEPT_SECTIONS = ['## New connection per request', '## Pacing cost', '## WebSocket', '## Socket.IO', '## Socket.IO packet codec (issue 32, 2026-11-25)', '## Before and after refactors'];
+const KEPT_SECTIONS = [
+  '## New connection per request',
+  '## Pacing cost',
+  '## Outputs',
+  '## WebSocket',
+  '## Socket.IO',
+  '## Socket.IO packet codec (issue 32, 2026-11-25)',
+  '## Before and after refactors',
+];
 
 /** The kept sections of `readme` (each from its heading to the next `## ` heading), joined. */
 export function keptSections(readme) {

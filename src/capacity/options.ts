@@ -1,5 +1,6 @@
 import { SalvoOptionError, SalvoRangeError } from '../errors.js';
 import { importOptionModules, KNOWN_OPTIONS, planLoad } from '../options.js';
+import { withOneTestId } from '../outputs/test-id.js';
 import { lanesPerConnection } from '../plan.js';
 import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../validate.js';
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
@@ -91,7 +92,13 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
     throw new SalvoOptionError(`onStep must be a function; got ${show(onStep)}`);
   }
 
-  const stepOptions: LoadOptions = { ...load, warmup: load.warmup ?? DEFAULT_WARMUP_MS, thresholds: slo };
+  const stepOptions: LoadOptions = {
+    ...load,
+    warmup: load.warmup ?? DEFAULT_WARMUP_MS,
+    thresholds: slo,
+    // Every step writes to the same series: one search, one testid.
+    ...(load.outputs === undefined ? {} : { outputs: withOneTestId(load.outputs) as LoadOptions['outputs'] }),
+  };
   const imported = await importOptionModules({ ...stepOptions, rate: startRate, duration: stepMs });
   const { plan } = planLoad(imported.options, imported.requestsModule);
   return {

@@ -1,6 +1,7 @@
 import { parseDuration, type LoadOptions } from '../index.js';
 import { parseFlags, UsageError } from './command.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from './load-flags.js';
+import { OUTPUTS_FLAGS, outputsFromFlags } from './output-flags.js';
 
 /** `salvo URL`'s own flags, after the load flags. */
 const OUTPUT_FLAGS = {
@@ -13,7 +14,7 @@ const OUTPUT_FLAGS = {
   version: { short: 'v', type: 'boolean', help: "salvo's version" },
 } as const satisfies Record<string, Flag>;
 
-const FLAGS = { ...LOAD_FLAGS, ...OUTPUT_FLAGS };
+const FLAGS = { ...LOAD_FLAGS, ...OUTPUTS_FLAGS, ...OUTPUT_FLAGS };
 
 const DEFAULT_DURATION_MS = 10_000;
 
@@ -48,6 +49,7 @@ examples:
   salvo http://127.0.0.1:3000/api -R 2000 -d 1m --threshold 'latency.p99<50' --html report.html
   salvo http://127.0.0.1:3000/ -a 10000 --json > result.json && salvo report result.json -o report.html
   salvo http://127.0.0.1:3000 -c 100 -d 30s --socketio-emit echo --socketio-data '{"hello":1}' --socketio-ack
+  salvo http://127.0.0.1:3000/ -R 5000 -d 30m --out prometheus=http://127.0.0.1:9090/api/v1/write --out-label testid=checkout-v2
 `;
 
 /** Parses `salvo URL [flags]`: runLoad's options, what to print, and the planned length for progress. */
@@ -66,6 +68,8 @@ export function parseRunFlags(args: string[]): RunInvocation {
   const options = loadOptionsFromFlags(parsed);
   if (flags.segment !== undefined) options.segment = segmentFlag(flags.segment);
   if (flags['start-at'] !== undefined) options.startAt = startAtFlag(flags['start-at']);
+  const outputs = outputsFromFlags(flags.out, flags['out-label']);
+  if (outputs !== undefined) options.outputs = outputs;
   // runLoad's default, made explicit so that the progress bar knows the length.
   if (options.duration === undefined && options.amount === undefined && options.stages === undefined) {
     options.duration = DEFAULT_DURATION_MS;

@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { Plan } from '../plan.js';
 import { GeneratorMonitor } from '../stats/generator.js';
-import { Recorder, type Gauges, type SecondSummary } from '../stats/recorder.js';
+import { Recorder, type Gauges, type RunningTotals, type SecondSummary } from '../stats/recorder.js';
 
 /** What a thread's runner reports each second: the second, and its totals so far. */
-export type OnSecond = (summary: SecondSummary, totals: { sent: number; completed: number; errors: number; retried: number }) => void;
+export type OnSecond = (summary: SecondSummary, totals: RunningTotals) => void;
 
 /** One thread's measured run, from its clock's start: shared by the HTTP engine and the WebSocket runner. */
 export interface Measuring {
@@ -40,7 +40,7 @@ export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd
   const recorder: Recorder = new Recorder(
     0,
     { ...gauges, generator: () => monitor.closeSecond() },
-    onSecond && ((summary) => onSecond(summary, { sent: recorder.sent, completed: recorder.completed, errors: recorder.errors, retried: recorder.retried })),
+    onSecond && ((summary) => onSecond(summary, recorder.totals())),
   );
   const monitor = new GeneratorMonitor(openLoop);
   return (clockFrom?: number) => {

@@ -1,8 +1,11 @@
-import type { SecondSummary } from './recorder.js';
+import type { RunningTotals, SecondSummary } from './recorder.js';
 import type { ProgressEvent } from '../types.js';
 
+/** One closed second of the whole run, as the main thread rolls it up: for `onProgress` and `outputs`. */
+export type OnRolledSecond = (summary: Omit<SecondSummary, 'histogram'>, totals: RunningTotals) => void;
+
 /** The public event for one closed second. */
-export function progressEvent(summary: Omit<SecondSummary, 'histogram'>, totals: ProgressEvent['totals']): ProgressEvent {
+export function progressEvent(summary: Omit<SecondSummary, 'histogram'>, totals: RunningTotals): ProgressEvent {
   return {
     second: summary.second,
     sent: summary.sent,
@@ -15,6 +18,6 @@ export function progressEvent(summary: Omit<SecondSummary, 'histogram'>, totals:
     ...(summary.targetRate !== undefined ? { targetRate: summary.targetRate } : {}),
     cpuPercent: summary.cpuPercent,
     eventLoopUtilization: summary.eventLoopUtilization,
-    totals,
+    totals: { sent: totals.sent, completed: totals.completed, errors: totals.errors, retried: totals.retried },
   };
 }

@@ -134,10 +134,21 @@ export interface ShardStats {
   websocket?: ShardWebSocket;
 }
 
-/** The second that just closed, live, for `onProgress`. */
+/** The second that just closed, live, for `onProgress` and `outputs`. */
 export interface SecondSummary extends ShardSecond {
   p50: number;
+  p90: number;
   p99: number;
+}
+
+/** A thread's (or, merged, the run's) counts since the measured run began, sent with each closed second. */
+export interface RunningTotals {
+  sent: number;
+  completed: number;
+  errors: number;
+  retried: number;
+  statusCodes: Record<string, number>;
+  errorsByCode: Record<string, number>;
 }
 
 /** hdr-histogram-js's V2 encoding cookies (word size 9, zero runs), plain and compressed. */
@@ -473,7 +484,11 @@ export class Recorder {
   #closeSecond(): void {
     const second = this.#second++;
     const seconds = this.#secondPending;
-    const percentiles = this.onSecond && { p50: seconds.valueAtPercentile(50) / 1000, p99: seconds.valueAtPercentile(99) / 1000 };
+    const percentiles = this.onSecond && {
+      p50: seconds.valueAtPercentile(50) / 1000,
+      p90: seconds.valueAtPercentile(90) / 1000,
+      p99: seconds.valueAtPercentile(99) / 1000,
+    };
     const entry: ShardSecond = {
       second,
       sent: this.#secondSent,
@@ -504,6 +519,18 @@ export class Recorder {
       errors: { total: this.errors, byCode: Object.fromEntries(this.#errorCodes) },
       bytes: { sent: this.bytesSent, received: this.bytesReceived },
       ...(checks ? { checks } : {}),
+    };
+  }
+
+  /** The counts so far, read once per closed second when someone listens (no histogram work). */
+  totals(): RunningTotals {
+    return {
+      sent: this.sent,
+      completed: this.completed,
+      errors: this.errors,
+      retried: this.retried,
+      statusCodes: this.#statusCodes(),
+      errorsByCode: Object.fromEntries(this.#errorCodes),
     };
   }
 

@@ -1,6 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { Plan } from '../plan.js';
-import type { SecondSummary } from '../stats/recorder.js';
+import type { RunningTotals, SecondSummary } from '../stats/recorder.js';
 
 /** Messages from the main thread to a shard. */
 export type ToWorker =
@@ -11,7 +11,7 @@ export type ToWorker =
 /** Messages from a shard to the main thread. */
 export type ToMain =
   | { type: 'ready' }
-  | { type: 'second'; summary: SecondSummary; totals: { sent: number; completed: number; errors: number; retried: number } }
+  | { type: 'second'; summary: SecondSummary; totals: RunningTotals }
   | { type: 'done' };
 
 /** What the pool hands each worker thread: its shard of the plan and its end of a channel. */

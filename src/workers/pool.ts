@@ -5,6 +5,7 @@ import { Piscina } from 'piscina';
 import { SalvoOptionError } from '../errors.js';
 import type { StartGate } from '../engine/start-gate.js';
 import type { Plan, PlanHooks } from '../plan.js';
+import type { OnRolledSecond } from '../stats/progress-event.js';
 import type { ShardStats } from '../stats/recorder.js';
 import { ProgressMerger } from './progress.js';
 import { shardPlan } from './shard.js';
@@ -61,17 +62,17 @@ function assertCopyable(plan: Plan): void {
  *   starts its clock then, so the shards' seconds cover the same stretch of time and their
  *   open-loop slots interleave on one schedule.
  * - Progress: shards stream their closed seconds (with the encoded histogram) and this thread calls
- *   `onProgress` once per second of the whole run.
+ *   `onSecond` (`onProgress`, `outputs`) once per second of the whole run.
  * - Abort: `signal` sends 'stop' to every shard; each resolves with what it measured, `aborted`.
  * - Crash: a shard whose thread throws is counted once under `errors.byCode.WORKER_CRASHED` (the
  *   error goes to `process.emitWarning`), the others are stopped and keep their data.
  */
-export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate): Promise<ShardStats[]> {
-  const { signal, onProgress } = hooks;
+export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: OnRolledSecond | undefined): Promise<ShardStats[]> {
+  const { signal } = hooks;
   assertCopyable(plan);
   if (signal?.aborted) return [emptyShardStats()];
   const shards = shardPlan(plan);
-  const progress = typeof onProgress === 'function' ? new ProgressMerger(shards.length, onProgress) : undefined;
+  const progress = onSecond === undefined ? undefined : new ProgressMerger(shards.length, onSecond);
   const pool = new Piscina<ShardTask, ShardStats>({
     filename: workerFilename(),
     minThreads: shards.length,

@@ -1,9 +1,10 @@
 import type { Histogram } from 'hdr-histogram-js';
-import { progressEvent } from '../stats/progress-event.js';
-import { addEncodedInto, createHistogram, type SecondSummary } from '../stats/recorder.js';
-import type { ProgressEvent } from '../types.js';
+import type { OnRolledSecond } from '../stats/progress-event.js';
+import { addCounts, addEncodedInto, createHistogram, type RunningTotals, type SecondSummary } from '../stats/recorder.js';
 
-type Totals = ProgressEvent['totals'];
+type Totals = RunningTotals;
+
+const noTotals = (): Totals => ({ sent: 0, completed: 0, errors: 0, retried: 0, statusCodes: {}, errorsByCode: {} });
 
 interface PendingSecond {
   reported: Set<number>;
@@ -20,22 +21,22 @@ interface PendingSecond {
 }
 
 /**
- * Merges the shards' live seconds into one progress event per second of the whole run: counts are
- * summed, p50/p99 come from the added per-second histograms. A second is reported once every shard
- * still running has closed it, so the callback sees each second once, in order.
+ * Merges the shards' live seconds into one second of the whole run (for `onProgress` and `outputs`):
+ * counts are summed, p50/p90/p99 come from the added per-second histograms. A second is reported
+ * once every shard still running has closed it, so the callback sees each second once, in order.
  */
 export class ProgressMerger {
   readonly #shards: number;
-  readonly #onProgress: (event: ProgressEvent) => void;
+  readonly #onSecond: OnRolledSecond;
   readonly #pending = new Map<number, PendingSecond>();
   readonly #finished = new Set<number>();
   readonly #lastTotals: Totals[];
   #next = 0;
 
-  constructor(shards: number, onProgress: (event: ProgressEvent) => void) {
+  constructor(shards: number, onSecond: OnRolledSecond) {
     this.#shards = shards;
-    this.#onProgress = onProgress;
-    this.#lastTotals = Array.from({ length: shards }, () => ({ sent: 0, completed: 0, errors: 0, retried: 0 }));
+    this.#onSecond = onSecond;
+    this.#lastTotals = Array.from({ length: shards }, noTotals);
   }
 
   /** One shard closed one second. */
@@ -105,13 +106,15 @@ export class ProgressMerger {
   }
 
   #emit(second: number, pending: PendingSecond): void {
-    const totals: Totals = { sent: 0, completed: 0, errors: 0, retried: 0 };
+    const totals = noTotals();
     for (let shard = 0; shard < this.#shards; shard++) {
       const shardTotals = pending.totals.get(shard) ?? this.#lastTotals[shard]!;
       totals.sent += shardTotals.sent;
       totals.completed += shardTotals.completed;
       totals.errors += shardTotals.errors;
       totals.retried += shardTotals.retried;
+      addCounts(totals.statusCodes, shardTotals.statusCodes);
+      addCounts(totals.errorsByCode, shardTotals.errorsByCode);
     }
     const summary: Omit<SecondSummary, 'histogram'> = {
       second,
@@ -120,6 +123,7 @@ export class ProgressMerger {
       errors: pending.errors,
       retried: pending.retried,
       p50: pending.histogram.getValueAtPercentile(50) / 1000,
+      p90: pending.histogram.getValueAtPercentile(90) / 1000,
       p99: pending.histogram.getValueAtPercentile(99) / 1000,
       connections: pending.connections,
       targetRate: pending.targetRate,
@@ -127,10 +131,6 @@ export class ProgressMerger {
       eventLoopUtilization: pending.eventLoopUtilization,
     };
     pending.histogram.destroy();
-    try {
-      this.#onProgress(progressEvent(summary, totals));
-    } catch (error) {
-      process.emitWarning(`salvo: onProgress threw: ${String(error)}`);
-    }
+    this.#onSecond(summary, totals);
   }
 }

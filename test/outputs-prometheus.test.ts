@@ -1,0 +1,187 @@
+// Outputs against a real Prometheus (remote-write receiver on a loopback port): what PromQL reads
+// back after a run is exactly the result's counts, over workers and over segments; a failing
+// endpoint changes nothing in the result but one warning.
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import t, { type Test } from 'tap';
+import { mergeResults, runLoad } from '../src/index.js';
+import { FINAL_FLUSH_MS } from '../src/outputs/live.js';
+import type { LoadOptions, LoadResult } from '../src/types.js';
+import { startPrometheus, type Prometheus } from './fixtures/prometheus.js';
+import { testServer } from './fixtures/test-server.js';
+import { inSomeRun } from './fixtures/timing.js';
+
+/** Every test of this file, against one Prometheus started for them all. */
+function outputTests(prometheus: Prometheus): void {
+  const output = (testid: string, extra: Record<string, unknown> = {}) => ({ type: 'prometheus' as const, url: prometheus.writeUrl, labels: { testid }, ...extra });
+  /** `metric`'s last value for `testid`, summed over its other labels (segments, statuses). */
+  const total = async (metric: string, testid: string) => prometheus.scalar(`sum(last_over_time(${metric}{testid="${testid}"}[1h]))`);
+  /** `metric`'s last value per value of `label`. */
+  async function byLabel(metric: string, testid: string, label: string): Promise<Record<string, number>> {
+    const series = await prometheus.query(`sum by (${label}) (last_over_time(${metric}{testid="${testid}"}[1h]))`);
+    return Object.fromEntries(series.map(({ metric: labels, value }) => [labels[label]!, value]));
+  }
+  const failures = (result: LoadResult) => result.warnings.filter(({ code }) => code === 'OUTPUT_FAILED');
+
+  t.test('one thread: every counter in Prometheus equals the result exactly, and the seconds are live', async (t) => {
+    const server = await testServer(t, { errorRate: 0.25 });
+    const result = await runLoad({ url: server.url, connections: 4, duration: 2500, outputs: [output('one-thread')] });
+    t.ok(result.requests.completed > 0 && result.statusCodes['500']! > 0, 'responses of two statuses');
+    t.equal(await total('salvo_responses_total', 'one-thread'), result.requests.completed, 'sum of salvo_responses_total = requests.completed');
+    t.same(await byLabel('salvo_responses_total', 'one-thread', 'status'), result.statusCodes, 'each status');
+    t.equal(await total('salvo_requests_sent_total', 'one-thread'), result.requests.sent, 'salvo_requests_sent_total = requests.sent');
+    t.equal(await total('salvo_requests_retried_total', 'one-thread'), result.requests.retried, 'salvo_requests_retried_total = requests.retried');
+    // Seconds 0 and 1 while it ran, the last part-second, and the final totals after it.
+    t.equal(await prometheus.scalar('count_over_time(salvo_requests_sent_total{testid="one-thread"}[1h])'), 4, 'four samples');
+    t.equal(await prometheus.scalar('max_over_time(salvo_connections_open{testid="one-thread"}[1h])'), 4, 'salvo_connections_open');
+    const quantiles = await byLabel('salvo_latency_seconds', 'one-thread', 'quantile');
+    t.same(Object.keys(quantiles).sort(), ['0.5', '0.9', '0.99'], 'latency quantiles of the last second');
+    t.ok(quantiles['0.5']! > 0 && quantiles['0.5']! <= quantiles['0.9']! && quantiles['0.9']! <= quantiles['0.99']!, 'in order, in seconds');
+    t.ok((await prometheus.scalar('max_over_time(salvo_generator_cpu_ratio{testid="one-thread"}[1h])'))! > 0, 'salvo_generator_cpu_ratio');
+    t.same(failures(result), []);
+  });
+
+  t.test('workers: the main thread sums the threads live, and the final totals are the merged result', async (t) => {
+    const server = await testServer(t);
+    const result = await runLoad({ url: server.url, connections: 4, workers: 2, rate: 200, duration: 2000, outputs: [output('workers')] });
+    t.equal(result.workers, 2);
+    t.equal(await total('salvo_responses_total', 'workers'), result.requests.completed);
+    t.equal(await total('salvo_requests_sent_total', 'workers'), result.requests.sent);
+    t.equal(await prometheus.scalar('max_over_time(salvo_target_rate_per_second{testid="workers"}[1h])'), 200, 'the target rate over both threads');
+    t.equal(await prometheus.scalar('max_over_time(salvo_connections_open{testid="workers"}[1h])'), 4, 'connections over both threads');
+    t.same(failures(result), []);
+  });
+
+  t.test('retries: requests sent again behind a Connection: close', async (t) => {
+    const server = await testServer(t, { close: true });
+    const result = await runLoad({ url: server.url, connections: 2, pipelining: 4, amount: 60, outputs: [output('retries')] });
+    t.ok(result.requests.retried > 0, `${result.requests.retried} retried`);
+    t.equal(await total('salvo_requests_retried_total', 'retries'), result.requests.retried);
+    t.equal(await total('salvo_responses_total', 'retries'), result.requests.completed);
+  });
+
+  t.test('with monitor, the server series of each second', async (t) => {
+    const server = await testServer(t);
+    const result = await runLoad({ url: server.url, connections: 2, duration: 2200, monitor: { processes: [process.pid] }, outputs: [output('monitor')] });
+    const seconds = result.timeline.filter((second) => second.server?.cpuPercent !== undefined).length;
+    t.ok(seconds >= 2, `${seconds} seconds with the server's CPU`);
+    const samples = await prometheus.scalar('count_over_time(salvo_server_cpu_ratio{testid="monitor"}[1h])');
+    t.ok(samples !== undefined && samples >= 2 && samples <= seconds, `${samples} salvo_server_cpu_ratio samples, one per second the monitor read`);
+    t.ok((await prometheus.scalar('max_over_time(salvo_server_memory_bytes{testid="monitor"}[1h])'))! > 1e6, 'salvo_server_memory_bytes');
+  });
+
+  t.test('errors by code', async (t) => {
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as AddressInfo;
+    closed.close();
+    const result = await runLoad({ url: `http://127.0.0.1:${port}/`, connections: 2, duration: 1200, outputs: [output('errors')] });
+    t.ok(result.errors.byCode['ECONNREFUSED']! > 0);
+    t.same(await byLabel('salvo_errors_total', 'errors', 'code'), result.errors.byCode, 'salvo_errors_total{code}');
+  });
+
+  t.test('segments: summed by testid they are the merged result, live and at the end', async (t) => {
+    const server = await testServer(t);
+    const options: LoadOptions = { url: server.url, connections: 4, rate: 300, duration: 1500, startAt: Date.now() + 500 };
+    // No testid given: segments with the same startAt generate the same one.
+    const segments = await Promise.all(
+      [0, 1].map((index) => runLoad({ ...options, segment: { index, count: 2 }, outputs: [{ type: 'prometheus', url: prometheus.writeUrl }] })),
+    );
+    const merged = mergeResults(segments);
+    const testid = `salvo-${new Date(options.startAt as number).toISOString().replace(/[-:]|\.\d+/g, '')}`;
+    t.same(Object.keys(await byLabel('salvo_requests_sent_total', testid, 'segment')).sort(), ['0', '1'], 'one series per segment');
+    t.equal(await total('salvo_responses_total', testid), merged.requests.completed, 'sum by testid = the merged result');
+    t.equal(await total('salvo_requests_sent_total', testid), merged.requests.sent);
+    const live = await prometheus.query(`sum by (testid) (salvo_requests_sent_total{testid="${testid}"} @ ${(merged.startedAt + 1500) / 1000})`);
+    t.ok(live[0] !== undefined && live[0].value > 0 && live[0].value <= merged.requests.sent, 'a live sum while it ran');
+  });
+
+  t.test('WebSocket runs count messages', async (t) => {
+    const server = await testServer(t, { websocket: true });
+    const result = await runLoad({ url: server.url, connections: 2, duration: 1200, websocket: { message: 'ping' }, outputs: [output('websocket')] });
+    t.ok(result.messages!.received > 0);
+    t.equal(await total('salvo_messages_sent_total', 'websocket'), result.messages!.sent);
+    t.equal(await total('salvo_messages_received_total', 'websocket'), result.messages!.received);
+    t.equal(await total('salvo_requests_sent_total', 'websocket'), undefined, 'no request series');
+  });
+
+  t.test('an endpoint that refuses, fails or hangs leaves the result as without it, with one warning', async (t) => {
+    const server = await testServer(t);
+    // About 2 s at 100/s, with every second's write failing; `amount` makes the counts exact.
+    const options: LoadOptions = { url: server.url, connections: 2, rate: 100, amount: 200 };
+    const counts = ({ requests, statusCodes, errors }: LoadResult) => ({ sent: requests.sent, completed: requests.completed, statusCodes, errors });
+    const baseline = await runLoad(options);
+    t.same(counts(baseline), { sent: 200, completed: 200, statusCodes: { 200: 200 }, errors: { total: 0, byCode: {} } });
+    const refused = await endpoint(t, 503);
+    const refusedUrl = refused.url.replace(/:\d+\//, `:${await closedPort()}/`);
+    const failing = await endpoint(t, 500);
+    const hanging = await endpoint(t, undefined);
+    const rejecting = await endpoint(t, 400);
+    await inSomeRun(t, 3, async (timing) => {
+      const run = async (url: string) => {
+        const started = performance.now();
+        const result = await runLoad({ ...options, outputs: [{ type: 'prometheus', url }] });
+        return { result, elapsedMs: performance.now() - started };
+      };
+      const rejectedBefore = rejecting.writes();
+      const [a, b, c, d] = await Promise.all([run(refusedUrl), run(failing.url), run(hanging.url), run(rejecting.url)]);
+      // A 400 is the samples' fault: each second is written once (or with the next), never again, and so are the totals.
+      const rejectedWrites = rejecting.writes() - rejectedBefore;
+      t.ok(rejectedWrites <= d.result.timeline.length + 1, `a rejected write is not retried (${rejectedWrites} writes, ${d.result.timeline.length} seconds)`);
+      for (const [{ result, elapsedMs }, url, reason] of [
+        [a, refusedUrl, /ECONNREFUSED/],
+        [b, failing.url, /HTTP 500 "failing on purpose"/],
+        [c, hanging.url, /not answered/],
+        [d, rejecting.url, /HTTP 400/],
+      ] as const) {
+        t.same(counts(result), counts(baseline), `${reason}: the same counts as without the output`);
+        const warnings = failures(result);
+        t.equal(warnings.length, 1, `${reason}: one OUTPUT_FAILED`);
+        t.match(warnings[0]?.message, reason);
+        t.ok(warnings[0]?.message.includes(url), 'naming the output');
+        timing.ok(elapsedMs < 2000 + FINAL_FLUSH_MS + 2000, `${reason}: ended ${Math.round(elapsedMs)} ms after it began (2000 ms run + at most ${FINAL_FLUSH_MS} ms of final flush)`);
+      }
+    });
+    t.ok(failing.writes() >= 3, `the failing endpoint was retried (${failing.writes()} writes)`);
+    // Closed by salvo when it gave up on the write (the server hears of it a moment later).
+    await Promise.all([...hanging.sockets].map((socket) => (socket.destroyed ? undefined : once(socket, 'close'))));
+    t.equal(hanging.sockets.size, 0, 'the hung write was abandoned: its connection is closed');
+  });
+}
+
+const prometheus = await startPrometheus(t);
+if (prometheus !== undefined) outputTests(prometheus);
+
+/** An endpoint that answers every write with `status`, or never answers when `status` is undefined. */
+async function endpoint(t: Test, status: number | undefined): Promise<{ url: string; writes: () => number; sockets: Set<Socket> }> {
+  let writes = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((request, response) => {
+    writes++;
+    request.resume();
+    if (status !== undefined) request.on('end', () => response.writeHead(status).end('failing on purpose'));
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/write`, writes: () => writes, sockets };
+}
+
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
