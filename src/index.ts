@@ -3,8 +3,8 @@ export { formatResult } from './stats/format.js';
 export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js';
 export { assertThresholds } from './stats/assert.js';
 export { renderReport } from './report/render.js';
-export { parseDuration } from './validate.js';
-export { SalvoOptionError, SalvoRangeError } from './errors.js';
+export { parseDuration } from './shared/validate.js';
+export { SalvoOptionError, SalvoRangeError } from './shared/errors.js';
 export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';
 export type {
@@ -18,44 +18,40 @@ export type {
 } from './capacity/types.js';
 export type {
   CheckStats,
-  Duration,
-  ExpectOptions,
   GeneratorStats,
   LatencyStats,
-  LoadOptions,
   LoadResult,
   PhaseStats,
   Phases,
   MergeInfo,
   MergePlan,
   MessageStats,
-  MonitorOptions,
-  OutputOptions,
   ProgressEvent,
-  PrometheusOutput,
-  PrometheusSource,
   ResultTransport,
+  ThresholdResult,
+  TimelineEntry,
+  WebSocketStageStats,
+  WebSocketStats,
+} from './shared/load-result.js';
+export type {
+  Duration,
+  ExpectOptions,
+  LoadOptions,
   RequestBody,
   RequestContext,
   RequestSpec,
-  Segment,
-  ServerReadingSecond,
-  ServerSecond,
-  ServerSeries,
-  ServerSourceStats,
-  ServerStats,
   SocketIoOptions,
   Stage,
-  ThresholdResult,
-  Thresholds,
-  TimelineEntry,
-  TransportName,
-  Warning,
   WebSocketMessage,
   WebSocketOptions,
-  WebSocketStageStats,
-  WebSocketStats,
-} from './types.js';
+  MonitorOptions,
+  OutputOptions,
+  PrometheusOutput,
+  PrometheusSource,
+} from './shared/load-options.js';
+export type { ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats } from './shared/load-result.js';
+export type { Segment, Thresholds, TransportName } from './shared/terms.js';
+export type { Warning } from './shared/warnings.js';
 export { compareResults } from './compare/compare-results.js';
 export { runComparison } from './compare/run-comparison.js';
 export { formatComparison } from './compare/format-comparison.js';

@@ -1,18 +1,19 @@
 import { availableParallelism } from 'node:os';
-import { SalvoOptionError, SalvoRangeError } from './errors.js';
+import { SalvoOptionError, SalvoRangeError } from './shared/errors.js';
 import { importExport, moduleUrl } from './workers/modules.js';
 import { usableWorkers } from './workers/shard.js';
 import { planExpect } from './stats/checks.js';
 import { planThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
 import { planOutputs } from './outputs/options.js';
-import type { Plan, PlanHooks, PlannedStage } from './plan.js';
-import { parseHeaders, planRequests } from './request-spec.js';
+import type { Plan, PlanHooks, PlannedStage } from './shared/plan.js';
+import { parseHeaders, planRequests } from './shared/request-spec.js';
 import { planMonitor } from './monitor/options.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
+import type { LoadOptions, RequestSpec, Stage } from './shared/load-options.js';
+import type { TransportName } from './shared/terms.js';
+import { durationOption, positiveInteger, rejectUnknownKeys, show } from './shared/validate.js';
 import { planSocketIo } from './websocket/socketio-options.js';
-import type { LoadOptions, RequestSpec, Stage, TransportName } from './types.js';
-import { durationOption, positiveInteger, rejectUnknownKeys, show } from './validate.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -22,8 +23,7 @@ export const KNOWN_OPTIONS = [
   'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
   'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
-  'socketio',
-  'outputs',
+  'outputs', 'socketio',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];

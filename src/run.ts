@@ -1,13 +1,14 @@
 import { runThread } from './workers/run-thread.js';
 import { importOptionModules, planLoad } from './options.js';
-import type { Plan, PlanHooks } from './plan.js';
+import type { Plan, PlanHooks } from './shared/plan.js';
 import { StartGate } from './engine/start-gate.js';
 import { diagnose } from './stats/diagnose.js';
 import { assertFileLimit } from './stats/file-limit.js';
 import { mergeShards } from './stats/merge.js';
 import { progressEvent, type OnRolledSecond } from './stats/progress-event.js';
 import { compileThresholds, judgeThresholds } from './stats/thresholds.js';
-import type { LoadOptions, LoadResult } from './types.js';
+import type { LoadOptions } from './shared/load-options.js';
+import type { LoadResult } from './shared/load-result.js';
 import type { LiveOutputs } from './outputs/live.js';
 import { runWorkers } from './workers/pool.js';
 import { segmentPlan } from './workers/shard.js';

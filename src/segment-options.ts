@@ -1,5 +1,5 @@
-import { SalvoOptionError, SalvoRangeError } from './errors.js';
-import type { Segment } from './types.js';
+import { SalvoOptionError, SalvoRangeError } from './shared/errors.js';
+import type { Segment } from './shared/terms.js';
 
 /** Before this (March 1973 in epoch ms), a `startAt` number is almost surely seconds, not milliseconds. */
 const EARLIEST_EPOCH_MS = 1e11;

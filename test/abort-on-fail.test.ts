@@ -1,7 +1,8 @@
 // `abortOnFail`: a 10 s run stops about a second in, once a threshold can no longer pass.
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
-import type { LoadOptions, LoadResult } from '../src/types.js';
+import type { LoadOptions } from '../src/shared/load-options.js';
+import type { LoadResult } from '../src/shared/load-result.js';
 import { abortOnFailCheck, planThresholds } from '../src/stats/thresholds.js';
 import { testServer } from './fixtures/test-server.js';
 import { refusedPort } from './fixtures/raw-http-server.js';

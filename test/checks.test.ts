@@ -1,5 +1,5 @@
 import t from 'tap';
-import { SalvoOptionError, SalvoRangeError } from '../src/errors.js';
+import { SalvoOptionError, SalvoRangeError } from '../src/shared/errors.js';
 import {
   MAX_CHECK_EXAMPLES,
   compileExpect,
@@ -7,8 +7,8 @@ import {
   mergeCheckStats,
   needsResponseDetails,
 } from '../src/stats/checks.js';
-import type { ResponseDetails } from '../src/transports/transport.js';
-import type { CheckStats } from '../src/types.js';
+import type { ResponseDetails } from '../src/shared/exchange.js';
+import type { CheckStats } from '../src/shared/load-result.js';
 
 function response(body: string, headers: Record<string, string> = {}): ResponseDetails {
   return { headers, body: Buffer.from(body, 'utf8') };

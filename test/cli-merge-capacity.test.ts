@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { runCli } from '../src/cli/commands.js';
 import { runLoad } from '../src/run.js';
-import type { LoadResult } from '../src/types.js';
+import type { LoadResult } from '../src/shared/load-result.js';
 import { Capture } from './fixtures/cli.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';

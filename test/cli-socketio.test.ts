@@ -4,7 +4,7 @@ import t from 'tap';
 import { runCli } from '../src/cli/commands.js';
 import { parseRunFlags } from '../src/cli/run-flags.js';
 import type { LoadResult } from '../src/index.js';
-import { decodeHistogram } from '../src/stats/recorder.js';
+import { decodeHistogram } from '../src/stats/histogram.js';
 import { Capture, runSalvo } from './fixtures/cli.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
 

@@ -1,8 +1,8 @@
 import t from 'tap';
-import { SalvoOptionError, SalvoRangeError } from '../src/errors.js';
+import { SalvoOptionError, SalvoRangeError } from '../src/shared/errors.js';
 import { compareResults } from '../src/compare/compare-results.js';
 import { runOrder } from '../src/compare/run-comparison.js';
-import type { LoadResult } from '../src/types.js';
+import type { LoadResult } from '../src/shared/load-result.js';
 
 /** Results that carry only the numbers a comparison reads. */
 function results(p50s: number[], perSecond = 1000): LoadResult[] {

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { runLoad, type LoadResult, type TransportName } from '../src/index.js';
-import type { Plan } from '../src/plan.js';
+import type { Plan } from '../src/shared/plan.js';
 import { diagnose } from '../src/stats/diagnose.js';
 import { wholeRunMergeInfo } from './fixtures/merge-info.js';
 import { noPhases } from './fixtures/phases.js';

@@ -3,8 +3,9 @@
 import t from 'tap';
 import { Engine } from '../src/engine/engine.js';
 import { planLoad } from '../src/options.js';
-import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportSink } from '../src/transports/transport.js';
-import type { LoadOptions } from '../src/types.js';
+import type { Lane, Transport, TransportConfig, TransportSink } from '../src/transports/transport.js';
+import type { ResolvedRequest } from '../src/shared/exchange.js';
+import type { LoadOptions } from '../src/shared/load-options.js';
 
 const url = 'http://127.0.0.1:9/';
 const REQUEST_BYTES = 50;

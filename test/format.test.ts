@@ -2,7 +2,7 @@ import t from 'tap';
 import { formatResult, formatThresholdActual } from '../src/stats/format.js';
 import { wholeRunMergeInfo } from './fixtures/merge-info.js';
 import { noPhases } from './fixtures/phases.js';
-import type { LatencyStats, LoadResult } from '../src/types.js';
+import type { LatencyStats, LoadResult } from '../src/shared/load-result.js';
 
 const latency: LatencyStats = {
   min: 0.5, mean: 2.3456, stddev: 1.1, max: 45.678, p50: 1.234, p75: 2.5, p90: 4.75, p95: 6, p99: 12.3456, p999: 40.1,

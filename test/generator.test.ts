@@ -4,8 +4,9 @@
 import t from 'tap';
 import { runLoad } from '../src/index.js';
 import { GENERATOR_SATURATED, mergeGenerator, SATURATED_SEND_LAG_MS } from '../src/stats/generator.js';
-import { createHistogram, encodeHistogram, type ShardGenerator } from '../src/stats/recorder.js';
-import type { ProgressEvent } from '../src/types.js';
+import { createHistogram, encodeHistogram } from '../src/stats/histogram.js';
+import type { ShardGenerator } from '../src/stats/recorder.js';
+import type { ProgressEvent } from '../src/shared/load-result.js';
 import { separateServer } from './fixtures/separate-server.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';

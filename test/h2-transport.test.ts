@@ -2,7 +2,7 @@ import https from 'node:https';
 import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import t from 'tap';
-import { SalvoOptionError } from '../src/errors.js';
+import { SalvoOptionError } from '../src/shared/errors.js';
 import { runLoad } from '../src/index.js';
 import { localhostCert, localhostKey } from './fixtures/raw-http-server.js';
 import { testServer } from './fixtures/test-server.js';

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { decodeInteger, encodeHeaderBlock, encodeInteger, HpackDecoder } from '../src/http2/hpack.js';
+import { decodeInteger, HpackDecoder } from '../src/http2/hpack.js';
+import { encodeHeaderBlock, encodeInteger } from '../src/http2/hpack-encoder.js';
 import { huffmanDecode, huffmanEncode, huffmanEncodedLength } from '../src/http2/huffman.js';
 
 /** Bytes from an RFC 7541 style hex dump ("8286 8441 ..."). */

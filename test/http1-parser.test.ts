@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import { HeadTemplate } from '../src/http1/head-template.js';
 import { ResponseParser } from '../src/http1/parser.js';
 import type { ParseErrorCode, ResponseHandler } from '../src/http1/response-handler.js';
-import type { ResponseDetails } from '../src/transports/transport.js';
+import type { ResponseDetails } from '../src/shared/exchange.js';
 
 interface Reported {
   status: number;

@@ -2,11 +2,11 @@
 // gate, ticks that roll seconds, `abortOnFail`, the end, stop before the start, and the backoff.
 import t from 'tap';
 import { planLoad } from '../src/options.js';
-import type { Plan } from '../src/plan.js';
+import type { Plan } from '../src/shared/plan.js';
 import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../src/runner/lifecycle.js';
 import type { Measuring } from '../src/runner/measuring.js';
 import type { ShardStats } from '../src/stats/recorder.js';
-import type { LoadOptions } from '../src/types.js';
+import type { LoadOptions } from '../src/shared/load-options.js';
 
 const url = 'http://127.0.0.1:9/';
 const plan = (options: Omit<LoadOptions, 'url'>): Plan => planLoad({ url, ...options }).plan;

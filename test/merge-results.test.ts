@@ -2,11 +2,13 @@ import t from 'tap';
 import { performance } from 'node:perf_hooks';
 import { mergeResults, runLoad, SalvoOptionError } from '../src/index.js';
 import { planLoad } from '../src/options.js';
-import type { Plan } from '../src/plan.js';
+import type { Plan } from '../src/shared/plan.js';
 import { mergeShards } from '../src/stats/merge.js';
-import { decodeHistogram, encodeHistogram, Recorder } from '../src/stats/recorder.js';
+import { decodeHistogram, encodeHistogram } from '../src/stats/histogram.js';
+import { Recorder } from '../src/stats/recorder.js';
 import { createTestServer } from '../src/testing/index.js';
-import type { LoadOptions, LoadResult } from '../src/types.js';
+import type { LoadOptions } from '../src/shared/load-options.js';
+import type { LoadResult } from '../src/shared/load-result.js';
 import { segmentPlan } from '../src/workers/shard.js';
 import { inSomeRun } from './fixtures/timing.js';
 

@@ -1,7 +1,9 @@
 import t from 'tap';
 import { planLoad } from '../src/options.js';
 import { mergeShards } from '../src/stats/merge.js';
-import { createHistogram, decodeHistogram, encodeHistogram, moments, PendingLatencies, Recorder, slotTop } from '../src/stats/recorder.js';
+import { createHistogram, decodeHistogram, encodeHistogram, moments, slotTop } from '../src/stats/histogram.js';
+import { PendingLatencies } from '../src/stats/pending-latencies.js';
+import { Recorder } from '../src/stats/recorder.js';
 
 const plan = planLoad({ url: 'http://127.0.0.1:9/', duration: 3000 }).plan;
 const gauges = { connections: () => 4, targetRate: () => undefined };

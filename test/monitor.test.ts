@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import t from 'tap';
 import { compareResults, formatResult, mergeResults, renderReport, runLoad, SalvoOptionError, SalvoRangeError } from '../src/index.js';
 import { createTestServer } from '../src/testing/index.js';
-import type { LoadResult, ProgressEvent, ServerSeries } from '../src/types.js';
+import type { LoadResult, ProgressEvent, ServerSeries } from '../src/shared/load-result.js';
 import { parseRunFlags } from '../src/cli/run-flags.js';
 import { cpuServer } from './fixtures/cpu-server.js';
 import { runSalvo } from './fixtures/cli.js';

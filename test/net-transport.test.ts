@@ -3,7 +3,8 @@ import net from 'node:net';
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
 import { CONNECTION_CLOSED } from '../src/transports/error-code.js';
-import { Lane, type ResolvedRequest, type Transport } from '../src/transports/transport.js';
+import { Lane, type Transport } from '../src/transports/transport.js';
+import type { ResolvedRequest } from '../src/shared/exchange.js';
 import { connectionsClosed, localhostCert, localhostKey, netTransport, rawServer, RecordingSink, requestsReceived } from './fixtures/raw-http-server.js';
 
 function get(path = '/', method = 'GET'): ResolvedRequest {

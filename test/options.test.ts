@@ -1,6 +1,6 @@
 import t from 'tap';
 import { runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions } from '../src/index.js';
-import { lanesPerConnection } from '../src/plan.js';
+import { lanesPerConnection } from '../src/shared/plan.js';
 
 const url = 'http://127.0.0.1:9/';
 

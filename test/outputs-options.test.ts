@@ -1,6 +1,6 @@
 import t from 'tap';
 import { planLoad } from '../src/options.js';
-import type { LoadOptions } from '../src/types.js';
+import type { LoadOptions } from '../src/shared/load-options.js';
 
 const url = 'http://127.0.0.1:1/';
 const write = 'http://127.0.0.1:9090/api/v1/write';

@@ -36,3 +36,14 @@ for (const [name, args] of [
     t.same(JSON.parse(stdout), { completed: 123, server: 123 });
   });
 }
+
+t.test('the built salvo command turns a bad --fail margin into a usage error (exit 2), not a stack trace', async (t) => {
+  // dist/cli.js bundles parseMargin, and with it a second copy of SalvoOptionError.
+  const failed = await run(process.execPath, ['dist/cli.js', 'compare', 'a.json', 'b.json', '--fail', 'latency.p99=abc'], { cwd: root, timeout: 30_000 }).then(
+    () => undefined,
+    (error: { code: number; stderr: string }) => error,
+  );
+  t.equal(failed?.code, 2);
+  t.match(failed?.stderr, `--fail "latency.p99=abc": the margin must be a percentage such as '5%' or a fraction such as 0.05; got "abc"`);
+  t.notMatch(failed?.stderr, /\n\s+at /, 'no stack trace');
+});

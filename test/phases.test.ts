@@ -2,7 +2,7 @@
 // what the server saw, merging over workers, and the JSON round trip.
 import t from 'tap';
 import { runLoad, type TransportName } from '../src/index.js';
-import { decodeHistogram } from '../src/stats/recorder.js';
+import { decodeHistogram } from '../src/stats/histogram.js';
 import { localhostCert, localhostKey, rawServer } from './fixtures/raw-http-server.js';
 import { separateServer } from './fixtures/separate-server.js';
 import { inSomeRun } from './fixtures/timing.js';

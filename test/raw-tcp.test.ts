@@ -5,7 +5,8 @@ import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
 import { PhaseRecorder } from '../src/stats/phases.js';
 import { rawTcpSupported } from '../src/transports/raw-tcp.js';
-import { Lane, type ResolvedRequest, type Transport, type TransportConfig } from '../src/transports/transport.js';
+import { Lane, type Transport, type TransportConfig } from '../src/transports/transport.js';
+import type { ResolvedRequest } from '../src/shared/exchange.js';
 import { netTransport, rawServer, RecordingSink, refusedPort } from './fixtures/raw-http-server.js';
 
 const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';

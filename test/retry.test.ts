@@ -73,6 +73,43 @@ async function racing(t: Test, every: number, reset: boolean): Promise<{ server:
   return { server, processed, closes: () => closes };
 }
 
+/**
+ * The reset that drops responses the server sent (RFC 9112 9.6), as nginx's close after its
+ * `keepalive_requests` does when pipelined requests are still arriving: on each connection the server
+ * answers `answered` requests, then processes one more and holds its response; when a request
+ * pipelined behind it arrives, the server closes with that one unread, a reset that destroys the held
+ * response (modelled by never writing it: on loopback a response written just before a reset still
+ * arrives). A GET there looks like the keep-alive race, yet it was processed. Where nothing comes
+ * behind it for 100 ms, the held response goes out and the connection carries on.
+ */
+async function resettingAfter(t: Test, answered: number): Promise<{ server: RawServer; processed: Processed; resets: () => number }> {
+  const processed: Processed = { ids: [] };
+  const held = new Map<net.Socket, NodeJS.Timeout>();
+  let resets = 0;
+  const server = await rawServer(t, (socket, request, index) => {
+    const holding = held.get(socket);
+    if (holding !== undefined) {
+      clearTimeout(holding);
+      held.delete(socket);
+      resets++;
+      socket.resetAndDestroy();
+      return;
+    }
+    processed.ids.push(idOf(request));
+    if (index < answered) {
+      socket.write(OK);
+      return;
+    }
+    const release = setTimeout(() => {
+      held.delete(socket);
+      socket.write(OK);
+    }, 100);
+    held.set(socket, release);
+  });
+  t.teardown(() => held.forEach((release) => clearTimeout(release)));
+  return { server, processed, resets: () => resets };
+}
+
 function assertOnce(t: Test, processed: Processed): void {
   t.equal(new Set(processed.ids).size, processed.ids.length, 'no request processed twice');
   t.notOk(processed.ids.includes('none'), 'every request carried its id');
@@ -118,21 +155,47 @@ for (const transport of TRANSPORTS) {
     });
 
     for (const reset of [false, true]) {
-      // Pipelined, undici sends a retried request wherever the pool has room, and it may go down again
-      // behind the next dropped one (a second failure is an error): only net places retries first.
-      for (const depth of transport === 'net' ? [1, pipelining] : [1]) {
-        t.test(`the keep-alive race (${reset ? 'reset' : 'FIN'}), pipelining ${depth}: GETs sent again, none an error`, async (t) => {
-          const { server, processed, closes } = await racing(t, 10, reset);
-          const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, ...numbered({ transport, connections: 3, pipelining: depth, amount: 150, timeout: 5000 }) });
-          t.same(result.errors, { total: 0, byCode: {} });
-          t.equal(result.requests.completed, 150);
-          t.equal(processed.ids.length, 150, 'the server processed amount requests');
-          t.equal(result.requests.sent, 150);
-          t.ok(closes() > 0 && result.requests.retried >= closes(), `retried ${result.requests.retried}, closes ${closes()}`);
-          assertOnce(t, processed);
-        });
-      }
+      t.test(`the keep-alive race (${reset ? 'reset' : 'FIN'}): GETs sent again, none an error`, async (t) => {
+        const { server, processed, closes } = await racing(t, 10, reset);
+        const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, ...numbered({ transport, connections: 3, amount: 150, timeout: 5000 }) });
+        t.same(result.errors, { total: 0, byCode: {} });
+        t.equal(result.requests.completed, 150);
+        t.equal(processed.ids.length, 150, 'the server processed amount requests');
+        t.equal(result.requests.sent, 150);
+        t.ok(closes() > 0 && result.requests.retried >= closes(), `retried ${result.requests.retried}, closes ${closes()}`);
+        assertOnce(t, processed);
+      });
+
+      // A close under pipelined requests is no keep-alive race: the server may have processed some of
+      // them and its reset destroyed their responses (see the next test), so none is sent again.
+      if (pipelining > 1) t.test(`an unannounced close (${reset ? 'reset' : 'FIN'}) under pipelined GETs: errors, never sent again`, async (t) => {
+        const { server, processed, closes } = await racing(t, 10, reset);
+        const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, ...numbered({ transport, connections: 3, pipelining, amount: 150, timeout: 5000 }) });
+        t.ok(closes() > 0 && result.errors.total >= closes(), `errors ${JSON.stringify(result.errors.byCode)}, closes ${closes()}`);
+        const unanswered = processed.ids.length - result.requests.completed;
+        // undici drops responses it had read but not parsed yet when a reset comes: those are errors too.
+        if (transport === 'net' || !reset) t.equal(unanswered, 0, 'completed: what the server processed');
+        else t.ok(unanswered >= 0 && unanswered <= result.errors.total, `processed, not completed: ${unanswered}, each an error`);
+        t.equal(result.requests.completed + result.errors.total, 150);
+        t.equal(result.requests.sent, 150);
+        assertOnce(t, processed);
+      });
     }
+
+    // node:http never pipelines: a request alone on its connection has nothing behind it whose
+    // arrival would make the server's close a reset, which is the keep-alive race above.
+    if (pipelining > 1) t.test('a reset that drops a processed GET\'s response under pipelined requests: errors, never sent again', async (t) => {
+      const { server, processed, resets } = await resettingAfter(t, 5);
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, ...numbered({ transport, connections: 2, pipelining, amount: 100, timeout: 5000 }) });
+      assertOnce(t, processed);
+      t.equal(result.requests.retried, 0);
+      t.ok(resets() > 0 && result.errors.total >= resets(), `errors ${JSON.stringify(result.errors.byCode)}, resets ${resets()}`);
+      const unanswered = processed.ids.length - result.requests.completed;
+      if (transport === 'net') t.equal(unanswered, resets(), 'completed: what the server processed, less one per reset');
+      else t.ok(unanswered >= resets() && unanswered <= result.errors.total, `processed, not completed: ${unanswered}, each an error`);
+      t.equal(result.requests.completed + result.errors.total, 100);
+      t.equal(result.requests.sent, 100);
+    });
 
     t.test('a POST on the keep-alive race is an error, never sent again', async (t) => {
       const { server, processed, closes } = await racing(t, 10, false);

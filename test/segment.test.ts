@@ -1,9 +1,9 @@
 import t from 'tap';
 import { RateSchedule } from '../src/engine/schedule.js';
-import { SalvoOptionError, SalvoRangeError } from '../src/errors.js';
+import { SalvoOptionError, SalvoRangeError } from '../src/shared/errors.js';
 import { planLoad } from '../src/options.js';
-import type { Plan } from '../src/plan.js';
-import type { LoadOptions } from '../src/types.js';
+import type { Plan } from '../src/shared/plan.js';
+import type { LoadOptions } from '../src/shared/load-options.js';
 import { segmentPlan, shardPlan, splitPlan } from '../src/workers/shard.js';
 
 const url = 'http://127.0.0.1:1/';

@@ -1,8 +1,8 @@
 import t from 'tap';
 import { mergeResults } from '../src/index.js';
-import { decodeHistogram } from '../src/stats/recorder.js';
+import { decodeHistogram } from '../src/stats/histogram.js';
 import { createTestServer } from '../src/testing/index.js';
-import type { LoadOptions } from '../src/types.js';
+import type { LoadOptions } from '../src/shared/load-options.js';
 import { runInProcesses } from './fixtures/segment-processes.js';
 import { inSomeRun } from './fixtures/timing.js';
 

@@ -1,9 +1,9 @@
 import t from 'tap';
 import { RateSchedule } from '../src/engine/schedule.js';
 import { planLoad } from '../src/options.js';
-import type { Plan } from '../src/plan.js';
+import type { Plan } from '../src/shared/plan.js';
 import { apportion, shardPlan, splitEvenly, usableWorkers } from '../src/workers/shard.js';
-import type { LoadOptions } from '../src/types.js';
+import type { LoadOptions } from '../src/shared/load-options.js';
 
 const url = 'http://127.0.0.1:1/';
 const sum = (values: ReadonlyArray<number | undefined>) => values.reduce<number>((total, value) => total + (value ?? 0), 0);

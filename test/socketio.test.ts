@@ -2,8 +2,8 @@
 // sees exactly `messages.sent` emits), acks, reply events, broadcast timestamps, namespaces and auth,
 // pings, server disconnects, binary attachments, workers, bad options.
 import t from 'tap';
-import { findCapacity, formatResult, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
-import { decodeHistogram } from '../src/stats/recorder.js';
+import { findCapacity, formatResult, renderReport, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
+import { decodeHistogram } from '../src/stats/histogram.js';
 import { localhostCert } from './fixtures/raw-http-server.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
 import { inSomeRun } from './fixtures/timing.js';
@@ -38,6 +38,8 @@ t.test('echo with acks: exact counts at the server and the client', async (t) =>
   const summary = formatResult(result);
   t.match(summary, /Messages +503 sent, 503 received/);
   t.match(summary, /Handshakes +101: 5/);
+  t.match(summary, /transport socket\.io/);
+  t.match(renderReport(result), /transport socket\.io/, 'the report names the transport');
 });
 
 t.test('https: the Engine.IO WebSocket over TLS, on its own path, with the run\'s headers', async (t) => {

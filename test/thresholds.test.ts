@@ -1,15 +1,12 @@
 import { AssertionError } from 'node:assert';
 import t from 'tap';
-import { SalvoOptionError } from '../src/errors.js';
+import { SalvoOptionError } from '../src/shared/errors.js';
 import { assertThresholds } from '../src/stats/assert.js';
-import {
-  cannotPass,
-  evaluateThresholds,
-  parseThresholds,
-} from '../src/stats/thresholds.js';
+import { cannotPass, evaluateThresholds, parseThresholds } from '../src/stats/thresholds.js';
 import { wholeRunMergeInfo } from './fixtures/merge-info.js';
 import { noPhases } from './fixtures/phases.js';
-import type { LatencyStats, LoadResult, Thresholds } from '../src/types.js';
+import type { LatencyStats, LoadResult } from '../src/shared/load-result.js';
+import type { Thresholds } from '../src/shared/terms.js';
 
 const latency: LatencyStats = {
   min: 0.25, mean: 4.5, stddev: 2.125, max: 80.5, p50: 3.75, p75: 5.5, p90: 8.25, p95: 11, p99: 42.5, p999: 77,

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { addWarning, mergeWarnings } from '../src/stats/warnings.js';
+import { addWarning, mergeWarnings } from '../src/shared/warnings.js';
 
 t.test('a code appears once; the first message wins', async (t) => {
   const warnings: Array<{ code: string; message: string }> = [];

@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import * as wsModule from 'ws';
 import { formatResult, mergeResults, runLoad } from '../src/index.js';
 import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
-import { decodeHistogram } from '../src/stats/recorder.js';
+import { decodeHistogram } from '../src/stats/histogram.js';
 import { textFrame } from '../src/testing/ws-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 

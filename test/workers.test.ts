@@ -1,10 +1,10 @@
 import t from 'tap';
 import { separateServer } from './fixtures/separate-server.js';
-import { SalvoOptionError } from '../src/errors.js';
+import { SalvoOptionError } from '../src/shared/errors.js';
 import { runLoad } from '../src/index.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun, littlesLaw } from './fixtures/timing.js';
-import type { ProgressEvent } from '../src/types.js';
+import type { ProgressEvent } from '../src/shared/load-result.js';
 
 const fixture = (name: string) => new URL(`./fixtures/workers/${name}`, import.meta.url);
 

@@ -1,7 +1,7 @@
 import { formatThresholdActual } from '../stats/format.js';
 import { BUSY_UTILIZATION } from '../stats/generator.js';
 import { evaluateThresholds, type CompiledThreshold } from '../stats/thresholds.js';
-import type { LoadResult } from '../types.js';
+import type { LoadResult } from '../shared/load-result.js';
 import type { CapacityPhase, CapacityStep, StepLimit } from './types.js';
 
 /** A step passes only if it completed at least this share of its target rate. */

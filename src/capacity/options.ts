@@ -1,10 +1,11 @@
-import { SalvoOptionError, SalvoRangeError } from '../errors.js';
+import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import { importOptionModules, KNOWN_OPTIONS, planLoad } from '../options.js';
 import { withOneTestId } from '../outputs/test-id.js';
-import { lanesPerConnection } from '../plan.js';
-import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../validate.js';
+import { lanesPerConnection } from '../shared/plan.js';
+import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../shared/validate.js';
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
-import type { LoadOptions, Thresholds } from '../types.js';
+import type { LoadOptions } from '../shared/load-options.js';
+import type { Thresholds } from '../shared/terms.js';
 import type { CapacityOptions, CapacityStepEvent } from './types.js';
 
 const DEFAULT_STEP_MS = 5000;

@@ -1,4 +1,6 @@
-import type { Duration, LoadOptions, LoadResult, Thresholds } from '../types.js';
+import type { Duration, LoadOptions } from '../shared/load-options.js';
+import type { Thresholds } from '../shared/terms.js';
+import type { LoadResult } from '../shared/load-result.js';
 
 /**
  * Options of `findCapacity`: the `LoadOptions` of every step (url, transport, connections ceiling,

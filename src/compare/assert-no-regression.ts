@@ -1,5 +1,5 @@
 import { AssertionError } from 'node:assert';
-import { SalvoOptionError } from '../errors.js';
+import { SalvoOptionError } from '../shared/errors.js';
 import type { Comparison, Confidence } from './compare-results.js';
 
 /** The largest p-value that still counts at each level of stars. */

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type ttest2Function from '@stdlib/stats-ttest2';
-import { SalvoOptionError, SalvoRangeError } from '../errors.js';
+import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import { KNOWN_METRICS, metricReader, type MetricReader } from '../stats/thresholds.js';
-import type { LoadResult } from '../types.js';
+import type { LoadResult } from '../shared/load-result.js';
 
 /**
  * @stdlib's t-test, loaded on the first comparison: its module graph (about 60 packages) was half

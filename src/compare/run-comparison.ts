@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import { durationOption } from '../validate.js';
+import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
+import { durationOption } from '../shared/validate.js';
 import { runLoad } from '../run.js';
-import type { Duration, LoadOptions, LoadResult } from '../types.js';
+import type { Duration, LoadOptions } from '../shared/load-options.js';
+import type { LoadResult } from '../shared/load-result.js';
 import { compareResults, resolveCompareOptions, type CompareOptions, type Comparison } from './compare-results.js';
 
 /** Which side a run belongs to. */

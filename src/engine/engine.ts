@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import { lanesPerConnection, peakConnections, type Plan } from '../plan.js';
+import { lanesPerConnection, peakConnections, type Plan } from '../shared/plan.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { loadTransport } from '../transports/index.js';
-import { FIRST_BYTE_IN_LAST_READ, Lane, type ResponseDetails, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
-import type { CheckStats } from '../types.js';
+import { FIRST_BYTE_IN_LAST_READ, Lane, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
+import type { ResponseDetails } from '../shared/exchange.js';
+import type { CheckStats } from '../shared/load-result.js';
 import { PhaseRecorder } from '../stats/phases.js';
 import type { GeneratorMonitor } from '../stats/generator.js';
 import { Pacer } from './pacer.js';
@@ -12,7 +13,7 @@ import type { Measuring } from '../runner/measuring.js';
 import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import { RequestSequence } from './request-sequence.js';
 import { planSchedule, type RateSchedule } from './schedule.js';
-import { addWarning, type Warning } from '../stats/warnings.js';
+import { addWarning, type Warning } from '../shared/warnings.js';
 
 /**
  * The HTTP exchanges of one thread's run: closed loop (each lane sends again as soon as its response

@@ -3,34 +3,14 @@ import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 
 /*
- * Why a thread (issue 12). Node's timers wake the loop at whole milliseconds, up to 1-2 ms late, so
- * the old pacer polled with setImmediate whenever the next slot was under 2 ms away: precise, but
- * one core busy from about 500/s. Measured on the benchmark VM (2 cores, shared and busy, so +-30%),
- * one core, waking the loop once per slot with no HTTP work (CPU % of a core / send lag p50):
- *
- *   rate/s                       200          1,000        5,000         20,000
- *   setTimeout, no spin          2.9 / 0.67   4.3 / 0.61   4.8 / 0.59    4.8 / 0.59 ms (p99 3-17 ms)
- *   thread, re-armed per slot    2.2 / 0.13   6.7 / 0.11   18.8 / 0.08   28.2 / 0.07
- *   thread reading a ring        2.1 / 0.14   5.4 / 0.10   14.7 / 0.09   24.5 / 0.07
- *   Atomics.waitAsync wake-up    1.8 / 0.13 at 200/s, but a p99 of 166 ms there (late wake-ups)
- *
- * setTimeout costs least from 1,000/s but cannot meet a 1 ms p99 (a timer fires 0-2 ms late;
- * waking early and spinning the rest costs up to 2 ms of CPU per slot). So a small thread sleeps in
- * Atomics.wait, whose timeout takes fractional milliseconds, and posts one message to wake the loop
- * when a slot falls due. The loop writes the due times of the next RING_SIZE slots into shared memory,
- * so the thread needs no word from the loop per slot (a re-arm per slot costs a third more: one
- * more thread switch); it skips slots the loop already sent (responses also wake the loop and pump),
- * and never posts again before the loop has taken its last message, so a blocked loop does not
- * pile up messages. While nothing can be sent (every lane busy, the end reached) the loop pauses it.
+ * Rate mode wakes the loop from a small thread: Node's timers fire up to 2 ms late and polling costs
+ * a core, while Atomics.wait takes fractional milliseconds (measurements: benchmarks/README.md,
+ * "Measurements behind the code"). The loop writes the due times of the next RING_SIZE slots into
+ * shared memory; the thread sleeps until one falls due, skips slots already sent, and posts again
+ * only once the loop has taken its last message, so a blocked loop does not pile them up.
  */
 
-/**
- * The thread posts at most once per this many ms; slots closer together go out together, at most
- * this late. Measured as above with no HTTP work: 5,000/s costs 15.3% of a core with no gap, 8.2%
- * with 0.5 ms (send lag p50 0.13 -> 0.36 ms); 20,000/s 14.2% with 0.2 ms, 9.7% with 0.5 ms. Up to
- * 2,000/s slots are further apart than this and nothing changes; above, a group of slots leaves in
- * one wake-up, and the server still sees a steady rate at any scale above half a millisecond.
- */
+/** The thread posts at most once per this many ms: slots closer together leave in one wake-up, at most this late. */
 const MIN_WAKE_GAP_MS = 0.5;
 /** Slots whose due times the loop keeps in shared memory ahead of the next one to send. */
 const RING_SIZE = 256;
@@ -113,9 +93,8 @@ export class Pacer {
 
   /**
    * Resolves once the thread runs, or has ended (closed by an abort while connecting, or failed).
-   * Until then the thread keeps the process alive: connections refused at once leave nothing else
-   * that would, and the process used to exit with the run unfinished. From then on the engine's own
-   * timers and sockets do.
+   * Until then the thread keeps the process alive, since connections refused at once leave nothing
+   * else that would; from then on the engine's own timers and sockets do.
    */
   async ready(): Promise<void> {
     const controller = new AbortController();

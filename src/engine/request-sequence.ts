@@ -1,8 +1,9 @@
-import type { Plan, PlannedRequest } from '../plan.js';
-import { resolveRequestSpec } from '../request-spec.js';
+import type { Plan, PlannedRequest } from '../shared/plan.js';
+import { resolveRequestSpec } from '../shared/request-spec.js';
 import { compileExpect, type ResponseChecker } from '../stats/checks.js';
-import type { Lane, ResponseDetails, Transport } from '../transports/transport.js';
-import type { RequestContext, RequestSpec } from '../types.js';
+import type { Lane, Transport } from '../transports/transport.js';
+import type { ResponseDetails } from '../shared/exchange.js';
+import type { RequestContext, RequestSpec } from '../shared/load-options.js';
 
 const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
 

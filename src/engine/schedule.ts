@@ -1,4 +1,4 @@
-import type { Plan } from '../plan.js';
+import type { Plan } from '../shared/plan.js';
 
 /**
  * The open-loop schedule of `plan`, or undefined for a closed loop. The warm-up runs at the starting

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { addWarning, type Warning } from '../stats/warnings.js';
+import { addWarning, type Warning } from '../shared/warnings.js';
 
 /** Below this distance to the start, the wait yields with setImmediate instead of a timer (timers fire late). */
 const SPIN_BELOW_MS = 2;

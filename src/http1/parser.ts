@@ -11,7 +11,7 @@ import {
 } from './field-values.js';
 import { HeadTemplate, type HeadFacts } from './head-template.js';
 import { PartialLine } from './partial-line.js';
-import type { ResponseDetails } from '../transports/transport.js';
+import type { ResponseDetails } from '../shared/exchange.js';
 import type { ParseErrorCode, ResponseHandler, ResponseParserOptions } from './response-handler.js';
 
 const STATUS_LINE = 0;

@@ -1,4 +1,4 @@
-import type { ResolvedRequest } from '../transports/transport.js';
+import type { ResolvedRequest } from '../shared/exchange.js';
 
 /** A CR or LF inside a request line or header would split the request and shift every response. */
 const LINE_BREAK = /[\r\n]/;

@@ -1,5 +1,5 @@
 // What the HTTP/1.1 response parser reports, to whom, and how it is set up.
-import type { ResponseDetails } from '../transports/transport.js';
+import type { ResponseDetails } from '../shared/exchange.js';
 import type { HeadTemplate } from './head-template.js';
 
 /**

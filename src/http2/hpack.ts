@@ -1,33 +1,13 @@
-import { huffmanDecode, huffmanEncode, huffmanEncodedLength } from './huffman.js';
+import { STATIC_LENGTH, STATIC_NAMES, STATIC_VALUES } from './hpack-static-table.js';
+import { huffmanDecode, huffmanEncodeAll } from './huffman.js';
 
 /**
- * HPACK (RFC 7541): the response decoder, with its dynamic table, and the request encoder, which
- * never uses one. A load test decodes one response head per request, almost always `:status` from
- * the static table and a few fields nobody reads, so the decoder makes no string it does not have
- * to: fields that are neither kept in the table nor asked for are stepped over undecoded.
+ * HPACK (RFC 7541) response decoder, with its dynamic table (the request encoder is hpack-encoder.ts).
+ * A load test decodes one response head per request, almost always `:status` from the static table
+ * and a few fields nobody reads, so the decoder makes no string it does not have to: fields that are
+ * neither kept in the table nor asked for are stepped over undecoded.
  */
 
-/** RFC 7541 Appendix A, from index 1. */
-// prettier-ignore
-const STATIC_TABLE: ReadonlyArray<readonly [string, string]> = [
-  [':authority', ''], [':method', 'GET'], [':method', 'POST'], [':path', '/'], [':path', '/index.html'],
-  [':scheme', 'http'], [':scheme', 'https'], [':status', '200'], [':status', '204'], [':status', '206'],
-  [':status', '304'], [':status', '400'], [':status', '404'], [':status', '500'], ['accept-charset', ''],
-  ['accept-encoding', 'gzip, deflate'], ['accept-language', ''], ['accept-ranges', ''], ['accept', ''],
-  ['access-control-allow-origin', ''], ['age', ''], ['allow', ''], ['authorization', ''], ['cache-control', ''],
-  ['content-disposition', ''], ['content-encoding', ''], ['content-language', ''], ['content-length', ''],
-  ['content-location', ''], ['content-range', ''], ['content-type', ''], ['cookie', ''], ['date', ''], ['etag', ''],
-  ['expect', ''], ['expires', ''], ['from', ''], ['host', ''], ['if-match', ''], ['if-modified-since', ''],
-  ['if-none-match', ''], ['if-range', ''], ['if-unmodified-since', ''], ['last-modified', ''], ['link', ''],
-  ['location', ''], ['max-forwards', ''], ['proxy-authenticate', ''], ['proxy-authorization', ''], ['range', ''],
-  ['referer', ''], ['refresh', ''], ['retry-after', ''], ['server', ''], ['set-cookie', ''],
-  ['strict-transport-security', ''], ['transfer-encoding', ''], ['user-agent', ''], ['vary', ''], ['via', ''],
-  ['www-authenticate', ''],
-];
-const STATIC_LENGTH = 61;
-/** Indexed by HPACK index (slot 0 unused), so lookups need no `- 1`. */
-const STATIC_NAMES = ['', ...STATIC_TABLE.map(([name]) => name)];
-const STATIC_VALUES = ['', ...STATIC_TABLE.map(([, value]) => value)];
 /** Static indices 8-14 are `:status` with a value; 1-14 are all pseudo-header fields. */
 const FIRST_STATUS = 8;
 const FIRST_REGULAR = 15;
@@ -102,22 +82,6 @@ export function decodeInteger(src: Uint8Array, cursor: Cursor, end: number, pref
   }
   cursor.pos = pos;
   return value;
-}
-
-/** Appends `value` with a `prefixBits`-bit prefix; `pattern` holds the representation's bits above it. */
-export function encodeInteger(out: number[], value: number, prefixBits: number, pattern: number): void {
-  const mask = (1 << prefixBits) - 1;
-  if (value < mask) {
-    out.push(pattern | value);
-    return;
-  }
-  out.push(pattern | mask);
-  let rest = value - mask;
-  while (rest >= 0x80) {
-    out.push((rest % 0x80) | 0x80);
-    rest = Math.floor(rest / 0x80);
-  }
-  out.push(rest);
 }
 
 /** The status code in a `:status` value, or -1 unless it is three digits (100-999: 0 means none). */
@@ -423,52 +387,4 @@ export class HpackDecoder {
       this.#count--;
     }
   }
-}
-
-function huffmanEncodeAll(bytes: Uint8Array): Buffer {
-  const out = Buffer.allocUnsafe(huffmanEncodedLength(bytes));
-  huffmanEncode(bytes, out, 0);
-  return out;
-}
-
-/** Appends a string literal, Huffman-coded only when that is shorter. */
-function encodeString(out: number[], text: string): void {
-  const bytes = Buffer.from(text, 'latin1');
-  const huffmanLength = huffmanEncodedLength(bytes);
-  if (huffmanLength < bytes.length) {
-    encodeInteger(out, huffmanLength, 7, 0x80);
-    for (const byte of huffmanEncodeAll(bytes)) out.push(byte);
-  } else {
-    encodeInteger(out, bytes.length, 7, 0);
-    for (const byte of bytes) out.push(byte);
-  }
-}
-
-/**
- * Encodes a request's header block once, to be sent unchanged on every stream: so it never touches
- * the dynamic table. Exact static matches are indexed, everything else is a literal without
- * indexing, naming the first static entry with the name when there is one. Names must be lower case.
- */
-export function encodeHeaderBlock(fields: ReadonlyArray<readonly [string, string]>): Buffer {
-  const out: number[] = [];
-  for (const [name, value] of fields) {
-    let nameIndex = 0;
-    let fieldIndex = 0;
-    for (let index = 1; index <= STATIC_LENGTH; index++) {
-      if (STATIC_NAMES[index] !== name) continue;
-      if (nameIndex === 0) nameIndex = index;
-      if (STATIC_VALUES[index] === value) {
-        fieldIndex = index;
-        break;
-      }
-    }
-    if (fieldIndex !== 0) {
-      encodeInteger(out, fieldIndex, 7, 0x80);
-      continue;
-    }
-    encodeInteger(out, nameIndex, 4, 0);
-    if (nameIndex === 0) encodeString(out, name);
-    encodeString(out, value);
-  }
-  return Buffer.from(out);
 }

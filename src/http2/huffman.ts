@@ -5,7 +5,6 @@
  */
 
 /** Code length in bits of symbols 0-255 and of EOS (256), from RFC 7541 Appendix B. */
-// prettier-ignore
 const CODE_LENGTHS = [
   13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28, // 0-15
   28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 28, // 16-31
@@ -164,4 +163,11 @@ export function huffmanEncode(bytes: Uint8Array, out: Uint8Array, offset: number
   }
   if (bits > 0) out[offset++] = (pending << (8 - bits)) | (0xff >>> bits);
   return offset;
+}
+
+/** `bytes` Huffman-coded, in a Buffer of its own. */
+export function huffmanEncodeAll(bytes: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(huffmanEncodedLength(bytes));
+  huffmanEncode(bytes, out, 0);
+  return out;
 }

@@ -1,6 +1,6 @@
-import type { ResolvedRequest } from '../transports/transport.js';
+import type { ResolvedRequest } from '../shared/exchange.js';
 import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, Flag, FRAME_HEADER_BYTES, FrameType } from './frames.js';
-import { encodeHeaderBlock } from './hpack.js';
+import { encodeHeaderBlock } from './hpack-encoder.js';
 
 /** Headers that are HTTP/1.1 connection-specific and forbidden in HTTP/2 (RFC 9113 8.2.2). */
 const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);

@@ -1,7 +1,7 @@
 import { wallClockMs } from '../engine/start-gate.js';
-import type { ServerReadingSecond, ServerSecond, ServerSeries } from '../types.js';
-import { addWarning, type Warning } from '../stats/warnings.js';
-import type { PlannedMonitor } from './options.js';
+import type { ServerReadingSecond, ServerSecond, ServerSeries } from '../shared/load-result.js';
+import { addWarning, type Warning } from '../shared/warnings.js';
+import type { PlannedMonitor } from '../shared/plan.js';
 import { ProcessSource } from './process-source.js';
 import { PrometheusSource } from './prometheus-source.js';
 import type { MonitorSource, Reading } from './reading.js';

@@ -1,12 +1,7 @@
-import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import type { MonitorOptions } from '../types.js';
-import { rejectUnknownKeys, show } from '../validate.js';
-
-/** `monitor` after validation: plain data. */
-export interface PlannedMonitor {
-  processes: number[];
-  prometheus: Array<{ url: string; devices: string[] | undefined }>;
-}
+import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
+import type { MonitorOptions } from '../shared/load-options.js';
+import type { PlannedMonitor } from '../shared/plan.js';
+import { rejectUnknownKeys, show } from '../shared/validate.js';
 
 /** Validates `monitor`; undefined when it watches nothing. */
 export function planMonitor(value: unknown): PlannedMonitor | undefined {

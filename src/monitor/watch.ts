@@ -1,7 +1,7 @@
 import type { StartGate } from '../engine/start-gate.js';
-import type { Plan, PlanHooks } from '../plan.js';
-import type { LoadResult, ServerSeries } from '../types.js';
-import { addWarning, type Warning } from '../stats/warnings.js';
+import type { Plan, PlanHooks } from '../shared/plan.js';
+import type { LoadResult, ServerSeries } from '../shared/load-result.js';
+import { addWarning, type Warning } from '../shared/warnings.js';
 import { ServerMonitor } from './monitor.js';
 import { attachServer } from '../stats/server.js';
 

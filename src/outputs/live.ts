@@ -1,7 +1,7 @@
-import type { Plan, PlannedOutput } from '../plan.js';
+import type { Plan, PlannedOutput } from '../shared/plan.js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
-import { addWarning } from '../stats/warnings.js';
-import type { LoadResult, ServerSecond } from '../types.js';
+import { addWarning } from '../shared/warnings.js';
+import type { LoadResult, ServerSecond } from '../shared/load-result.js';
 import { PrometheusWriter } from './prometheus.js';
 import { resultPoints, secondPoints, serverPoints, type Point, type SeriesKind } from './series.js';
 import { announceTestId, generatedTestId } from './test-id.js';

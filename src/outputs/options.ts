@@ -1,7 +1,7 @@
-import { SalvoOptionError } from '../errors.js';
-import type { PlannedOutput } from '../plan.js';
-import { parseHeaders } from '../request-spec.js';
-import { rejectUnknownKeys, show } from '../validate.js';
+import { SalvoOptionError } from '../shared/errors.js';
+import type { PlannedOutput } from '../shared/plan.js';
+import { parseHeaders } from '../shared/request-spec.js';
+import { rejectUnknownKeys, show } from '../shared/validate.js';
 
 const OUTPUT_TYPES = ['prometheus'] as const;
 const PROMETHEUS_KEYS = ['type', 'url', 'labels', 'headers'] as const;

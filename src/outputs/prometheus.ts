@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { PlannedOutput } from '../plan.js';
+import type { PlannedOutput } from '../shared/plan.js';
 import { encodeWriteRequest, type Series } from './remote-write.js';
 import type { Point } from './series.js';
 

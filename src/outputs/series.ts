@@ -1,5 +1,5 @@
 import type { RunningTotals, SecondSummary } from '../stats/recorder.js';
-import type { LoadResult, ServerSecond } from '../types.js';
+import type { LoadResult, ServerSecond } from '../shared/load-result.js';
 
 /**
  * One sample of one of salvo's series, before the output adds its own labels (`testid`, `segment`,

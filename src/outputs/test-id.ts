@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { OutputOptions } from '../types.js';
+import type { OutputOptions } from '../shared/load-options.js';
 
 /**
  * A `testid` for outputs that name none. Segments given the same `startAt` derive the same one, so

@@ -1,4 +1,4 @@
-import type { LoadResult, TimelineEntry } from '../types.js';
+import type { LoadResult, TimelineEntry } from '../shared/load-result.js';
 import { percentileSpectrum } from './spectrum.js';
 
 /** One line of a chart. `values` line up with the chart's `x`; `null` leaves a gap. */

@@ -1,4 +1,4 @@
-import type { LoadResult } from '../types.js';
+import type { LoadResult } from '../shared/load-result.js';
 import { reportCharts } from './charts.js';
 import { serverCharts } from './server-charts.js';
 import { CLIENT_SCRIPT } from './client-script.js';

@@ -1,5 +1,5 @@
 import { formatThresholdActual } from '../stats/format.js';
-import type { LatencyStats, LoadResult } from '../types.js';
+import type { LatencyStats, LoadResult } from '../shared/load-result.js';
 
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const DECIMAL = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });

@@ -1,4 +1,4 @@
-import type { LoadResult, ServerSecond } from '../types.js';
+import type { LoadResult, ServerSecond } from '../shared/load-result.js';
 import type { ChartSeries, ChartSpec } from './charts.js';
 
 /**

@@ -1,4 +1,4 @@
-import { decodeHistogram } from '../stats/recorder.js';
+import { decodeHistogram } from '../stats/histogram.js';
 
 /** One point of a latency percentile spectrum. */
 export interface SpectrumPoint {

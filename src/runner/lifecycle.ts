@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
-import type { Plan } from '../plan.js';
+import type { Plan } from '../shared/plan.js';
 import type { Gauges, ShardStats } from '../stats/recorder.js';
 import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
-import type { CheckStats, RequestSpec } from '../types.js';
+import type { CheckStats } from '../shared/load-result.js';
+import type { RequestSpec } from '../shared/load-options.js';
 import { measuredSpan, prepareMeasuring, type Measuring, type OnSecond } from './measuring.js';
 
 /** What one thread's run needs besides its plan; everything here stays in that thread. */

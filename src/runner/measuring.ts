@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Plan } from '../plan.js';
+import type { Plan } from '../shared/plan.js';
 import { GeneratorMonitor } from '../stats/generator.js';
 import { Recorder, type Gauges, type RunningTotals, type SecondSummary } from '../stats/recorder.js';
 

@@ -1,4 +1,4 @@
-import type { PlannedStage } from '../plan.js';
+import type { PlannedStage } from '../shared/plan.js';
 
 /**
  * Closed-loop `stages`: the connections due `elapsedMs` into the measured run, moving linearly from

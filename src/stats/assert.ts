@@ -1,5 +1,5 @@
 import { AssertionError } from 'node:assert';
-import type { LoadResult } from '../types.js';
+import type { LoadResult } from '../shared/load-result.js';
 import { formatThresholdActual } from './format.js';
 
 /**

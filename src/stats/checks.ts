@@ -1,7 +1,9 @@
 import { inspect } from 'node:util';
-import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import type { ResponseDetails } from '../transports/transport.js';
-import type { CheckStats, ExpectOptions } from '../types.js';
+import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
+import type { ResponseDetails } from '../shared/exchange.js';
+import type { CheckStats } from '../shared/load-result.js';
+import type { ExpectOptions } from '../shared/load-options.js';
+import type { PlannedExpect } from '../shared/plan.js';
 
 /** How many example failures a `CheckStats` keeps, per thread and after merging. */
 export const MAX_CHECK_EXAMPLES = 5;
@@ -31,16 +33,6 @@ export interface ResponseChecker {
  */
 export function needsResponseDetails(expect: ExpectOptions | undefined): boolean {
   return expect !== undefined && (expect.body !== undefined || expect.headers !== undefined);
-}
-
-/**
- * `expect` validated and normalised, as a plan carries it: plain data that survives structured
- * cloning (RegExps do), compiled into a checker once per thread by `compileExpect`.
- */
-export interface PlannedExpect {
-  status: { allowed: Uint8Array; description: string } | undefined;
-  body: { text: string | undefined; pattern: RegExp | undefined; description: string } | undefined;
-  headers: Array<{ header: string; equals: string | undefined; pattern: RegExp | undefined }>;
 }
 
 /**

@@ -2,11 +2,11 @@
  * Diagnostics on the merged result: a pattern in the numbers that has a known cause is turned into
  * a `result.warnings` entry that names the cause and what to do about it.
  */
-import { lanesPerConnection, type Plan } from '../plan.js';
-import type { LoadResult } from '../types.js';
+import { lanesPerConnection, type Plan } from '../shared/plan.js';
+import type { LoadResult } from '../shared/load-result.js';
 import { openFileLimit } from './file-limit.js';
 import { targetRateRange } from './format.js';
-import { addWarning } from './warnings.js';
+import { addWarning } from '../shared/warnings.js';
 
 /** Responses needed before a distribution says anything about the server. */
 const MIN_RESPONSES = 10;

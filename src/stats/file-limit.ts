@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { SalvoRangeError } from '../errors.js';
-import { peakConnections, type Plan } from '../plan.js';
+import { SalvoRangeError } from '../shared/errors.js';
+import { peakConnections, type Plan } from '../shared/plan.js';
 
 /** Files a worker thread opens for itself (its event loop's epoll and wake-up descriptors), measured on Linux. */
 const FILES_PER_WORKER = 3;

@@ -1,4 +1,4 @@
-import type { CheckStats, GeneratorStats, LatencyStats, LoadResult, PhaseStats, ServerStats, ThresholdResult, WebSocketStageStats } from '../types.js';
+import type { CheckStats, GeneratorStats, LatencyStats, LoadResult, PhaseStats, ServerStats, ThresholdResult, WebSocketStageStats } from '../shared/load-result.js';
 
 // A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });

@@ -1,7 +1,9 @@
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
-import type { GeneratorStats } from '../types.js';
-import { addEncodedInto, createHistogram, encodeHistogram, PendingLatencies, slotTop, type GeneratorSecond, type ShardGenerator } from './recorder.js';
-import { addWarning, type Warning } from './warnings.js';
+import type { GeneratorStats } from '../shared/load-result.js';
+import { addEncodedInto, createHistogram, encodeHistogram, slotTop } from './histogram.js';
+import { PendingLatencies } from './pending-latencies.js';
+import type { GeneratorSecond, ShardGenerator } from './recorder.js';
+import { addWarning, type Warning } from '../shared/warnings.js';
 
 /** The `result.warnings` code raised when the load generator, not the server, may have set the numbers. */
 export const GENERATOR_SATURATED = 'GENERATOR_SATURATED';

@@ -1,10 +1,11 @@
-import { SalvoOptionError } from '../errors.js';
-import type { LoadResult, Thresholds } from '../types.js';
+import { SalvoOptionError } from '../shared/errors.js';
+import type { LoadResult } from '../shared/load-result.js';
+import type { Thresholds } from '../shared/terms.js';
 import { mergeStats, type ResultHeader } from './merge.js';
 import type { ShardStats } from './recorder.js';
 import { judgeThresholds, parseThresholds } from './thresholds.js';
-import { addWarning } from './warnings.js';
-import { resultWebSocket } from '../websocket/merge.js';
+import { addWarning } from '../shared/warnings.js';
+import { resultWebSocket } from './websocket-merge.js';
 import { attachServer, mergeSeries } from './server.js';
 
 /** Options of `mergeResults`. */

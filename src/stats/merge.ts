@@ -1,12 +1,13 @@
 import type { Histogram } from 'hdr-histogram-js';
-import { lanesPerConnection, type Plan } from '../plan.js';
-import type { CheckStats, LatencyStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../types.js';
-import { addCounts, addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, moments, type ShardStats } from './recorder.js';
+import { lanesPerConnection, type Plan } from '../shared/plan.js';
+import type { CheckStats, LatencyStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../shared/load-result.js';
+import { addCounts, type ShardStats } from './recorder.js';
+import { addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, moments } from './histogram.js';
 import { mergeCheckStats } from './checks.js';
-import { mergeWarnings } from './warnings.js';
+import { mergeWarnings } from '../shared/warnings.js';
 import { mergePhases } from './phases.js';
 import { mergeGenerator } from './generator.js';
-import { mergeWebSocket, messageStats } from '../websocket/merge.js';
+import { mergeWebSocket, messageStats } from './websocket-merge.js';
 
 const US_PER_MS = 1000;
 

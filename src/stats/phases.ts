@@ -6,8 +6,9 @@
  * `connect.count` is the number of connections opened and its percentiles describe only those.
  */
 import type { Histogram } from 'hdr-histogram-js';
-import type { PhaseHistograms as EncodedPhases, PhaseStats, Phases } from '../types.js';
-import { addEncodedInto, createHistogram, encodeHistogram, moments, PendingLatencies } from './recorder.js';
+import type { PhaseHistograms as EncodedPhases, PhaseStats, Phases } from '../shared/load-result.js';
+import { addEncodedInto, createHistogram, encodeHistogram, moments } from './histogram.js';
+import { PendingLatencies } from './pending-latencies.js';
 
 
 const PHASES = ['connect', 'tls', 'ttfb', 'receive'] as const;

@@ -1,5 +1,5 @@
 import type { RunningTotals, SecondSummary } from './recorder.js';
-import type { ProgressEvent } from '../types.js';
+import type { ProgressEvent } from '../shared/load-result.js';
 
 /** One closed second of the whole run, as the main thread rolls it up: for `onProgress` and `outputs`. */
 export type OnRolledSecond = (summary: Omit<SecondSummary, 'histogram'>, totals: RunningTotals) => void;

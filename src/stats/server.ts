@@ -1,6 +1,6 @@
 // The `monitor` figures of a result (`result.server`, each second's `server`) from its sources' per-second
 // readings, and those readings merged over segments: plain arithmetic on JSON, shared by runLoad and mergeResults.
-import type { ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats, TimelineEntry, WebSocketStageStats } from '../types.js';
+import type { ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats, TimelineEntry, WebSocketStageStats } from '../shared/load-result.js';
 
 type Field = 'cpuMs' | 'rssBytes' | 'receivedBytes' | 'sentBytes' | 'eventLoopLagMs';
 

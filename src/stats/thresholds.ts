@@ -1,9 +1,8 @@
 import { inspect } from 'node:util';
-import { SalvoOptionError } from '../errors.js';
-import type { LatencyStats, LoadResult, ThresholdResult, Thresholds } from '../types.js';
-
-/** A comparison a threshold expression may use. */
-export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '!=';
+import { SalvoOptionError } from '../shared/errors.js';
+import type { LatencyStats, LoadResult, ThresholdResult } from '../shared/load-result.js';
+import type { PlannedThreshold, PlannedThresholds, ThresholdOperator } from '../shared/plan.js';
+import type { Thresholds } from '../shared/terms.js';
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
@@ -12,26 +11,6 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]>
  * (no warm-up). Fields left out are treated as unknown, never as zero.
  */
 export type PartialLoadResult = DeepPartial<LoadResult>;
-
-/** One threshold expression, validated: plain data, so a plan can carry it to a worker thread. */
-export interface PlannedThreshold {
-  /** The metric path, as the key was written: `latency.p99`. */
-  readonly metric: string;
-  /** The expression as written (trimmed): `< 50`. */
-  readonly expression: string;
-  readonly operator: ThresholdOperator;
-  readonly value: number;
-  /** End the run as soon as `cannotPass` finds that this threshold can no longer pass. */
-  readonly abortOnFail: boolean;
-  /** The metric never decreases while a run goes on, so an upper bound can fail early. */
-  readonly monotone: boolean;
-}
-
-/** `thresholds` in a plan: as given (for `result.merge`, judged again on merged results) and parsed once. */
-export interface PlannedThresholds {
-  readonly given: Thresholds;
-  readonly parsed: readonly PlannedThreshold[];
-}
 
 /** One threshold expression, ready to evaluate. */
 export interface CompiledThreshold extends PlannedThreshold {

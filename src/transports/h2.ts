@@ -2,20 +2,16 @@ import { performance } from 'node:perf_hooks';
 import { encodeRequest, type H2Request } from '../http2/request.js';
 import { H2Connection, H2Stream, H2_NOT_SUPPORTED, type H2ConnectionOwner, type H2Endpoint } from './h2-connection.js';
 import { cachedLookup } from './lookup-cache.js';
-import { sharedTlsOptions, socketTarget } from './net-connection.js';
+import { sharedTlsOptions, socketTarget } from './endpoint.js';
 import { SessionStore } from './tls-setup.js';
-import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
+import type { Lane, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
+import type { ResolvedRequest } from '../shared/exchange.js';
 
 /*
- * HTTP/2 framing written by hand over raw sockets (h2-connection.ts, ../http2/), as `net` does for
- * HTTP/1.1. node:http2 came first and was measured against undici's HTTP/2 client (a layer over
- * node:http2 sessions, so it only adds cost): against nginx (h2c, 2 B body, one worker on core 1,
- * the client alone on core 0) node:http2 took 156-240 CPU µs per request at 10 sessions x 10
- * streams, undici 369-420; h2load does the same in a few µs. Most of node:http2's cost is per
- * stream: a stream object, an async resource, header validation and conversion, on both sides of
- * the JS/C++ boundary. Here a request is a pre-encoded HEADERS frame whose stream id is patched in,
- * frames sent in one tick leave in one write, and responses are read in the socket's read buffer
- * with an HPACK decoder that skips the header strings nobody asked for.
+ * HTTP/2 framed by hand over raw sockets (h2-connection.ts, ../http2/), as `net` does HTTP/1.1:
+ * node:http2 spends most of its CPU per stream (benchmarks/README.md, "Measurements behind the
+ * code"). A request is a pre-encoded HEADERS frame whose stream id is patched in, frames sent in one
+ * tick leave in one write, and the HPACK decoder skips the header strings nobody asked for.
  */
 
 /** Plain-TCP reads share one buffer per transport: each read is parsed before the next one. */

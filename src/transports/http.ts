@@ -3,7 +3,8 @@ import https from 'node:https';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { watchConnect } from './connect-timing.js';
-import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
+import type { ResolvedRequest } from '../shared/exchange.js';
+import type { Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 import { flattenHeaders, isIdempotentMethod, Lane, responseHeadBytes } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
 import { errorCode } from './error-code.js';
@@ -201,7 +202,9 @@ class HttpTransport implements Transport<HttpRequest> {
     state.response = undefined;
     // An idempotent request on a reused connection (one that had answered before: node:http's
     // reusedSocket misses a socket the Agent hands straight to a queued request) that closed before
-    // any byte of its response: sent again, once.
+    // any byte of its response: sent again, once. node:http never pipelines, so the request was alone
+    // on its socket, written once the response before it had ended: the keep-alive race, the only
+    // close `net` and `undici` send again too.
     const prepared = state.prepared!;
     const reused = state.readBefore > 0;
     if (this.#config.retry && !lane.retried && prepared.idempotent && reused && !answering && CLOSED_UNDER_CODES.has(code)) {

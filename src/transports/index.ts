@@ -1,4 +1,4 @@
-import type { TransportName } from '../types.js';
+import type { TransportName } from '../shared/terms.js';
 import type { TransportFactory } from './transport.js';
 import { createH2Transport } from './h2.js';
 import { createHttpTransport } from './http.js';

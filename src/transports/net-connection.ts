@@ -4,13 +4,14 @@ import type tls from 'node:tls';
 import { ResponseParser } from '../http1/parser.js';
 import type { ResponseHandler, ResponseParserOptions } from '../http1/response-handler.js';
 import { isHeadRequest, requestMethod } from '../http1/request.js';
-import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import { CONNECTION_CLOSED, errorCode, UNSOLICITED_RESPONSE } from './error-code.js';
 import { createHandleWriter, type HandleWriter } from './handle-writer.js';
 import { RawTcp, rawTcpSupported, type RawTcpEvents } from './raw-tcp.js';
-import { connectTls, SessionStore, sharedSecureContext } from './tls-setup.js';
-import { FIRST_BYTE_IN_LAST_READ, isIdempotentMethod, type Lane, type ResponseDetails, type TransportSink } from './transport.js';
+import type { Endpoint } from './endpoint.js';
+import { connectTls, SessionStore } from './tls-setup.js';
+import { FIRST_BYTE_IN_LAST_READ, isIdempotentMethod, type Lane, type TransportSink } from './transport.js';
+import type { ResponseDetails } from '../shared/exchange.js';
 
 /** What a connection reports to the transport that owns it. */
 export interface ConnectionOwner {
@@ -32,24 +33,6 @@ function uncork(socket: Socket): void {
   socket.uncork();
 }
 
-/** Where and how to connect, worked out once from the config. */
-export interface Endpoint {
-  host: string;
-  port: number;
-  /** The tls.connect options every connection shares (one secure context), or undefined for http. */
-  tls: tls.ConnectionOptions | undefined;
-  keepAlive: boolean;
-  phases: PhaseRecorder;
-  /** Host names are resolved once per transport. */
-  lookup: net.LookupFunction;
-  /**
-   * The one address `host` stands for (an IP literal, or the only address a host name resolved
-   * to): plain-TCP connections without pipelining go there on a bare TCP handle (`RawTcp`).
-   * Undefined until known, or when the name has several addresses (net.connect then tries them).
-   */
-  address: { ip: string; family: number } | undefined;
-}
-
 /**
  * Whether a slot carrying `capacity` requests at a time opens bare TCP handles (`RawTcp`) once the
  * endpoint's address is known: plain TCP, one request at a time (a pipelined connection stays on a
@@ -57,30 +40,6 @@ export interface Endpoint {
  */
 export function opensRawTcp(endpoint: Endpoint, capacity: number): boolean {
   return endpoint.tls === undefined && capacity === 1 && rawTcpSupported();
-}
-
-/** Where a URL points, for sockets: the host without IPv6 brackets, the scheme's port by default. */
-export function socketTarget(url: URL): { secure: boolean; host: string; port: number } {
-  const secure = url.protocol === 'https:';
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  return { secure, host, port: url.port === '' ? (secure ? 443 : 80) : Number(url.port) };
-}
-
-/**
- * The user's tls.connect options with what every connection shares worked out once: the secure
- * context and the SNI name (none for an IP address, which SNI does not allow).
- */
-export function sharedTlsOptions(options: tls.ConnectionOptions, host: string, port: number, lookup: net.LookupFunction): tls.ConnectionOptions {
-  return {
-    lookup,
-    ...options,
-    host,
-    port,
-    servername: options.servername ?? (net.isIP(host) === 0 ? host : undefined),
-    secureContext: sharedSecureContext(options),
-    // The connection's session is set on its socket (see `open`), from the user's to start with.
-    session: undefined,
-  };
 }
 
 /**
@@ -116,10 +75,12 @@ export class Connection implements ResponseHandler {
    */
   #answerable = 0;
   /**
-   * The connection open now has answered a request: one that closes under the next requests is a
-   * reused connection the server may have closed as idle while they were on their way (see `#lose`).
+   * The connection open now has answered a request: one that closes under the next request is a
+   * reused connection the server may have closed as idle while it was on its way (see `#lose`).
    */
   #reused = false;
+  /** The request written last went out with nothing else in flight: every earlier response had come. */
+  #lastWrittenIdle = false;
   /** The connection open now: its socket, or its `RawTcp` handle. */
   #link: object | undefined;
   /** The socket, when the connection open now is one. */
@@ -182,7 +143,7 @@ export class Connection implements ResponseHandler {
     this.#sessions = sessions;
     this.#readBuffer = readBuffer;
     this.#rawCapable = opensRawTcp(endpoint, capacity);
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listeners' `this` is the socket
+    // the listeners' `this` is the socket
     const connection = this;
     this.#onread = {
       buffer: readBuffer,
@@ -301,21 +262,24 @@ export class Connection implements ResponseHandler {
   }
 
   /**
-   * The connection closed or was reset under the lanes in flight (no parse error): each is sent again
-   * on a new connection when the server provably never processed it, that is when it went on a
-   * reused connection (the server may have closed it as idle while the request was on its way), got
-   * no byte of its response (`headAnswering`: the first lane's response had begun), is idempotent,
-   * and was not sent again already. The others fail, the first with `firstCode`.
+   * The connection closed or was reset under the lanes in flight (no parse error). The request is
+   * sent again on a new connection only in the keep-alive race, where the server provably never
+   * processed it: it was alone on a reused connection (written once every earlier response had
+   * come, nothing written behind it: the server may have closed the connection as idle while it was
+   * on its way), got no byte of its response (`headAnswering`), is idempotent, and was not sent
+   * again already. With more in flight the server may have processed some and its close reset the
+   * connection, which can destroy responses it sent (RFC 9112 9.6): all of them fail, the first
+   * with `firstCode`.
    */
   #lose(firstCode: string, restCode: string, headAnswering: boolean): void {
     const unsent = !this.connected;
-    const reused = this.#reused;
+    const race = this.#reused && this.#count === 1 && this.#lastWrittenIdle && !headAnswering;
     const { lanes, requests } = this.#drain();
     this.#detach();
     for (let i = 0; i < lanes.length; i++) {
       const lane = lanes[i]!;
       const request = requests[i]!;
-      if (reused && !(i === 0 && headAnswering) && isIdempotentMethod(requestMethod(request)) && this.#resend(lane, request)) continue;
+      if (race && isIdempotentMethod(requestMethod(request)) && this.#resend(lane, request)) continue;
       this.#sink.onError(lane, i === 0 ? firstCode : restCode, unsent && !lane.retried);
     }
   }
@@ -477,6 +441,7 @@ export class Connection implements ResponseHandler {
     this.#requests[index] = request;
     this.#heads[index] = head;
     if (this.#count === 0) this.#parser.headRequest = head;
+    this.#lastWrittenIdle = this.#count === 0;
     this.#count++;
   }
 

@@ -3,9 +3,11 @@ import { HeadTemplate } from '../http1/head-template.js';
 import type { ResponseParserOptions } from '../http1/response-handler.js';
 import { encodeRequest } from '../http1/request.js';
 import { cachedLookup } from './lookup-cache.js';
-import { Connection, opensRawTcp, sharedTlsOptions, socketTarget, type ConnectionOwner, type Endpoint } from './net-connection.js';
+import { sharedTlsOptions, socketTarget, type Endpoint } from './endpoint.js';
+import { Connection, opensRawTcp, type ConnectionOwner } from './net-connection.js';
 import { SessionStore } from './tls-setup.js';
-import type { Lane, ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
+import type { Lane, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
+import type { ResolvedRequest } from '../shared/exchange.js';
 
 /**
  * Plain TCP reads go into one buffer per transport (one per thread): libuv delivers one read at a

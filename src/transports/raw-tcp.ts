@@ -138,7 +138,7 @@ export class RawTcp {
     this.#bindings = loaded()!;
     this.#events = events;
     this.#readBuffer = readBuffer;
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the callbacks' `this` is the handle
+    // the callbacks' `this` is the handle
     const raw = this;
     this.#writes = createHandleWrites((handle, status) => {
       if (handle === raw.#handle) events.failed(handle, getSystemErrorName(status));

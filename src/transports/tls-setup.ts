@@ -36,7 +36,7 @@ export class SessionStore {
     const initial = options?.session;
     this.session = initial === undefined ? undefined : withoutPeerCertificate(initial);
     this.#verifies = options?.rejectUnauthorized !== false;
-    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listener's `this` is the socket
+    // the listener's `this` is the socket
     const store = this;
     this.remember = function (this: tls.TLSSocket, session: Buffer): void {
       const stripped = withoutPeerCertificate(session);

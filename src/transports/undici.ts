@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks';
 import type { buildConnector as BuildConnector, Dispatcher, Pool } from 'undici';
 import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
-import type { ResolvedRequest, Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
+import type { ResolvedRequest } from '../shared/exchange.js';
+import type { Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 import { flattenHeaders, isIdempotentMethod, Lane, responseHeadBytes } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
 import { CONNECTION_CLOSED, errorCode } from './error-code.js';
@@ -36,6 +37,15 @@ class SocketState {
   /** A response completed on it: a request that finds it closed went on a reused connection. */
   answered = false;
   fate = Fate.Open;
+  /** Requests written on it whose responses have not ended. */
+  inFlight = 0;
+  /** The request written last went out with nothing else in flight: every earlier response had come. */
+  lastWrittenIdle = false;
+  /**
+   * When it closed under a request (`ClosedUnder`): that request was alone on it, written once every
+   * earlier response had come, nothing written behind it (the keep-alive race, see `#resendable`).
+   */
+  lostAlone = false;
 }
 
 const connectionClosed = (): Error => Object.assign(new Error('its connection closed while it was in flight'), { code: CONNECTION_CLOSED });
@@ -121,7 +131,9 @@ class LaneHandler implements Dispatcher.DispatchHandler {
       case Fate.Abandoned:
         return false;
       case Fate.ClosedUnder:
-        return socket.answered && this.request!.idempotent;
+        // Only the keep-alive race: with more in flight the server may have processed some, and its
+        // close reset the connection, which can destroy responses it sent (RFC 9112 9.6).
+        return socket.answered && socket.lostAlone && this.request!.idempotent;
       default:
         return true;
     }
@@ -173,6 +185,7 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     const socket = this.socket;
     if (socket !== undefined) {
       socket.answered = true;
+      socket.inFlight--;
       if (socket.fate === Fate.Announced) this.settleBehind();
     }
     if (this.transport.capture) {
@@ -201,9 +214,10 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     const socket = this.socket;
     if (this.written && socket !== undefined && socket.fate === Fate.Open) {
       socket.fate = CLOSED_UNDER_CODES.has(code) ? Fate.ClosedUnder : Fate.Abandoned;
+      socket.lostAlone = socket.inFlight === 1 && socket.lastWrittenIdle;
       this.settleBehind();
     }
-    // The head of a reused connection that closed before any byte of its response: sent again.
+    // Alone on a reused connection that closed before any byte of its response: sent again.
     if (this.written && !this.answering && socket?.fate === Fate.ClosedUnder && socket.answered && this.#resendable(lane)) {
       lane.retried = true;
       this.written = false;
@@ -369,6 +383,8 @@ function watchWrites(socket: Socket, transport: UndiciTransport): void {
     if (handler !== undefined) {
       handler.socket = state;
       transport.writing = undefined;
+      state.lastWrittenIdle = state.inFlight === 0;
+      state.inFlight++;
     }
     return (write as (chunk: unknown, encoding?: unknown, callback?: unknown) => boolean).call(this, chunk, encoding, callback);
   } as Socket['write'];

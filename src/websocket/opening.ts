@@ -1,15 +1,9 @@
 import type { WsConnection } from './connection.js';
 
 /**
- * Opening handshakes a thread has in flight at once, at most.
- *
- * What a handshake holds until it completes (socket, HTTP request and parser, upgrade response) is
- * about 3.5 KB. With 10,000 clients started at once that was 35 MB alive in the middle of the
- * opening, and V8 sizes the old generation from what is alive at a major GC: one there let a
- * broadcast run's heap grow to 300 MB before the next (benchmarks/README.md, "WebSocket": peak RSS
- * 462 MB before, 286 MB with this limit, a bare ws loop 359-375 MB). 4,096 keeps a server's accept
- * queue full: 10,000 clients opened in 7.3 s against the test server, where all at once took 6.2 s
- * (2,048: 8.6 s).
+ * Opening handshakes a thread has in flight at once, at most: thousands of half-open handshakes
+ * (about 3.5 KB each) alive at a major GC make V8 size the heap from them, while 4,096 still keeps
+ * a server's accept queue full (benchmarks/README.md, "The opening and the heap").
  */
 export const HANDSHAKES_IN_FLIGHT = 4096;
 

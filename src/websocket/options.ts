@@ -1,7 +1,7 @@
-import { SalvoOptionError, SalvoRangeError } from '../errors.js';
-import { show } from '../validate.js';
-import type { LoadOptions, WebSocketOptions } from '../types.js';
-import type { PlannedWebSocket, WebSocketHooks } from './types.js';
+import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
+import { show } from '../shared/validate.js';
+import type { LoadOptions, WebSocketOptions } from '../shared/load-options.js';
+import type { PlannedWebSocket, WebSocketHooks } from '../shared/websocket.js';
 
 const WEBSOCKET_OPTIONS = ['message', 'rate', 'timestamp', 'perMessageDeflate', 'protocols'] as const satisfies ReadonlyArray<keyof WebSocketOptions>;
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { peakConnections, type Plan } from '../plan.js';
+import { peakConnections, type Plan } from '../shared/plan.js';
 import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import type { Measuring } from '../runner/measuring.js';
 import { connectionTarget } from '../runner/ramp.js';
@@ -10,7 +10,7 @@ import { frameBytes, socketSettings, WsConnection, type ConnectionEvents, type S
 import { HANDSHAKES_IN_FLIGHT, OpeningQueue } from './opening.js';
 import { StageMeter } from './stages.js';
 import { ClockSkew, timestampReader, type TimestampReader } from './timestamps.js';
-import type { PlannedWebSocket, WebSocketHooks } from './types.js';
+import type { PlannedWebSocket, WebSocketHooks } from '../shared/websocket.js';
 
 /**
  * A connection that stayed open this long (or got a message) counts as having worked: only then does

@@ -1,8 +1,8 @@
-import { SalvoOptionError, SalvoRangeError } from '../errors.js';
+import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import { engineUrl } from '../socketio/packet.js';
-import { rejectUnknownKeys, show } from '../validate.js';
-import type { SocketIoOptions } from '../types.js';
-import type { PlannedSocketIo } from './types.js';
+import { rejectUnknownKeys, show } from '../shared/validate.js';
+import type { SocketIoOptions } from '../shared/load-options.js';
+import type { PlannedSocketIo } from '../shared/websocket.js';
 
 const SOCKETIO_OPTIONS = ['path', 'namespace', 'auth', 'emit', 'rate', 'ack', 'reply', 'listen'] as const satisfies ReadonlyArray<keyof SocketIoOptions>;
 const DEFAULT_PATH = '/socket.io/';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { peakConnections, type Plan } from '../plan.js';
+import { peakConnections, type Plan } from '../shared/plan.js';
 import type { ShardStats } from '../stats/recorder.js';
 import {
   EIO_CLOSE,
@@ -24,7 +24,7 @@ import {
 } from '../socketio/packet.js';
 import { frameBytes, type ConnectionEvents, type WsConnection } from './connection.js';
 import { WebSocketRunner, type WebSocketRunHooks } from './runner.js';
-import type { PlannedSocketIo, PlannedWebSocket } from './types.js';
+import type { PlannedSocketIo, PlannedWebSocket } from '../shared/websocket.js';
 
 /** The server refused the namespace connect (its middleware called `next(error)`). */
 export const SIO_CONNECT_ERROR_CODE = 'SIO_CONNECT_ERROR';

@@ -1,6 +1,7 @@
-import type { PlannedStage } from '../plan.js';
-import { createHistogram, encodeHistogram, PendingLatencies } from '../stats/recorder.js';
-import type { ShardStage } from './types.js';
+import type { PlannedStage } from '../shared/plan.js';
+import { createHistogram, encodeHistogram } from '../stats/histogram.js';
+import { PendingLatencies } from '../stats/pending-latencies.js';
+import type { ShardStage } from '../shared/websocket.js';
 
 interface StageCounts {
   sent: number;

@@ -1,5 +1,5 @@
-import { addWarning, type Warning } from '../stats/warnings.js';
-import type { PlannedWebSocket, WebSocketHooks } from './types.js';
+import { addWarning, type Warning } from '../shared/warnings.js';
+import type { PlannedWebSocket, WebSocketHooks } from '../shared/websocket.js';
 
 /** The `result.warnings` code for latencies that came out clearly negative: the clocks disagree. */
 export const CLOCK_SKEW = 'CLOCK_SKEW';

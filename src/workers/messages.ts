@@ -1,5 +1,5 @@
 import type { MessagePort } from 'node:worker_threads';
-import type { Plan } from '../plan.js';
+import type { Plan } from '../shared/plan.js';
 import type { RunningTotals, SecondSummary } from '../stats/recorder.js';
 
 /** Messages from the main thread to a shard. */

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SalvoOptionError } from '../errors.js';
+import { SalvoOptionError } from '../shared/errors.js';
 
 /**
  * The URL of a module given as an option: a `file:` or `data:` URL as is, a path resolved against

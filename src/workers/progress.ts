@@ -1,6 +1,7 @@
 import type { Histogram } from 'hdr-histogram-js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
-import { addCounts, addEncodedInto, createHistogram, type RunningTotals, type SecondSummary } from '../stats/recorder.js';
+import { addCounts, type RunningTotals, type SecondSummary } from '../stats/recorder.js';
+import { addEncodedInto, createHistogram } from '../stats/histogram.js';
 
 type Totals = RunningTotals;
 

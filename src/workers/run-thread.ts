@@ -1,5 +1,5 @@
 import { runEngine } from '../engine/engine.js';
-import type { Plan } from '../plan.js';
+import type { Plan } from '../shared/plan.js';
 import type { ShardStats } from '../stats/recorder.js';
 import { runWebSocket, type WebSocketRunHooks } from '../websocket/runner.js';
 import { runSocketIo } from '../websocket/socketio-runner.js';

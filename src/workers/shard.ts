@@ -1,4 +1,4 @@
-import type { Plan, PlannedStage } from '../plan.js';
+import type { Plan, PlannedStage } from '../shared/plan.js';
 
 /**
  * How many worker threads a run can use: every worker needs at least one connection, and, when the
@@ -60,9 +60,7 @@ export function apportion(total: number, weights: readonly number[]): number[] {
  * share of the first `amount` slots (splitEvenly). Worker j of segment i of n (phase i / n) gets
  * (i + j n) / (n w), the slots i + j n + k n w: every worker of every segment takes its own turn in
  * the one schedule, the arrivals are as even as one generator's, and the slots before any moment add
- * up to the whole schedule's exactly. (Shares whose rates followed their connections, 300/s over
- * 2 + 1 connections as 200 + 100, sent in pairs, and their rounding gained or lost a slot.)
- * This one split serves both worker threads and segments (`segment: { index, count }`, one process
+ * up to the whole schedule's exactly. This one split serves both worker threads and segments (`segment: { index, count }`, one process
  * or machine each), so the two compose.
  */
 export function splitPlan(plan: Plan, count: number): Plan[] {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { StartGate } from '../engine/start-gate.js';
 import { runThread } from './run-thread.js';
-import type { Plan } from '../plan.js';
+import type { Plan } from '../shared/plan.js';
 import { Recorder, type ShardStats } from '../stats/recorder.js';
-import type { RequestSpec } from '../types.js';
+import type { RequestSpec } from '../shared/load-options.js';
 import { importExport } from './modules.js';
 import type { ShardTask, ToMain, ToWorker } from './messages.js';
 

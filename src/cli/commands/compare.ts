@@ -1,6 +1,6 @@
 import { AssertionError } from 'node:assert';
 import { readFile } from 'node:fs/promises';
-import { assertNoRegression, compareResults, formatComparison, runComparison, SalvoOptionError, type Comparison, type LoadResult } from '../../index.js';
+import { assertNoRegression, compareResults, formatComparison, runComparison, type Comparison, type LoadResult } from '../../index.js';
 import { EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
 import { parseMargin } from '../../compare/assert-no-regression.js';
 import { DEFAULT_METRICS } from '../../compare/compare-results.js';
@@ -89,7 +89,8 @@ function failFlags(values: string[] | undefined, confidence: string | undefined,
     try {
       parseMargin(metric, margin);
     } catch (error) {
-      if (!(error instanceof SalvoOptionError)) throw error;
+      // By its stable code: dist/cli.js bundles its own copy of parseMargin and of the class it throws.
+      if ((error as { code?: unknown }).code !== 'SALVO_INVALID_OPTION') throw error;
       throw new UsageError(`--fail ${JSON.stringify(value)}: the margin must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(text)}`);
     }
     margins[metric] = margin;

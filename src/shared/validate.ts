@@ -1,7 +1,7 @@
 // Checks shared by every option parser (runLoad's, the capacity search's, the CLI's): each throws a
 // SalvoOptionError (wrong type or shape) or SalvoRangeError (out of range) that names the option.
 import { SalvoOptionError, SalvoRangeError } from './errors.js';
-import type { Duration } from './types.js';
+import type { Duration } from './load-options.js';
 
 const UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -1,6 +1,7 @@
-import type { LoadResult, MessageStats, WebSocketStageStats, WebSocketStats } from '../types.js';
-import { addCounts, addEncodedInto, createHistogram, encodeHistogram } from '../stats/recorder.js';
-import type { ShardStage, ShardWebSocket } from './types.js';
+import type { LoadResult, MessageStats, WebSocketStageStats, WebSocketStats } from '../shared/load-result.js';
+import { addCounts } from './recorder.js';
+import { addEncodedInto, createHistogram, encodeHistogram } from './histogram.js';
+import type { ShardStage, ShardWebSocket } from '../shared/websocket.js';
 
 /** `result.messages` from the merged counts. */
 export function messageStats(sent: number, received: number, durationMs: number): MessageStats {

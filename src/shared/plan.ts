@@ -1,10 +1,9 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { PlannedExpect } from './stats/checks.js';
-import type { PlannedThresholds } from './stats/thresholds.js';
-import type { ResolvedRequest } from './transports/transport.js';
-import type { LoadOptions, RequestSpec, ResultTransport, Segment } from './types.js';
-import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websocket/types.js';
-import type { PlannedMonitor } from './monitor/options.js';
+import type { ResolvedRequest } from './exchange.js';
+import type { LoadOptions, RequestSpec } from './load-options.js';
+import type { ResultTransport } from './load-result.js';
+import type { Segment, Thresholds } from './terms.js';
+import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websocket.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -104,4 +103,44 @@ export interface PlanHooks {
   websocket?: WebSocketHooks;
   /** `outputs`, written from this thread's per-second roll-up. */
   outputs?: PlannedOutput[];
+}
+
+/**
+ * `expect` validated and normalised, as a plan carries it: plain data that survives structured
+ * cloning (RegExps do), compiled into a checker once per thread by `compileExpect`.
+ */
+export interface PlannedExpect {
+  status: { allowed: Uint8Array; description: string } | undefined;
+  body: { text: string | undefined; pattern: RegExp | undefined; description: string } | undefined;
+  headers: Array<{ header: string; equals: string | undefined; pattern: RegExp | undefined }>;
+}
+
+/** A comparison a threshold expression may use. */
+export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '!=';
+
+
+/** One threshold expression, validated: plain data, so a plan can carry it to a worker thread. */
+export interface PlannedThreshold {
+  /** The metric path, as the key was written: `latency.p99`. */
+  readonly metric: string;
+  /** The expression as written (trimmed): `< 50`. */
+  readonly expression: string;
+  readonly operator: ThresholdOperator;
+  readonly value: number;
+  /** End the run as soon as `cannotPass` finds that this threshold can no longer pass. */
+  readonly abortOnFail: boolean;
+  /** The metric never decreases while a run goes on, so an upper bound can fail early. */
+  readonly monotone: boolean;
+}
+
+/** `thresholds` in a plan: as given (for `result.merge`, judged again on merged results) and parsed once. */
+export interface PlannedThresholds {
+  readonly given: Thresholds;
+  readonly parsed: readonly PlannedThreshold[];
+}
+
+/** `monitor` after validation: plain data. */
+export interface PlannedMonitor {
+  processes: number[];
+  prometheus: Array<{ url: string; devices: string[] | undefined }>;
 }

@@ -1,8 +1,8 @@
 /**
  * The WebSocket run's plain-data shapes: its part of the Plan, and what one thread measured beyond
- * the Recorder's counts. No runtime imports, so the recorder and the plan can name them without a cycle.
+ * the Recorder's counts.
  */
-import type { WebSocketOptions } from '../types.js';
+import type { WebSocketOptions } from './load-options.js';
 
 /** The `websocket` option after validation, as plain data that crosses into worker threads. */
 export interface PlannedWebSocket {

@@ -3,8 +3,8 @@
 // spec with the same code on every send.
 import { SalvoOptionError } from './errors.js';
 import type { PlannedRequest } from './plan.js';
-import type { ResolvedRequest } from './transports/transport.js';
-import type { LoadOptions, RequestBody, RequestSpec } from './types.js';
+import type { ResolvedRequest } from './exchange.js';
+import type { LoadOptions, RequestBody, RequestSpec } from './load-options.js';
 import { rejectUnknownKeys, show } from './validate.js';
 
 /** The keys of a `requests` spec (`RequestSpec`). */

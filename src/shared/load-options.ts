@@ -1,0 +1,294 @@
+import type { ConnectionOptions } from 'node:tls';
+import type { ProgressEvent } from './load-result.js';
+import type { Segment, Thresholds, TransportName } from './terms.js';
+
+/** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
+export type Duration = number | string;
+
+/** A request body: a string, a Buffer, or any other value sent as JSON. */
+export type RequestBody = string | Buffer | Uint8Array | Record<string, unknown> | unknown[];
+
+/** One request of a sequence that each connection walks in order and repeats. */
+export interface RequestSpec {
+  /** HTTP method. Default: the run's `method`. */
+  method?: string;
+  /** Path and query, such as `'/users?id=1'`. Default: the path of `url`. */
+  path?: string;
+  /** Extra headers, merged over the run's `headers`. */
+  headers?: Record<string, string>;
+  /** Body; objects are sent as JSON with `content-type: application/json`. */
+  body?: RequestBody;
+  /**
+   * Builds the request just before it is sent (an id, a token). Only requests with this hook are
+   * encoded per send; the others stay pre-encoded. Mutate `request` or return a new spec.
+   */
+  setupRequest?: (request: RequestSpec, context: RequestContext) => RequestSpec | void;
+  /** Called with each response of this request; its body is buffered only when this hook exists. */
+  onResponse?: (status: number, body: Buffer, context: RequestContext) => void;
+}
+
+/** State that one connection carries from one request of a sequence to the next. */
+export interface RequestContext {
+  /** Free-form values set by `onResponse` and read by `setupRequest`. */
+  values: Record<string, unknown>;
+  /** Index of this connection within its thread. */
+  connection: number;
+  /** How many times this connection has walked the sequence so far. */
+  iteration: number;
+}
+
+/**
+ * One step of a ramp: `rate` ramps an open-loop run, `connections` ramps a closed-loop run. Each stage
+ * moves linearly from where the previous one ended to its own target, reached at its end.
+ */
+export interface Stage {
+  /** How long this stage lasts. */
+  duration: Duration;
+  /**
+   * Target requests/s reached at the end of this stage (k6's ramping arrival rate): the rate, and
+   * so the spacing of requests, changes smoothly over the stage, never in steps per second.
+   */
+  rate?: number;
+  /** Open connections reached at the end of this stage; connections are opened and closed as it goes. */
+  connections?: number;
+}
+
+/** Checks applied to every response; their outcome is in `result.checks`. */
+export interface ExpectOptions {
+  /** A status code, a list of codes, or a class such as `'2xx'`. */
+  status?: number | string | Array<number | string>;
+  /** The body includes this string, or matches this RegExp. */
+  body?: string | RegExp;
+  /** Each named header equals the string, or matches the RegExp (names are case-insensitive). */
+  headers?: Record<string, string | RegExp>;
+}
+
+/**
+ * An `outputs` entry: the run's per-second series written live to Prometheus's remote-write
+ * endpoint (`prometheus --web.enable-remote-write-receiver`, Mimir, Thanos, VictoriaMetrics...).
+ */
+export interface PrometheusOutput {
+  type: 'prometheus';
+  /** The remote-write URL, such as `http://prometheus:9090/api/v1/write`. */
+  url: string;
+  /** Labels on every series. `testid` names the run; without it one is generated and printed. */
+  labels?: Record<string, string>;
+  /** Headers of each write, such as `authorization`. */
+  headers?: Record<string, string>;
+}
+
+/** Where `outputs` can send a run's series live; more kinds can follow. */
+export type OutputOptions = PrometheusOutput;
+
+/** Options of `runLoad`. Only `url` is required. */
+export interface LoadOptions {
+  /** Target URL, `http:` or `https:`; `ws:` or `wss:` runs a WebSocket load test (see `websocket`). */
+  url: string;
+  /** Which client sends the requests. Default `'net'`. */
+  transport?: TransportName;
+  /** Concurrent connections over all workers. Default 10. */
+  connections?: number;
+  /** How long to run. Default 10 s unless `amount` is given. */
+  duration?: Duration;
+  /** Send exactly this many requests, then stop. */
+  amount?: number;
+  /**
+   * Target requests/s over all workers; turns on open-loop mode with coordinated-omission correction.
+   * Request i is due at start + i / rate and goes out on whichever connection is free; when none is,
+   * it waits, and its latency still counts from when it was due. Slots still waiting at the end are
+   * counted in `requests.missed`. Give enough `connections` for rate × latency requests in flight.
+   */
+  rate?: number;
+  /**
+   * Ramping stages, run one after the other; together they set the run length (no `duration`).
+   * Rate stages (`{ duration, rate }`, open loop) ramp from `rate`, or from 0 when `rate` is not
+   * given; connection stages (`{ duration, connections }`, closed loop, no `rate`) ramp from
+   * `connections`. Each timeline second shows the target rate and the open connections.
+   */
+  stages?: Stage[];
+  /** Requests in flight per connection. Default 1. */
+  pipelining?: number;
+  /**
+   * HTTP/2 (`transport: 'h2'`): concurrent streams per session, that is requests in flight on each
+   * of the `connections`. Default 1. Capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS; when it
+   * is, `result.warnings` has `H2_STREAMS_CAPPED` with the limit.
+   */
+  streams?: number;
+  /**
+   * Worker threads: 1 runs in this thread; `'auto'` uses one per core, leaving one free. Default 1.
+   * Capped so that each worker has at least one connection (and one request of `amount`, 1 req/s of
+   * `rate`); `result.workers` is the number used.
+   */
+  workers?: number | 'auto';
+  /** Reuse connections. Default true; false opens one connection per request. */
+  keepAlive?: boolean;
+  /** HTTP method. Default `'GET'`. */
+  method?: string;
+  /** Request headers. */
+  headers?: Record<string, string>;
+  /** Request body; objects are sent as JSON. */
+  body?: RequestBody;
+  /**
+   * A sequence of requests each connection walks in order and repeats, instead of one request. With
+   * `workers` > 1, specs with `setupRequest`/`onResponse` hooks must come from a module: give its path
+   * or `file:` URL (default or `requests` export); each worker imports it.
+   */
+  requests?: RequestSpec[] | string;
+  /** Per-request timeout. Default 10 s. Timeouts are counted under `errors.byCode.TIMEOUT`. */
+  timeout?: Duration;
+  /**
+   * A period before the measured run whose requests are sent but kept out of every statistic (counts,
+   * latency, timeline, checks, bytes). Open loop: it runs at `rate` (required with rate stages), and
+   * the stages start after it. Default 0.
+   */
+  warmup?: Duration;
+  /** Checks applied to every response. */
+  expect?: ExpectOptions;
+  /** Pass/fail criteria evaluated on the result. */
+  thresholds?: Thresholds;
+  /** Options for `tls.connect`. Certificates are verified unless `rejectUnauthorized: false`. */
+  tls?: ConnectionOptions;
+  /**
+   * Resume TLS sessions on new connections, as browsers and wrk do: each worker thread keeps the
+   * last session the server issued and offers it on every new connection (the `session` option of
+   * `tls.connect`), so a returning visitor's abbreviated handshake is what `keepAlive: false`
+   * measures. `false` forces a full handshake on every connection (first-visit cost). Default true.
+   */
+  tlsSessionReuse?: boolean;
+  /**
+   * Send again, once and on a new connection, a request the server provably never processed: one
+   * pipelined behind a response that announced the close (`Connection: close`), and an idempotent one
+   * (GET HEAD OPTIONS TRACE PUT DELETE) alone on a reused connection that closed before any byte of
+   * its response (the keep-alive race), as browsers and Go's client do. Counted once in `requests.sent`, in `requests.retried`,
+   * with its latency from its first send. `false` reports every such close as an error. Default true.
+   */
+  retry?: boolean;
+  /** Aborting it ends the run promptly with the partial result and `aborted: true`. */
+  signal?: AbortSignal;
+  /**
+   * Called about once per second with the last second's numbers and the totals (over all workers).
+   * A string is a module path or `file:` URL whose default or `onProgress` export is the callback.
+   */
+  onProgress?: ((event: ProgressEvent) => void) | string;
+  /**
+   * Run only the `index`-th (from 0) of `count` shares of this plan: connections, `amount`, `rate`
+   * and stages split exactly as over worker threads, with the rate schedule offset so that the
+   * shares' sends interleave. One process or machine per segment, every segment given the same
+   * options; `mergeResults` puts their results back together. `count` is at most `connections`
+   * (and `amount`, `rate`).
+   */
+  segment?: Segment;
+  /**
+   * Wall-clock instant (epoch ms, or a Date) at which the measured run starts: the connections are
+   * opened and the warm-up is run before it. Give every segment the same one so that their seconds
+   * line up. A time already past starts at once and adds a `LATE_START` warning.
+   */
+  startAt?: number | Date;
+  /**
+   * What each connection of a WebSocket run (`ws:`/`wss:` url) does: send `message` and time each
+   * reply (echo / request-reply), and/or time messages the server pushes by the `timestamp` they
+   * carry (listen / broadcast). Only with a `ws:`/`wss:` url.
+   */
+  websocket?: WebSocketOptions;
+  /**
+   * Live series out, every second of the run (over all workers), and the final totals after it:
+   * `[{ type: 'prometheus', url, labels: { testid } }]`. An endpoint that fails costs an
+   * `OUTPUT_FAILED` warning, never the run or its numbers.
+   */
+  outputs?: OutputOptions[];
+  /**
+   * Watch the server while the run goes, once a second in the main thread on the timeline's
+   * seconds: local processes by pid and Prometheus text endpoints. What they say is in
+   * `result.server` and each timeline entry's `server`.
+   */
+  monitor?: MonitorOptions;
+  /**
+   * A Socket.IO run (Engine.IO 4 over WebSocket; Socket.IO 3 and 4 servers): `url` is the server's
+   * origin (`http:`, `https:`, `ws:` or `wss:`), and each connection connects to a namespace, emits
+   * `emit` and times its acknowledgement or `reply`, and/or times the `listen` events the server
+   * pushes. The result is a WebSocket run's, with `transport: 'socket.io'`.
+   */
+  socketio?: SocketIoOptions;
+}
+
+/** Options of a Socket.IO run (`socketio`). */
+export interface SocketIoOptions {
+  /** The server's Socket.IO path. Default `/socket.io/`. */
+  path?: string;
+  /** The namespace each connection connects to. Default `/`. */
+  namespace?: string;
+  /** The namespace connect's auth payload (`socket.handshake.auth` on the server). */
+  auth?: Record<string, unknown>;
+  /** What each connection emits: an event name and its one argument (JSON), if any. */
+  emit?: { event: string; data?: unknown };
+  /**
+   * Emits per second per connection, on schedule (open loop). Without it, each connection emits the
+   * next as soon as the previous one's acknowledgement or reply came (closed loop).
+   */
+  rate?: number;
+  /** Ask for an acknowledgement of each emit: latency is its round trip. */
+  ack?: boolean;
+  /** Latency is the time from an emit to the next event of this name on that connection. */
+  reply?: string;
+  /**
+   * Events the server pushes to time: with `timestamp: { field }`, from the top-level number `field`
+   * of their first argument (epoch ms), as `websocket.timestamp` times messages. Every event and ack
+   * received counts in `messages.received`, whatever its name.
+   */
+  listen?: { event: string; timestamp?: { field: string } };
+}
+
+/** A Prometheus text endpoint to scrape: its URL, and for node_exporter which network devices count. */
+export interface PrometheusSource {
+  /** `http:` or `https:` URL of the metrics, such as `'http://127.0.0.1:9100/metrics'`. */
+  url: string;
+  /** node_exporter: the network devices whose bytes count (`['eth0']`). Default: all of them. */
+  devices?: string[];
+}
+
+/** What `monitor` watches. */
+export interface MonitorOptions {
+  /** Local processes by pid, all their threads included (read from `/proc`: Linux only). */
+  processes?: number[];
+  /**
+   * Prometheus text endpoints: node_exporter (the machine's CPU over all cores, memory in use,
+   * network bytes) or a Node app's prom-client endpoint (its process CPU, resident memory and event
+   * loop lag).
+   */
+  prometheus?: Array<string | PrometheusSource>;
+}
+
+/** The message a WebSocket connection sends: fixed, or built per send. */
+export type WebSocketMessage = string | Buffer | ((connection: number, sequence: number) => string | Buffer);
+
+/**
+ * Options of a WebSocket run (`websocket`). With `message`, each connection sends it and times the
+ * reply (the next message the server sends on that connection, first in first out); with
+ * `timestamp`, messages that carry one are timed from it; with both, a message whose `timestamp`
+ * gives a number is a broadcast and any other is a reply.
+ */
+export interface WebSocketOptions {
+  /**
+   * Sent on every connection: a string (text frame), a Buffer (binary frame), or a function of the
+   * connection's index within its thread and the message's sequence number on that connection
+   * (from 0; in-process only, so `workers: 1`).
+   */
+  message?: WebSocketMessage;
+  /**
+   * Messages per second per connection, sent on schedule whether or not replies came (open loop).
+   * Without it, each connection sends its next message as soon as the reply to the previous one came.
+   */
+  rate?: number;
+  /**
+   * Where a received message says when it was sent, epoch ms: a function of the message (text as a
+   * string, binary as a Buffer) returning the time, or `undefined` for a message without one; or
+   * `{ field: 'ts' }` to read a top-level number of a JSON message (works with workers). Its latency
+   * is the receive time minus that. The clocks of server and client must agree: clearly negative
+   * latencies add a `CLOCK_SKEW` warning.
+   */
+  timestamp?: ((data: string | Buffer) => number | undefined) | { field: string };
+  /** Negotiate permessage-deflate compression. Default false (as most load tests and servers expect). */
+  perMessageDeflate?: boolean;
+  /** Subprotocols offered in `Sec-WebSocket-Protocol`. */
+  protocols?: string | string[];
+}

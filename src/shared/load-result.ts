@@ -1,0 +1,373 @@
+import type { Segment, Thresholds, TransportName } from './terms.js';
+import type { Warning } from './warnings.js';
+
+/**
+ * What a result's `transport` says: the HTTP client used, `'websocket'` for a `ws:`/`wss:` run, or
+ * `'socket.io'` for a run with `socketio`.
+ */
+export type ResultTransport = TransportName | 'websocket' | 'socket.io';
+
+/**
+ * What `onProgress` receives about once per second: the second that just closed, as it will appear
+ * in `result.timeline`, with the run's totals so far.
+ */
+export interface ProgressEvent extends TimelineEntry {
+  /** Totals since the measured run began. */
+  totals: { sent: number; completed: number; errors: number; retried: number };
+}
+
+/** `result.messages` of a WebSocket run. */
+export interface MessageStats {
+  /** Messages sent during the measured run. */
+  sent: number;
+  /** Messages received during the measured run (replies and pushed messages). */
+  received: number;
+  /** Received messages per measured second. */
+  perSecond: number;
+}
+
+/** One connection stage of a WebSocket run (`result.websocket.stages`). */
+export interface WebSocketStageStats {
+  /** Index into `stages`. */
+  stage: number;
+  /** How long the run spent in this stage, ms (shorter than the stage when the run ended early). */
+  durationMs: number;
+  /** The connections the stage ramps to (its `connections`). */
+  clients: number;
+  /** Connections open when the stage ended. */
+  open: number;
+  /** Messages sent and received during the stage. */
+  sent: number;
+  received: number;
+  /** Received messages per second of the stage. */
+  perSecond: number;
+  /** Median and 99th percentile latency of the messages timed during the stage, ms. */
+  p50: number;
+  p99: number;
+  /**
+   * With `monitor`: the server's CPU over the stage's seconds (a second counts for the stage its
+   * middle falls in), 100 = one core, and per received message, ms.
+   */
+  server?: { cpuPercent?: number; cpuPerRequest?: number };
+}
+
+/** What only a WebSocket run has (`result.websocket`). */
+export interface WebSocketStats {
+  /**
+   * Closes that salvo did not ask for (the server's, the network's), by close code: `1006` is a
+   * connection lost without a close frame, `1002` a protocol error. Closed connections reconnect.
+   */
+  closeCodes: Record<string, number>;
+  /** Per connection stage, when the run has `stages`. */
+  stages?: WebSocketStageStats[];
+}
+
+/** The whole run's plan as plain JSON: an option the run did not have is absent, never `undefined`. */
+export interface MergePlan {
+  transport: ResultTransport;
+  connections: number;
+  durationMs?: number;
+  amount?: number;
+  rate?: number;
+  stages?: Array<{ durationMs: number; rate?: number; connections?: number }>;
+  pipelining: number;
+  keepAlive: boolean;
+  warmupMs: number;
+  /** `METHOD /path` of each request of the sequence. */
+  requests: string[];
+}
+
+/** What `mergeResults` needs besides the numbers of a result; plain JSON. */
+export interface MergeInfo {
+  /** Which share of a segmented run this result is; absent for a whole run. */
+  segment?: Segment;
+  /** The whole run's plan (before it was split into segments). */
+  plan: MergePlan;
+  /** The thresholds the run was given, evaluated again on a merged result. */
+  thresholds?: Thresholds;
+  /**
+   * The corrected latency histogram (µs, compressed base64, as `histogram`) of each `timeline`
+   * entry, in the same order; `''` for a second with no responses.
+   */
+  timeline: string[];
+  /** The send-lag histogram (µs, compressed base64) behind `generator.sendLag`, in rate mode. */
+  sendLag?: string;
+  /** WebSocket runs with stages: each stage's latency histogram (µs, compressed base64), in order. */
+  stages?: string[];
+  /** `monitor`: each source's per-second readings, so that merged segments count a source once. */
+  server?: ServerSeries[];
+}
+
+/** One monitored source's readings, one per timeline second (`null` where it did not answer). */
+export interface ServerSeries {
+  source: string;
+  scope: 'process' | 'machine';
+  /** The cores its CPU is out of: the machine's (node_exporter's CPUs; this machine's for a pid); absent when unknown. */
+  cores?: number;
+  /** The first failure, if any. */
+  error?: string;
+  /** Wall-clock start of its first second, epoch ms (the run's `startedAt`). */
+  startedAt: number;
+  seconds: Array<ServerReadingSecond | null>;
+}
+
+/** What one source said over one second: counters as differences, gauges at the second's end. */
+export interface ServerReadingSecond {
+  wallMs: number;
+  cpuMs?: number;
+  rssBytes?: number;
+  receivedBytes?: number;
+  sentBytes?: number;
+  eventLoopLagMs?: number;
+}
+
+/** Latency distribution in milliseconds (floats with microsecond precision). */
+export interface LatencyStats {
+  min: number;
+  mean: number;
+  stddev: number;
+  max: number;
+  p50: number;
+  p75: number;
+  p90: number;
+  p95: number;
+  p99: number;
+  p999: number;
+}
+
+/** One phase of the requests or connections, in milliseconds (see `LoadResult.phases`). */
+export interface PhaseStats {
+  /** How many times it was measured: connections opened (`connect`, `tls`) or responses (`ttfb`, `receive`). */
+  count: number;
+  min: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** Where the time goes, after k6's http_req_connecting / tls_handshaking / waiting / receiving. */
+export interface Phases {
+  /** TCP connect of each new connection (after any DNS lookup); reused connections are not in it. */
+  connect: PhaseStats;
+  /** TLS handshake of each new `https:` connection; count 0 for `http:`. */
+  tls: PhaseStats;
+  /** Request written to the first byte of its response (the server's think time plus one round trip). */
+  ttfb: PhaseStats;
+  /** First byte of a response to its last. */
+  receive: PhaseStats;
+  /** WebSocket runs: the opening handshake, from the connection (and TLS) being ready to the 101 response. */
+  handshake?: PhaseStats;
+}
+
+/** The four phase histograms (µs), hdr-histogram-js compressed base64. */
+export interface PhaseHistograms {
+  connect: string;
+  tls: string;
+  ttfb: string;
+  receive: string;
+  handshake?: string;
+}
+
+/** One second of the run. */
+export interface TimelineEntry {
+  /** Seconds since the measured run began, starting at 0. */
+  second: number;
+  /** Requests sent during this second. */
+  sent: number;
+  /** Responses completed during this second. */
+  completed: number;
+  /** Errors during this second. */
+  errors: number;
+  /** Requests sent again during this second (see `requests.retried`). */
+  retried: number;
+  /** Median latency of responses completed during this second, ms. */
+  p50: number;
+  /** 99th percentile latency of responses completed during this second, ms. */
+  p99: number;
+  /** Open connections at the end of this second. */
+  connections: number;
+  /** Target rate during this second (open-loop runs), requests/s. */
+  targetRate?: number;
+  /** The load generator's process CPU in this second, 100 = one core (the busiest reading over workers). */
+  cpuPercent: number;
+  /** The load generator's event-loop utilization in this second, 0..1 (the busiest thread). */
+  eventLoopUtilization: number;
+  /** The server in this second, when `monitor` watched it (fields no source gave are absent). */
+  server?: ServerSecond;
+}
+
+/** One second of the watched server (`timeline[i].server`); a field no source gave is absent. */
+export interface ServerSecond {
+  /** Server CPU, 100 = one core. */
+  cpuPercent?: number;
+  /** Resident memory of the processes (or the machine's memory in use), bytes, at the end of the second. */
+  rssBytes?: number;
+  /** Network bytes received and sent by the machine (node_exporter), per second. */
+  receivedBytesPerSecond?: number;
+  sentBytesPerSecond?: number;
+  /** A prom-client app's event-loop lag (its p99 when it exports one), ms. */
+  eventLoopLagMs?: number;
+}
+
+/** One source `monitor` read (`result.server.sources`). */
+export interface ServerSourceStats {
+  /** `pid 1234`, or the metrics URL. */
+  source: string;
+  /** `process`: a pid or a prom-client app; `machine`: node_exporter. */
+  scope: 'process' | 'machine';
+  /** Whether it answered every sample of the run. */
+  answered: boolean;
+  /** The first failure, when it did not. */
+  error?: string;
+  /** Measured seconds it answered. */
+  seconds: number;
+  /** CPU over the seconds it answered, 100 = one core. */
+  cpuPercent?: number;
+  /** Mean and highest resident memory (machine: memory in use), bytes. */
+  rssBytes?: number;
+  peakRssBytes?: number;
+  receivedBytesPerSecond?: number;
+  sentBytesPerSecond?: number;
+  /** Highest event-loop lag of a second, ms (prom-client). */
+  eventLoopLagMs?: number;
+}
+
+/**
+ * The system under test over the measured run (`result.server`), from `monitor`. CPU and memory
+ * come from the process sources (pids, prom-client apps), added up, or from the machine
+ * (node_exporter) when none gives them; network from node_exporter. A field no source gave is
+ * absent, never zero.
+ */
+export interface ServerStats {
+  /** Server CPU, 100 = one core. */
+  cpuPercent?: number;
+  /**
+   * Server CPU per completed request (per received message in a WebSocket run), ms: over the
+   * seconds the CPU sources answered.
+   */
+  cpuPerRequest?: number;
+  memory?: { rssBytes: number; peakRssBytes: number };
+  network?: { receivedBytesPerSecond: number; sentBytesPerSecond: number };
+  /** Highest event-loop lag of a second, ms (prom-client apps). */
+  eventLoopLagMs?: number;
+  /** The cores the CPU is out of (`cpuPercent` 100 × cores is all of them), when the sources say. */
+  cores?: number;
+  /** What was read, and whether it answered. */
+  sources: ServerSourceStats[];
+}
+
+/**
+ * The load generator's own load (`result.generator`): when it is near its limit, the numbers may
+ * show salvo's limit rather than the server's, and `warnings` holds `GENERATOR_SATURATED`.
+ */
+export interface GeneratorStats {
+  /** Process CPU over the measured run, 100 = one core (the whole process: every worker thread and the pacer). */
+  cpuPercent: number;
+  /** Event-loop utilization (`performance.eventLoopUtilization`), 0..1; the busiest thread with workers. */
+  eventLoopUtilization: number;
+  /** 99th percentile of the event-loop delay (`monitorEventLoopDelay`), ms; the busiest thread with workers. */
+  eventLoopDelayP99Ms: number;
+  /**
+   * Rate mode only: how late salvo wrote requests, ms: from the intended time, or from when a
+   * connection became free for a slot that had to wait for one (that wait is the connections' doing).
+   */
+  sendLag?: { p50: number; p99: number; max: number };
+  /** The generator was the bottleneck: its loop was busy for most of the run, or send lag p99 passed 5 ms. */
+  saturated: boolean;
+}
+
+/** Outcome of the `expect` checks. */
+export interface CheckStats {
+  passed: number;
+  failed: number;
+  /** Pass/fail count per check name (`status`, `body`, `header:<name>`). */
+  byName: Record<string, { passed: number; failed: number }>;
+  /** A few failures, for the report. */
+  examples: Array<{ name: string; message: string }>;
+}
+
+/** Outcome of one threshold expression. */
+export interface ThresholdResult {
+  metric: string;
+  expression: string;
+  actual: number;
+  passed: boolean;
+}
+
+/** What `runLoad` resolves to. All times are milliseconds. */
+export interface LoadResult {
+  url: string;
+  transport: ResultTransport;
+  connections: number;
+  workers: number;
+  /** Target rate, requests/s, when the run was open-loop. */
+  rate?: number;
+  /** In a WebSocket run the same counts as `messages` (sent, and received as completed). */
+  requests: {
+    /** Requests written. */
+    sent: number;
+    /** Responses received (any status). */
+    completed: number;
+    /** Completed responses per measured second. */
+    perSecond: number;
+    /**
+     * Open-loop slots due during the measured run that were never sent: no connection was free for
+     * them before the end (or, rarely, the load generator itself was held up right at the end).
+     */
+    missed: number;
+    /**
+     * Requests sent a second time, on a new connection, because the server provably never processed
+     * the first (the `retry` option): each is still one request in `sent` and one answer.
+     */
+    retried: number;
+  };
+  /** WebSocket runs: messages sent and received. */
+  messages?: MessageStats;
+  /** WebSocket runs: close codes and the per-stage summary. */
+  websocket?: WebSocketStats;
+  /**
+   * Latency; in a WebSocket run per timed message (reply time minus send time, or receive time minus
+   * the message's timestamp); in rate mode measured from the intended send time (coordinated-omission corrected). */
+  latency: LatencyStats;
+  /** Latency measured from the actual write. Equal to `latency` in closed-loop runs. */
+  latencyUncorrected: LatencyStats;
+  /**
+   * Connection setup and request phases: `connect` and `tls` once per connection opened (warm-up
+   * and ahead-of-start included), `ttfb` and `receive` for every measured response.
+   */
+  phases: Phases;
+  /** The phase histograms (µs), encoded like `histogram`, for exact merging elsewhere. */
+  phaseHistograms: PhaseHistograms;
+  /** Status codes of the responses (in a WebSocket run: of the opening handshakes, 101 when accepted). */
+  statusCodes: Record<string, number>;
+  errors: { total: number; byCode: Record<string, number> };
+  bytes: { sent: number; received: number };
+  /** Length of the measured part of the run. */
+  durationMs: number;
+  /** Wall-clock start of the measured run, epoch ms (with sub-ms precision). */
+  startedAt: number;
+  timeline: TimelineEntry[];
+  /** True when the run was ended by `signal` or an `abortOnFail` threshold. */
+  aborted: boolean;
+  checks?: CheckStats;
+  /**
+   * Findings that the numbers alone do not show, each `{ code, message }`, one per code; empty when
+   * all is well. The message says what it means and what to do.
+   */
+  warnings: Warning[];
+  /** The load generator's own CPU, event loop and send lag, with a saturation verdict. */
+  generator: GeneratorStats;
+  /** The server's CPU, memory and network, when `monitor` watched it. */
+  server?: ServerStats;
+  thresholds?: ThresholdResult[];
+  /** False when a threshold failed. */
+  ok: boolean;
+  /** The corrected latency histogram in microseconds, hdr-histogram-js compressed base64. */
+  histogram: string;
+  /** The uncorrected latency histogram, encoded the same way. */
+  histogramUncorrected: string;
+  /** What an exact `mergeResults` needs: segment, whole plan, thresholds, per-second histograms. */
+  merge: MergeInfo;
+}

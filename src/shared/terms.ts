@@ -1,0 +1,22 @@
+// Types that the options and the result both name.
+
+/** Which client sends the requests. */
+export type TransportName = 'net' | 'undici' | 'http' | 'h2';
+
+/**
+ * k6-style pass/fail criteria keyed by metric path, for example
+ * `{ 'latency.p99': '< 50', 'errors.rate': '< 0.01' }`. A value may be a list of expressions, or
+ * `{ threshold, abortOnFail }` to stop the run early once it can no longer pass.
+ */
+export type Thresholds = Record<
+  string,
+  string | string[] | { threshold: string | string[]; abortOnFail?: boolean }
+>;
+
+/** One share of a run split over processes or machines (`segment` option, `result.merge.segment`). */
+export interface Segment {
+  /** Which share, from 0. */
+  index: number;
+  /** How many shares the run is split into. */
+  count: number;
+}

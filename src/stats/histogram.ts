@@ -1,0 +1,88 @@
+import * as hdr from 'hdr-histogram-js';
+
+/** Latencies above this (one hour, in µs) are recorded as this. */
+export const HIGHEST_US = 3_600_000_000;
+
+/** 3 significant digits at 1 µs resolution: 2048 slots per bucket, the lower half shared. */
+export const HALF_BUCKET_BITS = 10;
+
+/** A latency histogram in integer microseconds, 3 significant digits (like wrk2 and HdrHistogram). */
+export function createHistogram(): hdr.Histogram {
+  return hdr.build({
+    bitBucketSize: 32,
+    autoResize: false,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: HIGHEST_US,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  });
+}
+
+export function decodeHistogram(encoded: string): hdr.Histogram {
+  return hdr.decodeFromCompressedBase64(encoded, 32, false, HIGHEST_US);
+}
+
+export const encodeHistogram = (histogram: hdr.Histogram): string => hdr.encodeIntoCompressedBase64(histogram);
+
+/**
+ * The mean and standard deviation (µs) of a histogram, exactly as hdr-histogram-js's `mean` and
+ * `stdDeviation` compute them (each recorded slot at its median value, summed in slot order), in
+ * two plain walks over the counts: its own getters walk them with an iterator that allocates an
+ * object per recorded slot, and `stdDeviation` computes the mean again first. Summarising a run
+ * does this for the whole run and for every second of its timeline.
+ */
+export function moments(histogram: hdr.Histogram): { mean: number; stddev: number } {
+  const total = histogram.totalCount;
+  if (total === 0) return { mean: 0, stddev: 0 };
+  // Every histogram salvo makes or decodes is a JsHistogram (no WebAssembly); anything else keeps the getters.
+  const h = histogram as unknown as Pick<hdr.JsHistogram, 'getCountAtIndex' | 'valueFromIndex' | 'medianEquivalentValue' | 'countsArrayLength'>;
+  if (typeof h.getCountAtIndex !== 'function') return { mean: histogram.mean, stddev: histogram.stdDeviation };
+  let sum = 0;
+  let seen = 0;
+  let end = 0;
+  for (let index = 0; seen < total && index < h.countsArrayLength; index++) {
+    const count = h.getCountAtIndex(index);
+    if (count === 0) continue;
+    seen += count;
+    sum += h.medianEquivalentValue(h.valueFromIndex(index)) * count;
+    end = index + 1;
+  }
+  const mean = sum / total;
+  let squares = 0;
+  for (let index = 0; index < end; index++) {
+    const count = h.getCountAtIndex(index);
+    if (count === 0) continue;
+    const deviation = h.medianEquivalentValue(h.valueFromIndex(index)) - mean;
+    squares += deviation * deviation * count;
+  }
+  return { mean, stddev: Math.sqrt(squares / total) };
+}
+
+/** Adds an encoded histogram (a shard's, a result's) to `target`. */
+export function addEncodedInto(target: hdr.Histogram, encoded: string): void {
+  const decoded = decodeHistogram(encoded);
+  target.add(decoded);
+  decoded.destroy();
+}
+
+/** A latency in ms as the whole microseconds the histograms count, at most HIGHEST_US. */
+export function latencyUs(ms: number): number {
+  return Math.min(HIGHEST_US, Math.round(ms * 1000));
+}
+
+/** The lowest value (µs) that falls in slot `index` of the counts. */
+export function slotValue(index: number): number {
+  const bucket = Math.max(0, (index >>> HALF_BUCKET_BITS) - 1);
+  return (index - (bucket << HALF_BUCKET_BITS)) * 2 ** bucket;
+}
+
+/** The bucket of a whole number of microseconds: its slots are 2^bucket µs wide. */
+export function bucketOf(us: number): number {
+  return Math.max(0, 31 - Math.clz32(us) - HALF_BUCKET_BITS);
+}
+
+/** The largest value that shares `us`'s histogram slot: what an encoded histogram reports as its max. */
+export function slotTop(us: number): number {
+  const width = 2 ** bucketOf(us);
+  return Math.floor(us / width) * width + width - 1;
+}
