@@ -43,7 +43,7 @@ try {
   const steps = result.websocket.stages.filter((_, index) => index % 2 === 0);
   for (const stage of steps) {
     console.log(
-      `${String(stage.clients).padStart(7)}  ${String(stage.open).padStart(4)}  ${stage.perSecond.toFixed(0).padStart(8)}  ` +
+      `${String(stage.connections).padStart(7)}  ${String(stage.open).padStart(4)}  ${stage.perSecond.toFixed(0).padStart(8)}  ` +
         `${stage.p50.toFixed(3).padStart(7)}  ${stage.p99.toFixed(3).padStart(7)}`,
     );
   }
@@ -55,7 +55,7 @@ try {
   );
   // Every step heard from its clients (one may be reconnecting as the step ends), and each drop
   // was counted as a server disconnect.
-  const heard = steps.every((stage) => stage.open >= stage.clients - 1 && stage.received >= (stage.clients - 1) * 5);
+  const heard = steps.every((stage) => stage.open >= stage.connections - 1 && stage.received >= (stage.connections - 1) * 5);
   if (!heard || (result.errors.byCode.SIO_DISCONNECT ?? 0) === 0) process.exitCode = 1;
 } finally {
   clearInterval(ticker);

@@ -26,12 +26,12 @@ try {
     stages,
     websocket: { timestamp: { field: 'ts' } },
   });
-  console.log('clients  open  messages/s  bandwidth    p50 ms   p99 ms');
+  console.log('connections  open  messages/s  bandwidth    p50 ms   p99 ms');
   const steps = result.websocket.stages.filter((_, index) => index % 2 === 0);
   for (const stage of steps) {
     const bandwidth = (stage.perSecond * MESSAGE_BYTES) / 1000;
     console.log(
-      `${String(stage.clients).padStart(7)}  ${String(stage.open).padStart(4)}  ${stage.perSecond.toFixed(0).padStart(10)}  ` +
+      `${String(stage.connections).padStart(11)}  ${String(stage.open).padStart(4)}  ${stage.perSecond.toFixed(0).padStart(10)}  ` +
         `${bandwidth.toFixed(1).padStart(6)} kB/s  ${stage.p50.toFixed(3).padStart(7)}  ${stage.p99.toFixed(3).padStart(7)}`,
     );
   }
@@ -41,7 +41,7 @@ try {
       (result.warnings.length > 0 ? `; warnings: ${result.warnings.map((w) => w.code).join(', ')}` : ''),
   );
   // Every client of a step connected by its end, and every step heard from all of them.
-  if (steps.some((stage) => stage.open !== stage.clients || stage.received < stage.clients * 5)) process.exitCode = 1;
+  if (steps.some((stage) => stage.open !== stage.connections || stage.received < stage.connections * 5)) process.exitCode = 1;
 } finally {
   await server.close();
 }

@@ -4,7 +4,7 @@ export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js
 export { assertThresholds } from './stats/assert.js';
 export { renderReport } from './report/render.js';
 export { parseDuration } from './shared/validate.js';
-export { SalvoOptionError, SalvoRangeError } from './shared/errors.js';
+export { SalvoOptionError, SalvoRangeError, type SalvoErrorDetail } from './shared/errors.js';
 export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';
 export type {
@@ -26,6 +26,7 @@ export type {
   MergeInfo,
   MergePlan,
   MessageStats,
+  PhaseHistograms,
   ProgressEvent,
   ResultTransport,
   ThresholdResult,
@@ -56,6 +57,6 @@ export { compareResults } from './compare/compare-results.js';
 export { runComparison } from './compare/run-comparison.js';
 export { formatComparison } from './compare/format-comparison.js';
 export { assertNoRegression } from './compare/assert-no-regression.js';
-export type { CompareOptions, Comparison, ComparisonRow, Confidence, ConfidenceLevel } from './compare/compare-results.js';
+export type { CompareOptions, CompareResultsOptions, Comparison, ComparisonRow, Confidence, ConfidenceLevel } from './compare/compare-results.js';
 export type { ComparisonOptions, ComparisonProgress, ComparisonRuns, ComparisonSide } from './compare/run-comparison.js';
 export type { NoRegressionOptions } from './compare/assert-no-regression.js';

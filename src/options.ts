@@ -30,16 +30,16 @@ const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
 
 function parseUrl(value: unknown): URL {
   if (typeof value !== 'string' || value === '') {
-    throw new SalvoOptionError(`url is required and must be an http: or https: URL string (ws: or wss: for a WebSocket run); got ${show(value)}`);
+    throw new SalvoOptionError(`url is required and must be an http: or https: URL string (ws: or wss: for a WebSocket run); got ${show(value)}`, { option: 'url', value });
   }
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new SalvoOptionError(`url must be an absolute http: or https: URL; got ${show(value)}`);
+    throw new SalvoOptionError(`url must be an absolute http: or https: URL; got ${show(value)}`, { option: 'url', value });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:' && !isWebSocketUrl(url)) {
-    throw new SalvoOptionError(`url must use http: or https: (ws: or wss: for a WebSocket run); got ${show(value)}`);
+    throw new SalvoOptionError(`url must use http: or https: (ws: or wss: for a WebSocket run); got ${show(value)}`, { option: 'url', value });
   }
   return url;
 }
@@ -47,27 +47,27 @@ function parseUrl(value: unknown): URL {
 function planStages(value: unknown): PlannedStage[] | undefined {
   if (value === undefined) return undefined;
   if (!Array.isArray(value) || value.length === 0) {
-    throw new SalvoOptionError(`stages must be a non-empty array of { duration, rate } or { duration, connections }; got ${show(value)}`);
+    throw new SalvoOptionError(`stages must be a non-empty array of { duration, rate } or { duration, connections }; got ${show(value)}`, { option: 'stages', value });
   }
   const stages = value.map((stage: Stage, index): PlannedStage => {
     const name = `stages[${index}]`;
-    if (typeof stage !== 'object' || stage === null) throw new SalvoOptionError(`${name} must be an object; got ${show(stage)}`);
+    if (typeof stage !== 'object' || stage === null) throw new SalvoOptionError(`${name} must be an object; got ${show(stage)}`, { option: name, value: stage });
     const durationMs = durationOption(`${name}.duration`, stage.duration);
     const hasRate = stage.rate !== undefined;
     const hasConnections = stage.connections !== undefined;
     if (hasRate === hasConnections) {
-      throw new SalvoOptionError(`${name} must have exactly one of rate or connections; got ${show(stage)}`);
+      throw new SalvoOptionError(`${name} must have exactly one of rate or connections; got ${show(stage)}`, { option: name, value: stage });
     }
     if (hasRate) {
       if (typeof stage.rate !== 'number' || !Number.isFinite(stage.rate) || stage.rate < 0) {
-        throw new SalvoRangeError(`${name}.rate must be a number of requests/s, zero or more; got ${show(stage.rate)}`);
+        throw new SalvoRangeError(`${name}.rate must be a number of requests/s, zero or more; got ${show(stage.rate)}`, { option: `${name}.rate`, value: stage.rate });
       }
       return { durationMs, rate: stage.rate };
     }
     return { durationMs, connections: positiveInteger(`${name}.connections`, stage.connections) };
   });
   if (stages.some((s) => s.rate !== undefined) && stages.some((s) => s.connections !== undefined)) {
-    throw new SalvoOptionError('stages must all ramp the rate or all ramp the connections, not both');
+    throw new SalvoOptionError('stages must all ramp the rate or all ramp the connections, not both', { option: 'stages', value });
   }
   return stages;
 }
@@ -77,12 +77,12 @@ function planInFlight(options: LoadOptions, transport: TransportName): { pipelin
   // Either at its default (1) is what the other protocol does anyway, and is accepted with it.
   if (transport === 'h2') {
     if (options.pipelining !== undefined && options.pipelining !== 1) {
-      throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give streams (concurrent streams per session) instead; got pipelining ${show(options.pipelining)}`);
+      throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give streams (concurrent streams per session) instead; got pipelining ${show(options.pipelining)}`, { option: 'pipelining', value: options.pipelining, mentions: ['transport', 'streams'] });
     }
     return { pipelining: 1, streams: options.streams === undefined ? 1 : positiveInteger('streams', options.streams) };
   }
   if (options.streams !== undefined && options.streams !== 1) {
-    throw new SalvoOptionError(`streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got streams ${show(options.streams)} with transport ${show(transport)}`);
+    throw new SalvoOptionError(`streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got streams ${show(options.streams)} with transport ${show(transport)}`, { option: 'streams', value: options.streams, mentions: ['transport', 'pipelining'] });
   }
   return { pipelining: options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining), streams: 1 };
 }
@@ -102,7 +102,7 @@ function parseWorkers(value: unknown): number {
  */
 export function planLoad(options: LoadOptions, requestsModule?: string): { plan: Plan; hooks: PlanHooks } {
   if (typeof options !== 'object' || options === null) {
-    throw new SalvoOptionError(`options must be an object with at least a url; got ${show(options)}`);
+    throw new SalvoOptionError(`options must be an object with at least a url; got ${show(options)}`, { option: 'options', value: options });
   }
   rejectUnknownKeys(options, KNOWN_OPTIONS);
   const url = parseUrl(options.url);
@@ -113,11 +113,11 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
 
   const transport = options.transport ?? 'net';
   if (!TRANSPORTS.includes(transport)) {
-    throw new SalvoOptionError(`transport must be one of ${TRANSPORTS.map((t) => `'${t}'`).join(', ')}; got ${show(transport)}`);
+    throw new SalvoOptionError(`transport must be one of ${TRANSPORTS.map((t) => `'${t}'`).join(', ')}; got ${show(transport)}`, { option: 'transport', value: transport });
   }
   const { pipelining, streams } = planInFlight(options, transport);
   if (pipelining > 1 && transport === 'http') {
-    throw new SalvoOptionError(`pipelining ${pipelining} needs transport 'net' or 'undici'; node:http cannot pipeline`);
+    throw new SalvoOptionError(`pipelining ${pipelining} needs transport 'net' or 'undici'; node:http cannot pipeline`, { option: 'pipelining', value: pipelining, mentions: ['transport'] });
   }
   const amount = options.amount === undefined ? undefined : positiveInteger('amount', options.amount);
   const rate = options.rate === undefined ? undefined : positiveInteger('rate', options.rate);
@@ -125,18 +125,22 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   const ramps = stages === undefined ? undefined : stages[0]!.rate !== undefined ? 'rate' : 'connections';
   const stagedMs = stages?.reduce((sum, stage) => sum + stage.durationMs, 0);
   if (options.duration !== undefined && stages !== undefined) {
-    throw new SalvoOptionError('duration cannot be combined with stages: the stages set the run length');
+    throw new SalvoOptionError('duration cannot be combined with stages: the stages set the run length', { option: 'duration', value: options.duration, mentions: ['stages'] });
   }
   if (webSocket && ramps === 'rate') {
     const rateOption = socketIo ? 'socketio.rate' : 'websocket.rate';
-    throw new SalvoOptionError(`stages of a ${socketIo ? 'Socket.IO' : 'WebSocket'} run ramp connections ({ duration, connections }); for a message rate use ${rateOption}`);
+    throw new SalvoOptionError(`stages of a ${socketIo ? 'Socket.IO' : 'WebSocket'} run ramp connections ({ duration, connections }); for a message rate use ${rateOption}`, {
+      option: 'stages',
+      value: options.stages,
+      mentions: [rateOption],
+    });
   }
   if (rate !== undefined && ramps === 'connections') {
-    throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`);
+    throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`, { option: 'stages', value: options.stages, mentions: ['rate'] });
   }
   const warmupMs = options.warmup === undefined ? 0 : durationOption('warmup', options.warmup, { allowZero: true });
   if (rate === undefined && ramps === 'rate' && warmupMs > 0) {
-    throw new SalvoOptionError(`warmup with rate stages needs rate, the rate the warm-up runs at and the first stage ramps from; got warmup ${show(options.warmup)} and no rate`);
+    throw new SalvoOptionError(`warmup with rate stages needs rate, the rate the warm-up runs at and the first stage ramps from; got warmup ${show(options.warmup)} and no rate`, { option: 'warmup', value: options.warmup, mentions: ['rate', 'stages'] });
   }
   const durationMs =
     options.duration !== undefined
@@ -144,28 +148,28 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
       : (stagedMs ?? (amount === undefined ? DEFAULT_DURATION_MS : undefined));
 
   if (options.keepAlive !== undefined && typeof options.keepAlive !== 'boolean') {
-    throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`);
+    throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`, { option: 'keepAlive', value: options.keepAlive });
   }
   if (options.keepAlive === false && streams > 1) {
-    throw new SalvoOptionError(`streams ${streams} needs keepAlive: without it every request has a session of its own`);
+    throw new SalvoOptionError(`streams ${streams} needs keepAlive: without it every request has a session of its own`, { option: 'streams', value: streams, mentions: ['keepAlive'] });
   }
   if (options.keepAlive === false && pipelining > 1) {
-    throw new SalvoOptionError(`pipelining ${pipelining} needs keepAlive: a connection that closes after each response carries one request`);
+    throw new SalvoOptionError(`pipelining ${pipelining} needs keepAlive: a connection that closes after each response carries one request`, { option: 'pipelining', value: pipelining, mentions: ['keepAlive'] });
   }
   if (options.tls !== undefined && (typeof options.tls !== 'object' || options.tls === null)) {
-    throw new SalvoOptionError(`tls must be an object of tls.connect options; got ${show(options.tls)}`);
+    throw new SalvoOptionError(`tls must be an object of tls.connect options; got ${show(options.tls)}`, { option: 'tls', value: options.tls });
   }
   if (options.tlsSessionReuse !== undefined && typeof options.tlsSessionReuse !== 'boolean') {
-    throw new SalvoOptionError(`tlsSessionReuse must be true or false; got ${show(options.tlsSessionReuse)}`);
+    throw new SalvoOptionError(`tlsSessionReuse must be true or false; got ${show(options.tlsSessionReuse)}`, { option: 'tlsSessionReuse', value: options.tlsSessionReuse });
   }
   if (options.retry !== undefined && typeof options.retry !== 'boolean') {
-    throw new SalvoOptionError(`retry must be true or false; got ${show(options.retry)}`);
+    throw new SalvoOptionError(`retry must be true or false; got ${show(options.retry)}`, { option: 'retry', value: options.retry });
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new SalvoOptionError(`signal must be an AbortSignal; got ${show(options.signal)}`);
+    throw new SalvoOptionError(`signal must be an AbortSignal; got ${show(options.signal)}`, { option: 'signal', value: options.signal });
   }
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function' && typeof options.onProgress !== 'string') {
-    throw new SalvoOptionError(`onProgress must be a function (or a module specifier with workers); got ${show(options.onProgress)}`);
+    throw new SalvoOptionError(`onProgress must be a function (or a module specifier with workers); got ${show(options.onProgress)}`, { option: 'onProgress', value: options.onProgress });
   }
   // Here, once, so that a bad check or threshold fails before anything is sent.
   const expect = options.expect === undefined ? undefined : planExpect(options.expect);
@@ -233,13 +237,14 @@ function rejectFunctionsForWorkers(options: LoadOptions, workers: number, reques
           `requests[${index}].${hook} is a function, which cannot be sent to worker threads (workers: ${workers}); ` +
             `export the request specs from a module and pass its path instead (requests: './requests.mjs', ` +
             `default or 'requests' export), or use workers: 1`,
+          { option: `requests[${index}].${hook}`, value: spec[hook], mentions: ['workers', 'requests'] },
         );
       }
     });
   }
   for (const [key, value] of Object.entries(options.tls ?? {})) {
     if (typeof value !== 'function') continue;
-    throw new SalvoOptionError(`tls.${key} is a function, which cannot be sent to worker threads (workers: ${workers}); use workers: 1`);
+    throw new SalvoOptionError(`tls.${key} is a function, which cannot be sent to worker threads (workers: ${workers}); use workers: 1`, { option: `tls.${key}`, value, mentions: ['workers'] });
   }
 }
 
@@ -263,7 +268,7 @@ export async function importOptionModules(options: LoadOptions): Promise<{ optio
   if (typeof onProgress === 'string') {
     loaded.onProgress = (await importExport('onProgress', moduleUrl('onProgress', onProgress), ['default', 'onProgress'])) as LoadOptions['onProgress'];
     if (typeof loaded.onProgress !== 'function') {
-      throw new SalvoOptionError(`onProgress: the module ${JSON.stringify(onProgress)} must export a function; got ${show(loaded.onProgress)}`);
+      throw new SalvoOptionError(`onProgress: the module ${JSON.stringify(onProgress)} must export a function; got ${show(loaded.onProgress)}`, { option: 'onProgress', value: onProgress });
     }
   }
   return { options: loaded, requestsModule };

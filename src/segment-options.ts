@@ -24,22 +24,26 @@ export function parseSegment(
 ): Segment | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SalvoOptionError(`segment must be { index, count }; got ${show(value)}`);
+    throw new SalvoOptionError(`segment must be { index, count }; got ${show(value)}`, { option: 'segment', value });
   }
   const unknown = Object.keys(value).find((key) => key !== 'index' && key !== 'count');
-  if (unknown !== undefined) throw new SalvoOptionError(`segment has an unknown key ${show(unknown)}; it takes { index, count }`);
+  if (unknown !== undefined) throw new SalvoOptionError(`segment has an unknown key ${show(unknown)}; it takes { index, count }`, { option: `segment.${unknown}`, value: (value as Record<string, unknown>)[unknown] });
   const { index, count } = value as Record<string, unknown>;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) {
-    throw new (typeof count === 'number' ? SalvoRangeError : SalvoOptionError)(`segment.count must be a positive integer; got ${show(count)}`);
+    throw new (typeof count === 'number' ? SalvoRangeError : SalvoOptionError)(`segment.count must be a positive integer; got ${show(count)}`, {
+      option: 'segment.count',
+      value: count,
+    });
   }
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count) {
     throw new (typeof index === 'number' ? SalvoRangeError : SalvoOptionError)(
       `segment.index must be an integer from 0 to count - 1 (${count - 1}); got ${show(index)}`,
+      { option: 'segment.index', value: index },
     );
   }
   for (const [name, total] of [['connections', whole.connections], ['amount', whole.amount], ['rate', whole.rate]] as const) {
     if (total !== undefined && count > total) {
-      throw new SalvoRangeError(`segment.count ${count} is more than ${name} ${total}: every segment needs at least one; use fewer segments or raise ${name}`);
+      throw new SalvoRangeError(`segment.count ${count} is more than ${name} ${total}: every segment needs at least one; use fewer segments or raise ${name}`, { option: 'segment.count', value: count, mentions: [name] });
     }
   }
   return { index, count };
@@ -49,10 +53,10 @@ export function parseSegment(
 export function parseStartAt(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const ms = value instanceof Date ? value.getTime() : value;
-  if (typeof ms !== 'number') throw new SalvoOptionError(`startAt must be epoch milliseconds or a Date; got ${show(value)}`);
-  if (!Number.isFinite(ms)) throw new SalvoRangeError(`startAt must be a valid time; got ${show(value)}`);
+  if (typeof ms !== 'number') throw new SalvoOptionError(`startAt must be epoch milliseconds or a Date; got ${show(value)}`, { option: 'startAt', value });
+  if (!Number.isFinite(ms)) throw new SalvoRangeError(`startAt must be a valid time; got ${show(value)}`, { option: 'startAt', value });
   if (ms < EARLIEST_EPOCH_MS) {
-    throw new SalvoRangeError(`startAt must be epoch milliseconds (Date.now() + 30_000, say); got ${show(value)}, which looks like seconds or an offset`);
+    throw new SalvoRangeError(`startAt must be epoch milliseconds (Date.now() + 30_000, say); got ${show(value)}, which looks like seconds or an offset`, { option: 'startAt', value });
   }
   return ms;
 }

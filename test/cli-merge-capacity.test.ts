@@ -36,6 +36,7 @@ t.test('salvo merge: segment results from files add up exactly; a failed thresho
   const partial = await salvo(['merge', files[0]!, files[1]!]);
   t.equal(partial.code, 2, 'a missing segment is reported, not summed');
   t.match(partial.stderr, /segment/);
+  t.match(partial.stderr, /Pass --force to merge them anyway/, 'the library\'s force option named as the flag');
   const forced = await salvo(['merge', files[0]!, files[1]!, '--force']);
   t.equal(forced.code, 1, 'forced: merged, and the threshold on 300 fails on 200');
   t.match(forced.stdout, /MERGE_MISMATCH/);

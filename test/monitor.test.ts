@@ -15,8 +15,8 @@ const seriesCpuMs = (series: ServerSeries) => series.seconds.reduce((sum, second
 t.test('bad monitor options name the option', async (t) => {
   const url = 'http://127.0.0.1:9/';
   await t.rejects(runLoad({ url, amount: 1, monitor: {} }), { name: 'SalvoOptionError', message: /monitor must name at least one source/ });
-  await t.rejects(runLoad({ url, amount: 1, monitor: { processes: ['12'] as unknown as number[] } }), new SalvoOptionError('monitor.processes[0] must be a pid (an integer); got "12"'));
-  await t.rejects(runLoad({ url, amount: 1, monitor: { processes: [0] } }), new SalvoRangeError('monitor.processes[0] must be a pid above 0; got 0'));
+  await t.rejects(runLoad({ url, amount: 1, monitor: { processes: ['12'] as unknown as number[] } }), new SalvoOptionError('monitor.processes[0] must be a pid (an integer); got "12"', { option: 'monitor.processes[0]', value: '12' }));
+  await t.rejects(runLoad({ url, amount: 1, monitor: { processes: [0] } }), new SalvoRangeError('monitor.processes[0] must be a pid above 0; got 0', { option: 'monitor.processes[0]', value: 0 }));
   await t.rejects(runLoad({ url, amount: 1, monitor: { prometheus: ['ftp://x/metrics'] } }), { message: /monitor.prometheus\[0\] must be an http: or https: metrics URL; got "ftp:\/\/x\/metrics"/ });
   await t.rejects(runLoad({ url, amount: 1, monitor: { prometheus: [{ url: 'http://127.0.0.1:9100/', devices: 'lo' as unknown as string[] }] } }), { message: /monitor.prometheus\[0\].devices must be a non-empty list/ });
   await t.rejects(runLoad({ url, amount: 1, monitor: { pids: [1] } as never }), { message: /unknown option "monitor.pids"/ });

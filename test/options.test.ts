@@ -25,7 +25,7 @@ const cases: Array<[string, unknown, typeof SalvoOptionError | typeof SalvoRange
   ['zero pipelining', { url, pipelining: 0 }, SalvoRangeError, /pipelining .*got 0/],
   ['pipelining with http', { url, transport: 'http', pipelining: 4 }, SalvoOptionError, /pipelining 4 needs transport/],
   ['pipelining without keep-alive', { url, pipelining: 4, keepAlive: false }, SalvoOptionError, /pipelining 4 needs keepAlive/],
-  ['zero timeout', { url, timeout: 0 }, SalvoRangeError, /timeout must be more than zero; got 0/],
+  ['zero timeout', { url, timeout: 0 }, SalvoRangeError, /timeout must be more than zero; got 0 ms$/],
   ['negative timeout', { url, timeout: -1 }, SalvoRangeError, /timeout .*got -1/],
   ['fractional timeout', { url, timeout: 1.5 }, SalvoRangeError, /timeout .*whole number.*1.5/],
   ['bad timeout string', { url, timeout: 'soon' }, SalvoOptionError, /timeout must be milliseconds or a string.*"soon"/],
@@ -49,7 +49,7 @@ const cases: Array<[string, unknown, typeof SalvoOptionError | typeof SalvoRange
   ['keepAlive not boolean', { url, keepAlive: 'yes' }, SalvoOptionError, /keepAlive must be true or false; got "yes"/],
   ['retry not boolean', { url, retry: 'no' }, SalvoOptionError, /retry must be true or false; got "no"/],
   ['signal not a signal', { url, signal: {} }, SalvoOptionError, /signal must be an AbortSignal/],
-  ['negative warmup', { url, warmup: -1 }, SalvoRangeError, /warmup must be zero or more; got -1/],
+  ['negative warmup', { url, warmup: -1 }, SalvoRangeError, /warmup must be zero or more; got -1 ms$/],
   ['empty stages', { url, stages: [] }, SalvoOptionError, /stages must be a non-empty array/],
   ['stage with both', { url, stages: [{ duration: '1s', rate: 5, connections: 2 }] }, SalvoOptionError, /stages\[0\] must have exactly one/],
   ['requests empty', { url, requests: [] }, SalvoOptionError, /requests must be a non-empty array/],
@@ -66,6 +66,8 @@ for (const [name, options, ErrorClass, message] of cases) {
     t.ok(error instanceof (ErrorClass === SalvoOptionError ? TypeError : RangeError));
     t.match((error as Error).message, message);
     t.equal((error as { code: string }).code, ErrorClass === SalvoOptionError ? 'SALVO_INVALID_OPTION' : 'SALVO_OUT_OF_RANGE');
+    const { option } = error as SalvoOptionError;
+    t.ok(option !== '' && (error as Error).message.includes(option), `option ${JSON.stringify(option)} is the one the message names`);
   });
 }
 

@@ -138,24 +138,27 @@ t.test('a zero rate with stages from 0: the first request goes at the start', (t
   }),
 );
 
-t.test('every connection refused, alone in a process: the run still ends on time, errors counted', async (t) => {
+t.test('every connection refused, alone in a process: the run still ends on time, errors counted', (t) =>
   // test/fixtures/refused-child.ts holds nothing open but the run. The pacing thread did not keep the
   // process alive while it started, and connections refused at once left nothing else that did: the
   // process exited (13, the promise unsettled) with the run unfinished. One child runs them all in
   // turn, each alone once the one before has ended; closed loop for comparison.
-  const script = fileURLToPath(new URL('./fixtures/refused-child.ts', import.meta.url));
-  const port = await refusedPort();
-  const runs = ['net', 'http', 'undici', 'h2'].flatMap((transport) => [`${transport}:200`, `${transport}:-`]);
-  const child = spawn(process.execPath, ['--import=tsx', script, String(port), ...runs], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  const [code] = (await once(child, 'close')) as [number];
-  t.equal(code, 0, 'exit code');
-  const ended = out.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { run: string; tookMs: number; sent: number; errors: Record<string, number> });
-  t.same(ended.map((run) => run.run), runs, 'every run ended, in turn');
-  for (const run of ended) {
-    t.ok((run.errors.ECONNREFUSED ?? 0) > 0, `${run.run}: refusals counted (${JSON.stringify(run.errors)})`);
-    t.equal(run.sent, 0, `${run.run}: nothing counted as sent, since nothing reached the wire`);
-    t.ok(run.tookMs < 3000, `${run.run}: ended in ${run.tookMs.toFixed(0)} ms of 500`);
-  }
-});
+  // How long each run took is the host's timing as well as salvo's: that claim repeats.
+  inSomeRun(t, 3, async (timing) => {
+    const script = fileURLToPath(new URL('./fixtures/refused-child.ts', import.meta.url));
+    const port = await refusedPort();
+    const runs = ['net', 'http', 'undici', 'h2'].flatMap((transport) => [`${transport}:200`, `${transport}:-`]);
+    const child = spawn(process.execPath, ['--import=tsx', script, String(port), ...runs], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    const [code] = (await once(child, 'close')) as [number];
+    t.equal(code, 0, 'exit code');
+    const ended = out.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { run: string; tookMs: number; sent: number; errors: Record<string, number> });
+    t.same(ended.map((run) => run.run), runs, 'every run ended, in turn');
+    for (const run of ended) {
+      t.ok((run.errors.ECONNREFUSED ?? 0) > 0, `${run.run}: refusals counted (${JSON.stringify(run.errors)})`);
+      t.equal(run.sent, 0, `${run.run}: nothing counted as sent, since nothing reached the wire`);
+      timing.ok(run.tookMs < 3000, `${run.run}: ended in ${run.tookMs.toFixed(0)} ms of 500`);
+    }
+  }),
+);

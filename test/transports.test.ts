@@ -186,15 +186,18 @@ for (const transport of TRANSPORTS) {
         ['Content-Length', 'Content-Length: 100\r\n\r\nhalf'],
         ['chunked', 'Transfer-Encoding: chunked\r\n\r\n4\r\nhalf\r\n'],
       ]) {
-        const server = await rawServer(t, (socket) => socket.end(`HTTP/1.1 200 OK\r\n${head}`));
-        const url = `http://127.0.0.1:${server.port}/`;
-        const started = performance.now();
-        const result = await runLoad({ url, transport, connections: 1, amount: 3, timeout: 5000 });
-        const elapsed = performance.now() - started;
-        t.ok(elapsed < 2000, `${framing}: ended in ${Math.round(elapsed)} ms, not after the 5 s timeout`);
-        t.equal(result.requests.completed, 0, `${framing}: no response counted`);
-        t.equal(result.errors.total, 3, `${framing}: ${JSON.stringify(result.errors.byCode)}`);
-        t.notOk(result.errors.byCode.TIMEOUT, `${framing}: not counted as a timeout`);
+        // How soon it ended is the host's timing as well as salvo's: that claim repeats.
+        await inSomeRun(t, 3, async (timing) => {
+          const server = await rawServer(t, (socket) => socket.end(`HTTP/1.1 200 OK\r\n${head}`));
+          const url = `http://127.0.0.1:${server.port}/`;
+          const started = performance.now();
+          const result = await runLoad({ url, transport, connections: 1, amount: 3, timeout: 5000 });
+          const elapsed = performance.now() - started;
+          timing.ok(elapsed < 2000, `${framing}: ended in ${Math.round(elapsed)} ms, not after the 5 s timeout`);
+          t.equal(result.requests.completed, 0, `${framing}: no response counted`);
+          t.equal(result.errors.total, 3, `${framing}: ${JSON.stringify(result.errors.byCode)}`);
+          t.notOk(result.errors.byCode.TIMEOUT, `${framing}: not counted as a timeout`);
+        });
       }
     });
 
@@ -331,19 +334,21 @@ t.test('a TLS server that never answers the handshake holds the start for at mos
   t.teardown(() => server.close());
   const url = `https://127.0.0.1:${(server.address() as { port: number }).port}/`;
   for (const transport of ['net', 'h2'] as const) {
-    const startedAt = performance.now();
-    const run = runLoad({ url, transport, connections: 2, duration: 300, timeout: 700 });
-    const result = await Promise.race([run, delay(8000).then(() => undefined)]);
-    if (result === undefined) {
-      t.fail(`${transport}: the run was still waiting for its connections after 8 s`);
-      continue;
-    }
-    const elapsed = performance.now() - startedAt;
-    t.ok(elapsed < 2500, `${transport}: ended ${Math.round(elapsed)} ms after it began (700 ms for connections, 300 ms run)`);
-    t.equal(result.requests.completed, 0);
-    const warnings = diagnoses(result.warnings);
-    t.same(warnings.map((warning) => warning.code), ['CONNECTIONS_NOT_OPEN'], `${transport}: ${warnings[0]?.message}`);
-    t.match(warnings[0]?.message, /^0 of 2 connections had opened 700 ms/);
+    await inSomeRun(t, 3, async (timing) => {
+      const startedAt = performance.now();
+      const run = runLoad({ url, transport, connections: 2, duration: 300, timeout: 700 });
+      const result = await Promise.race([run, delay(8000).then(() => undefined)]);
+      if (result === undefined) {
+        timing.ok(false, `${transport}: the run was still waiting for its connections after 8 s`);
+        return;
+      }
+      const elapsed = performance.now() - startedAt;
+      timing.ok(elapsed < 2500, `${transport}: ended ${Math.round(elapsed)} ms after it began (700 ms for connections, 300 ms run)`);
+      t.equal(result.requests.completed, 0);
+      const warnings = diagnoses(result.warnings);
+      t.same(warnings.map((warning) => warning.code), ['CONNECTIONS_NOT_OPEN'], `${transport}: ${warnings[0]?.message}`);
+      t.match(warnings[0]?.message, /^0 of 2 connections had opened 700 ms/);
+    });
   }
 });
 

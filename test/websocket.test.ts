@@ -89,7 +89,9 @@ t.test('echo latency is within 1 ms of the server delay, beyond what a bare ws l
     t.ok(applied >= 20, `server applied ${applied.toFixed(3)} ms, never less than its delay`);
     timing.hostKept(applied < 22 && hostMs < 3, `the host let the server keep its delay (${applied.toFixed(3)} ms) and loopback fast (bare ws: +${hostMs.toFixed(3)} ms)`);
     t.ok(result.latency.min >= 20, `min ${result.latency.min} not below the delay`);
-    t.ok(result.latency.mean >= applied, `mean ${result.latency.mean} not below the applied ${applied.toFixed(3)}`);
+    // The server's applied delay also covers messages outside the measured window (the last ones,
+    // answered while the run closes), which a stalled host delays more: a timing claim too.
+    timing.ok(result.latency.mean >= applied, `mean ${result.latency.mean} not below the applied ${applied.toFixed(3)}`);
     const excess = result.latency.mean - applied;
     timing.ok(
       excess < Math.max(hostMs, 0) + 1,
@@ -167,29 +169,34 @@ t.test('a server clock ahead of the client raises CLOCK_SKEW', async (t) => {
   t.match(warning?.message, /before the time they carry/);
 });
 
-t.test('a ramp from 10 to 100 clients in steps is seen at the server', async (t) => {
-  const server = await wsServer(t, { websocket: { echo: false, broadcastIntervalMs: 100 } });
-  const stages = [];
-  for (let clients = 10; clients <= 100; clients += 30) {
-    if (clients > 10) stages.push({ duration: 50, connections: clients });
-    stages.push({ duration: 400, connections: clients });
-  }
-  const seen: number[] = [];
-  const watch = setInterval(() => seen.push(server.stats.openConnections), 20);
-  const result = await runLoad({ url: server.url, connections: 10, stages, websocket: { timestamp: { field: 'ts' } } });
-  clearInterval(watch);
-  t.equal(server.stats.connections, 100, 'the server accepted exactly 100 connections');
-  t.ok(seen.includes(10) && seen.includes(40) && seen.includes(70) && seen.includes(100), `the server saw each step: ${[...new Set(seen)].join(', ')}`);
-  const holds = result.websocket!.stages!.filter((stage) => stage.stage % 2 === 0);
-  t.same(holds.map((stage) => stage.clients), [10, 40, 70, 100], 'a summary per step');
-  t.same(holds.map((stage) => stage.open), [10, 40, 70, 100], 'every client of a step connected by its end');
-  for (const stage of holds) {
-    t.ok(stage.received >= stage.clients * 3 && stage.received <= stage.clients * 5, `step ${stage.clients}: ${stage.received} messages in 400 ms at 10/s each`);
-    t.ok(stage.p99 >= stage.p50 && stage.p50 > 0, `step ${stage.clients}: p50 ${stage.p50} p99 ${stage.p99}`);
-  }
-  t.equal(result.websocket!.stages!.reduce((sum, stage) => sum + stage.received, 0), result.messages!.received, 'stages add up to the run');
-  t.equal(result.timeline.at(-1)!.connections, 100, 'the timeline shows open connections');
-});
+t.test('a ramp from 10 to 100 clients in steps is seen at the server', (t) =>
+  // What the server saw every 20 ms and the messages of a 400 ms hold at 10/s are the host's timing
+  // (a stalled loop samples less and broadcasts late): those claims repeat; the counts do not.
+  inSomeRun(t, 3, async (timing) => {
+    const server = await wsServer(t, { websocket: { echo: false, broadcastIntervalMs: 100 } });
+    const stages = [];
+    for (let clients = 10; clients <= 100; clients += 30) {
+      if (clients > 10) stages.push({ duration: 50, connections: clients });
+      stages.push({ duration: 400, connections: clients });
+    }
+    const seen: number[] = [];
+    const watch = setInterval(() => seen.push(server.stats.openConnections), 20);
+    const result = await runLoad({ url: server.url, connections: 10, stages, websocket: { timestamp: { field: 'ts' } } });
+    clearInterval(watch);
+    t.equal(server.stats.connections, 100, 'the server accepted exactly 100 connections');
+    timing.ok(seen.includes(10) && seen.includes(40) && seen.includes(70) && seen.includes(100), `the server saw each step: ${[...new Set(seen)].join(', ')}`);
+    const holds = result.websocket!.stages!.filter((stage) => stage.stage % 2 === 0);
+    t.same(holds.map((stage) => stage.connections), [10, 40, 70, 100], 'a summary per step');
+    t.same(holds.map((stage) => stage.clients), [10, 40, 70, 100], 'clients, the deprecated name, is the same number');
+    t.same(holds.map((stage) => stage.open), [10, 40, 70, 100], 'every client of a step connected by its end');
+    for (const stage of holds) {
+      timing.ok(stage.received >= stage.connections * 3 && stage.received <= stage.connections * 5, `step ${stage.connections}: ${stage.received} messages in 400 ms at 10/s each`);
+      t.ok(stage.p99 >= stage.p50 && stage.p50 > 0, `step ${stage.connections}: p50 ${stage.p50} p99 ${stage.p99}`);
+    }
+    t.equal(result.websocket!.stages!.reduce((sum, stage) => sum + stage.received, 0), result.messages!.received, 'stages add up to the run');
+    t.equal(result.timeline.at(-1)!.connections, 100, 'the timeline shows open connections');
+  }),
+);
 
 t.test('workers split connections and stages exactly and merge exactly', async (t) => {
   const server = await wsServer(t, { websocket: true });
@@ -212,11 +219,16 @@ t.test('workers split connections and stages exactly and merge exactly', async (
     stages: [{ duration: 300, connections: 7 }],
     websocket: { message: 'm' },
   });
-  t.equal(staged.websocket!.stages![0]!.clients, 7, 'stage targets add up over the workers');
+  t.equal(staged.websocket!.stages![0]!.connections, 7, 'stage targets add up over the workers');
+  t.equal(staged.websocket!.stages![0]!.clients, 7, 'and the deprecated clients with them');
   t.equal(staged.websocket!.stages![0]!.received, staged.messages!.received);
   const merged = mergeResults([staged]);
   t.same(merged.websocket, staged.websocket, 'mergeResults keeps a WebSocket result whole');
   t.same(merged.messages, staged.messages);
+  // A result saved by salvo 0.x, whose stages have clients and no connections, still merges.
+  const saved = JSON.parse(JSON.stringify(staged)) as typeof staged;
+  for (const stage of saved.websocket!.stages!) delete (stage as Partial<typeof stage>).connections;
+  t.equal(mergeResults([saved]).websocket!.stages![0]!.connections, 7, 'a 0.x result merges by its clients');
 });
 
 const WebSocket = wsModule.WebSocket;

@@ -1,5 +1,5 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type GeneratorStats, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions } from 'salvo';
+import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareOptions, type CompareResultsOptions, type GeneratorStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
@@ -14,13 +14,23 @@ const options: LoadOptions = {
 };
 const result: LoadResult = await runLoad(options);
 const p99: number = result.latency.p99;
-const code: string = new SalvoOptionError('x').code;
-console.log(formatResult(result), p99, code, result.timeline[0]?.p50);
+const optionError = new SalvoOptionError('connections must be a positive integer; got 0', { option: 'connections', value: 0 });
+const code: string = optionError.code;
+// 0.x code that builds the error itself still compiles.
+const built: string = new SalvoOptionError('x').option;
+const option: string = optionError.option;
+console.log(formatResult(result), p99, code, built, option, optionError.value, result.timeline[0]?.p50);
 const generator: GeneratorStats = result.generator;
 const lagP99: number | undefined = generator.sendLag?.p99;
 console.log(generator.saturated, lagP99, result.timeline[0]?.cpuPercent, result.warnings.map((w) => w.code));
 assertThresholds(result);
-const comparison: Comparison = compareResults([result, result], [result, result], { metrics: ['latency.p99'] });
+const compareOptions: CompareResultsOptions = { metrics: ['latency.p99'] };
+// Deprecated in 1.0, still the same type.
+const oldCompareOptions: CompareOptions = compareOptions;
+const comparison: Comparison = compareResults([result, result], [result, result], oldCompareOptions);
+const phaseHistograms: PhaseHistograms = result.phaseHistograms;
+const detail: SalvoErrorDetail = { option: optionError.option, value: optionError.value, mentions: optionError.mentions };
+console.log(phaseHistograms.ttfb.length, detail.option);
 const stars: '' | '*' | '**' | '***' = comparison.rows[0]!.confidence;
 console.log(formatComparison(comparison), stars);
 assertNoRegression(comparison, { 'latency.p99': '5%' }, { confidence: '**' });
@@ -43,6 +53,10 @@ const ws: LoadResult = await runLoad({ url: wsServer.url, connections: 2, durati
 const messages: MessageStats | undefined = ws.messages;
 const stages: WebSocketStageStats[] | undefined = ws.websocket?.stages;
 const closes: Record<string, number> | undefined = ws.websocket?.closeCodes;
+const stageConnections: number | undefined = stages?.[0]?.connections;
+// Deprecated in 1.0, still there.
+const stageClients: number | undefined = stages?.[0]?.clients;
+console.log(stageConnections, stageClients);
 const handshakeP99: number | undefined = ws.phases.handshake?.p99;
 console.log(messages?.perSecond, stages?.length, closes, handshakeP99, wsServer.stats.websocket?.messagesReceived);
 await runLoad({ url: wsServer.url, websocket: { timestamp: { field: 'ts' }, perMessageDeflate: false, protocols: ['chat'] } });

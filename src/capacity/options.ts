@@ -54,11 +54,11 @@ export interface CapacityPlan {
  */
 export async function planCapacity(options: CapacityOptions): Promise<CapacityPlan> {
   if (typeof options !== 'object' || options === null) {
-    throw new SalvoOptionError(`findCapacity options must be an object with a url and an slo; got ${String(options)}`);
+    throw new SalvoOptionError(`findCapacity options must be an object with a url and an slo; got ${String(options)}`, { option: 'options', value: options });
   }
   for (const [key, instead] of Object.entries(SET_BY_SEARCH)) {
     if ((options as unknown as Record<string, unknown>)[key] !== undefined) {
-      throw new SalvoOptionError(`${key} cannot be given to findCapacity: ${instead}`);
+      throw new SalvoOptionError(`${key} cannot be given to findCapacity: ${instead}`, { option: key, value: (options as unknown as Record<string, unknown>)[key] });
     }
   }
   rejectUnknownKeys(options, [...KNOWN_OPTIONS, ...SEARCH_KEYS]);
@@ -66,7 +66,8 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
 
   if (typeof load.url === 'string' && /^wss?:/i.test(load.url)) {
     throw new SalvoOptionError(
-      `url: findCapacity searches HTTP request rates; a WebSocket url has no request rate to search (its load is websocket.clients and websocket.rate, set by you); got ${show(load.url)}`,
+      `url: findCapacity searches HTTP request rates; a WebSocket url has no request rate to search (its load is connections and websocket.rate, set by you); got ${show(load.url)}`,
+      { option: 'url', value: load.url },
     );
   }
   if (load.socketio !== undefined) {
@@ -75,22 +76,22 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
     );
   }
   if (slo === undefined) {
-    throw new SalvoOptionError(`slo is required: the objective each step must meet, such as { 'latency.p99': '< 50', 'errors.rate': '< 0.001' }`);
+    throw new SalvoOptionError(`slo is required: the objective each step must meet, such as { 'latency.p99': '< 50', 'errors.rate': '< 0.001' }`, { option: 'slo', value: slo });
   }
   const compiledSlo = parseSlo(slo);
   const stepMs = stepDuration === undefined ? DEFAULT_STEP_MS : durationOption('stepDuration', stepDuration);
   const startRate = start === undefined ? DEFAULT_START : positiveInteger('start', start);
   const maxRate = max === undefined ? Math.max(DEFAULT_MAX, startRate) : positiveInteger('max', max);
-  if (maxRate < startRate) throw new SalvoRangeError(`max must be at least start (${startRate}); got ${maxRate}`);
+  if (maxRate < startRate) throw new SalvoRangeError(`max must be at least start (${startRate}); got ${maxRate}`, { option: 'max', value: max, mentions: ['start'] });
   if (precision !== undefined && (typeof precision !== 'number' || !(precision > 0 && precision < 1))) {
     const ErrorClass = typeof precision === 'number' ? SalvoRangeError : SalvoOptionError;
-    throw new ErrorClass(`precision must be a fraction between 0 and 1 (0.05 is 5%); got ${show(precision)}`);
+    throw new ErrorClass(`precision must be a fraction between 0 and 1 (0.05 is 5%); got ${show(precision)}`, { option: 'precision', value: precision });
   }
   const pauseMs = pause === undefined ? DEFAULT_PAUSE_MS : durationOption('pause', pause, { allowZero: true });
   const confirmMs =
     confirmDuration === undefined ? 3 * stepMs : durationOption('confirmDuration', confirmDuration, { allowZero: true });
   if (onStep !== undefined && typeof onStep !== 'function') {
-    throw new SalvoOptionError(`onStep must be a function; got ${show(onStep)}`);
+    throw new SalvoOptionError(`onStep must be a function; got ${show(onStep)}`, { option: 'onStep', value: onStep });
   }
 
   const stepOptions: LoadOptions = {
@@ -124,10 +125,11 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
 function parseSlo(slo: Thresholds): CompiledThreshold[] {
   try {
     const compiled = parseThresholds(slo);
-    if (compiled.length === 0) throw new SalvoOptionError(`slo must name at least one objective, such as { 'latency.p99': '< 50' }; got {}`);
+    if (compiled.length === 0) throw new SalvoOptionError(`slo must name at least one objective, such as { 'latency.p99': '< 50' }; got {}`, { option: 'slo', value: slo });
     return compiled;
   } catch (error) {
     if (!(error instanceof SalvoOptionError)) throw error;
-    throw new SalvoOptionError(error.message.replace(/^thresholds/, 'slo'));
+    const rename = (text: string) => text.replace(/^thresholds/, 'slo');
+    throw new SalvoOptionError(rename(error.message), { option: rename(error.option), value: error.value, mentions: error.mentions });
   }
 }

@@ -5,7 +5,7 @@ import { compareCommand } from './commands/compare.js';
 import { mergeCommand } from './commands/merge.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
-import { SOCKETIO_FLAG_NAMES } from './socketio-flags.js';
+import { socketIoInFlagTerms } from './socketio-flags.js';
 
 /**
  * Every subcommand of `salvo`, in help order. A new one is a file in commands/ exporting a
@@ -19,29 +19,46 @@ function help(): string {
 }
 
 /**
- * Library option names in runLoad's and the other functions' errors that the command line spells
- * differently, with the flag that sets them (the rest, such as connections or timeout, are their
- * own flag's name).
+ * Options of runLoad (and of findCapacity, mergeResults) that the command line spells differently,
+ * with the flag that sets them; `text` is how the library's message writes the name, where that is
+ * more than the name. Every other option is its own flag's name (connections, rate, timeout).
  */
-const FLAG_NAMES: ReadonlyArray<[RegExp, string]> = [
-  [/\{ force: true \}/g, '--force'],
-  [/\bwebsocket\.message\b/g, '--ws-message'],
-  [/\bwebsocket\.rate\b/g, '--ws-rate'],
-  [/\bwebsocket\.timestamp\b/g, '--ws-timestamp'],
-  ...SOCKETIO_FLAG_NAMES,
-  [/\bneeds keepAlive\b/g, 'needs keep-alive (leave out --no-keep-alive)'],
-  [/\bstepDuration\b/g, '--step-duration'],
-  [/\bconfirmDuration\b/g, '--confirm-duration'],
-  [/\bsegment\.count\b/g, 'the --segment count'],
-  [/\bsegment\.index\b/g, 'the --segment index'],
-  [/\bstartAt\b/g, '--start-at'],
-  [/^thresholds\[("[^"]*")\](?:\[\d+\])?/g, '--threshold $1'],
-  [/^slo\[("[^"]*")\](?:\[\d+\])?/g, '--slo $1'],
-];
+const FLAGS: Readonly<Record<string, { flag: string; text?: string }>> = {
+  force: { text: '{ force: true }', flag: '--force' },
+  keepAlive: { text: 'needs keepAlive', flag: 'needs keep-alive (leave out --no-keep-alive)' },
+  'websocket.message': { flag: '--ws-message' },
+  'websocket.rate': { flag: '--ws-rate' },
+  'websocket.timestamp': { flag: '--ws-timestamp' },
+  stepDuration: { flag: '--step-duration' },
+  confirmDuration: { flag: '--confirm-duration' },
+  'segment.count': { flag: 'the --segment count' },
+  'segment.index': { flag: 'the --segment index' },
+  startAt: { flag: '--start-at' },
+};
 
-/** An error message of the library, with its option names as the command line spells them. */
-export function inFlagTerms(message: string): string {
-  return FLAG_NAMES.reduce((text, [name, flag]) => text.replace(name, flag), message);
+/** How the command line names `option`: `thresholds["latency.p99"][0]` is `--threshold "latency.p99"`. */
+function flagFor(option: string): { flag: string; text: string } | undefined {
+  for (const [prefix, flag] of [['thresholds[', '--threshold'], ['slo[', '--slo']] as const) {
+    if (!option.startsWith(prefix)) continue;
+    const quote = option[prefix.length]!;
+    const end = option.indexOf(`${quote}]`, prefix.length + 1);
+    if (end > 0) return { text: option, flag: `${flag} ${JSON.stringify(option.slice(prefix.length + 1, end))}` };
+  }
+  const known = FLAGS[option];
+  return known === undefined ? undefined : { text: known.text ?? option, flag: known.flag };
+}
+
+/**
+ * A library error's message with the options it names (`error.option` and `error.mentions`) as the
+ * command line spells them.
+ */
+export function inFlagTerms(error: SalvoOptionError | SalvoRangeError): string {
+  let message = error.message;
+  for (const option of [error.option, ...error.mentions]) {
+    const spelling = flagFor(option);
+    if (spelling !== undefined) message = message.replaceAll(spelling.text, spelling.flag);
+  }
+  return socketIoInFlagTerms(message);
 }
 
 /**
@@ -60,7 +77,7 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
   } catch (error) {
     if (error instanceof UsageError || error instanceof SalvoOptionError || error instanceof SalvoRangeError) {
       const helpFor = command === undefined || command === runCommand ? 'salvo --help' : `salvo ${command.name} --help`;
-      const message = error instanceof UsageError ? error.message : inFlagTerms(error.message);
+      const message = error instanceof UsageError ? error.message : inFlagTerms(error);
       io.stderr.write(`salvo: ${message}\n(${helpFor} lists the flags)\n`);
       return EXIT.usage;
     }

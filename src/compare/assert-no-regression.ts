@@ -26,7 +26,7 @@ export function parseMargin(metric: string, margin: unknown): number {
   const match = text === undefined ? undefined : /^(\d+(?:\.\d+)?)\s*%$/.exec(text);
   const fraction = typeof margin === 'number' ? margin : match ? Number(match[1]) / 100 : Number.NaN;
   if (!Number.isFinite(fraction) || fraction < 0) {
-    throw new SalvoOptionError(`margins[${JSON.stringify(metric)}] must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(margin)}`);
+    throw new SalvoOptionError(`margins[${JSON.stringify(metric)}] must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(margin)}`, { option: `margins[${JSON.stringify(metric)}]`, value: margin });
   }
   return fraction;
 }
@@ -45,9 +45,9 @@ export function assertNoRegression(
 ): void {
   const level = options.confidence ?? '**';
   const alpha = ALPHA[level];
-  if (alpha === undefined) throw new SalvoOptionError(`confidence must be '*', '**' or '***'; got ${JSON.stringify(level)}`);
+  if (alpha === undefined) throw new SalvoOptionError(`confidence must be '*', '**' or '***'; got ${JSON.stringify(level)}`, { option: 'confidence', value: level });
   const entries = Object.entries(margins ?? {});
-  if (entries.length === 0) throw new SalvoOptionError("margins must name at least one metric, such as { 'latency.p99': '5%' }");
+  if (entries.length === 0) throw new SalvoOptionError("margins must name at least one metric, such as { 'latency.p99': '5%' }", { option: 'margins', value: margins });
   const regressions: string[] = [];
   for (const [metric, margin] of entries) {
     const allowed = parseMargin(metric, margin);
@@ -55,6 +55,7 @@ export function assertNoRegression(
     if (row === undefined) {
       throw new SalvoOptionError(
         `margins names ${JSON.stringify(metric)}, which the comparison did not compare (it has ${comparison.rows.map((r) => r.metric).join(', ')}); add it to metrics`,
+        { option: `margins[${JSON.stringify(metric)}]`, value: margin, mentions: ['metrics'] },
       );
     }
     if (row.pValue < alpha && row.improvement < -allowed) {

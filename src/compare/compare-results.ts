@@ -54,7 +54,7 @@ export interface Comparison {
 }
 
 /** Options of `compareResults`. */
-export interface CompareOptions {
+export interface CompareResultsOptions {
   /**
    * Metric paths to compare, in the `thresholds` syntax. Default: `requests.perSecond`, `latency.p50`,
    * `latency.p90`, `latency.p99`, `errors.rate`, and `server.cpuPerRequest` when every run has it (`monitor`).
@@ -63,6 +63,9 @@ export interface CompareOptions {
   /** `'welch'` (default) does not assume equal variances; `'student'` pools them. */
   test?: 'welch' | 'student';
 }
+
+/** @deprecated since 1.0: `CompareResultsOptions`, named after `compareResults` as `MergeResultsOptions` is after `mergeResults`. */
+export type CompareOptions = CompareResultsOptions;
 
 /** The metrics compared when none are named. */
 export const DEFAULT_METRICS: readonly string[] = [
@@ -85,7 +88,7 @@ const HIGHER_IS_BETTER = /^(requests\.(perSecond|sent|completed)|bytes\.|checks\
 export function compareResults(
   baseline: readonly LoadResult[],
   candidate: readonly LoadResult[],
-  options: CompareOptions = {},
+  options: CompareResultsOptions = {},
 ): Comparison {
   checkRuns('baseline', baseline);
   checkRuns('candidate', candidate);
@@ -99,27 +102,27 @@ export function compareResults(
 }
 
 /**
- * Validates `CompareOptions` (before any run, in `runComparison`).
+ * Validates `CompareResultsOptions` (before any run, in `runComparison`).
  * @throws SalvoOptionError naming the option.
  */
-export function resolveCompareOptions(options: CompareOptions): {
+export function resolveCompareOptions(options: CompareResultsOptions): {
   test: 'welch' | 'student';
   metrics: Array<[string, MetricReader]>;
 } {
   const test = options.test ?? 'welch';
   if (test !== 'welch' && test !== 'student') {
-    throw new SalvoOptionError(`test must be 'welch' or 'student'; got ${JSON.stringify(test)}`);
+    throw new SalvoOptionError(`test must be 'welch' or 'student'; got ${JSON.stringify(test)}`, { option: 'test', value: test });
   }
   const metrics = options.metrics ?? DEFAULT_METRICS;
   if (!Array.isArray(metrics) || metrics.length === 0) {
-    throw new SalvoOptionError("metrics must be a non-empty array of metric paths, such as ['latency.p99']");
+    throw new SalvoOptionError("metrics must be a non-empty array of metric paths, such as ['latency.p99']", { option: 'metrics', value: metrics });
   }
   return {
     test,
     metrics: metrics.map((metric) => {
       const reader = typeof metric === 'string' ? metricReader(metric) : undefined;
       if (reader === undefined) {
-        throw new SalvoOptionError(`metrics: ${JSON.stringify(metric)} names no metric; known: ${KNOWN_METRICS}`);
+        throw new SalvoOptionError(`metrics: ${JSON.stringify(metric)} names no metric; known: ${KNOWN_METRICS}`, { option: 'metrics', value: metric });
       }
       return [metric, reader];
     }),
@@ -131,6 +134,7 @@ function checkRuns(name: string, results: readonly LoadResult[]): void {
     const got = Array.isArray(results) ? `${results.length} run${results.length === 1 ? '' : 's'}` : typeof results;
     throw new SalvoRangeError(
       `${name} must be an array of at least 2 results (repeated runs; one run has no variance to test); got ${got}`,
+      { option: name, value: results },
     );
   }
 }

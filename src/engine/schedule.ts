@@ -13,7 +13,7 @@ export function planSchedule(plan: Plan): RateSchedule | undefined {
 }
 
 /** A stretch of time over which the target rate moves linearly from `fromRate` to `toRate` (req/s). */
-interface Segment {
+interface RateSegment {
   startMs: number;
   /** Infinity for the last segment, which holds its rate for ever. */
   durationMs: number;
@@ -31,7 +31,7 @@ interface Segment {
  * index, so nothing is queued per request.
  */
 export class RateSchedule {
-  readonly #segments: Segment[] = [];
+  readonly #segments: RateSegment[] = [];
   readonly #phase: number;
   /** Where the last `timeOf` found its slot: slots are asked for in order, so the search resumes here. */
   #hint = 0;
@@ -101,7 +101,7 @@ export class RateSchedule {
     return segment.fromRate + ((segment.toRate - segment.fromRate) * (ms - segment.startMs)) / segment.durationMs;
   }
 
-  #segmentAtTime(ms: number): Segment {
+  #segmentAtTime(ms: number): RateSegment {
     let found = this.#segments[0]!;
     for (const segment of this.#segments) {
       if (segment.startMs > ms) break;

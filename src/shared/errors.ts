@@ -1,11 +1,56 @@
+/** What a SalvoOptionError or SalvoRangeError is about, beside its message. */
+export interface SalvoErrorDetail {
+  /**
+   * The option as runLoad's (or the called function's) options spell it: `connections`,
+   * `requests[1].path`, `websocket.rate`, `thresholds["latency.p99"]`.
+   */
+  readonly option: string;
+  /** The value given for `option`; left out when the error is about a combination of options. */
+  readonly value?: unknown;
+  /**
+   * Other options the message names (`websocket.message` in "websocket.rate needs
+   * websocket.message"), so that a front end such as the CLI can give them its own names.
+   */
+  readonly mentions?: readonly string[];
+  readonly cause?: unknown;
+}
+
 /** An option has the wrong type or shape. `code` is stable across versions. */
 export class SalvoOptionError extends TypeError {
   readonly code = 'SALVO_INVALID_OPTION';
   override readonly name = 'SalvoOptionError';
+  /** The option at fault, as the API spells it (`requests[1].path`); `''` when built without a detail. */
+  readonly option: string;
+  /** The value given for it (undefined where the error is about a combination of options). */
+  readonly value: unknown;
+  /** Other options the message names. */
+  readonly mentions: readonly string[];
+
+  /** `detail` is optional for code of 0.x that builds these errors itself; salvo's own always give it. */
+  constructor(message: string, detail?: SalvoErrorDetail) {
+    super(message, detail?.cause === undefined ? undefined : { cause: detail.cause });
+    this.option = detail?.option ?? '';
+    this.value = detail?.value;
+    this.mentions = detail?.mentions ?? [];
+  }
 }
 
 /** An option is of the right type but outside its allowed range. `code` is stable across versions. */
 export class SalvoRangeError extends RangeError {
   readonly code = 'SALVO_OUT_OF_RANGE';
   override readonly name = 'SalvoRangeError';
+  /** The option at fault, as the API spells it (`websocket.rate`); `''` when built without a detail. */
+  readonly option: string;
+  /** The value given for it. */
+  readonly value: unknown;
+  /** Other options the message names. */
+  readonly mentions: readonly string[];
+
+  /** `detail` is optional for code of 0.x that builds these errors itself; salvo's own always give it. */
+  constructor(message: string, detail?: SalvoErrorDetail) {
+    super(message, detail?.cause === undefined ? undefined : { cause: detail.cause });
+    this.option = detail?.option ?? '';
+    this.value = detail?.value;
+    this.mentions = detail?.mentions ?? [];
+  }
 }

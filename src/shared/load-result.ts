@@ -33,6 +33,8 @@ export interface WebSocketStageStats {
   /** How long the run spent in this stage, ms (shorter than the stage when the run ended early). */
   durationMs: number;
   /** The connections the stage ramps to (its `connections`). */
+  connections: number;
+  /** @deprecated since 1.0: `connections`, the word every other part of salvo uses; the same number. */
   clients: number;
   /** Connections open when the stage ended. */
   open: number;

@@ -16,17 +16,17 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export function parseHeaders(name: string, value: unknown): Record<string, string> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SalvoOptionError(`${name} must be an object of header names to strings; got ${show(value)}`);
+    throw new SalvoOptionError(`${name} must be an object of header names to strings; got ${show(value)}`, { option: name, value });
   }
   const headers: Record<string, string> = {};
   for (const [key, headerValue] of Object.entries(value)) {
-    if (!TOKEN.test(key)) throw new SalvoOptionError(`${name} has an invalid header name ${show(key)}`);
+    if (!TOKEN.test(key)) throw new SalvoOptionError(`${name} has an invalid header name ${show(key)}`, { option: name, value: key });
     if (typeof headerValue !== 'string' && typeof headerValue !== 'number') {
-      throw new SalvoOptionError(`${name}[${show(key)}] must be a string; got ${show(headerValue)}`);
+      throw new SalvoOptionError(`${name}[${show(key)}] must be a string; got ${show(headerValue)}`, { option: `${name}[${show(key)}]`, value: headerValue });
     }
     const text = String(headerValue);
     if (/[\r\n\0]/.test(text)) {
-      throw new SalvoOptionError(`${name}[${show(key)}] must not contain CR, LF or NUL characters`);
+      throw new SalvoOptionError(`${name}[${show(key)}] must not contain CR, LF or NUL characters`, { option: `${name}[${show(key)}]`, value: text });
     }
     headers[key.toLowerCase()] = text;
   }
@@ -42,19 +42,19 @@ function encodeBody(name: string, body: RequestBody | undefined, headers: Record
     headers['content-type'] ??= 'application/json';
     return Buffer.from(JSON.stringify(body));
   }
-  throw new SalvoOptionError(`${name} must be a string, a Buffer or an object to send as JSON; got ${show(body)}`);
+  throw new SalvoOptionError(`${name} must be a string, a Buffer or an object to send as JSON; got ${show(body)}`, { option: name, value: body });
 }
 
 function parseMethod(name: string, value: unknown): string {
   if (typeof value !== 'string' || !TOKEN.test(value)) {
-    throw new SalvoOptionError(`${name} must be an HTTP method such as 'GET'; got ${show(value)}`);
+    throw new SalvoOptionError(`${name} must be an HTTP method such as 'GET'; got ${show(value)}`, { option: name, value });
   }
   return value.toUpperCase();
 }
 
 function parsePath(name: string, value: unknown): string {
   if (typeof value !== 'string' || !value.startsWith('/') || /[\s\0]/.test(value)) {
-    throw new SalvoOptionError(`${name} must be a path starting with '/' without spaces; got ${show(value)}`);
+    throw new SalvoOptionError(`${name} must be a path starting with '/' without spaces; got ${show(value)}`, { option: name, value });
   }
   return value;
 }
@@ -76,20 +76,20 @@ export function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
     return [{ method, path: defaultPath, headers: ownHeaders, body, dynamic: false, capture: false }];
   }
   if (!Array.isArray(options.requests) || options.requests.length === 0) {
-    throw new SalvoOptionError(`requests must be a non-empty array of request specs (or the path of a module exporting one); got ${show(options.requests)}`);
+    throw new SalvoOptionError(`requests must be a non-empty array of request specs (or the path of a module exporting one); got ${show(options.requests)}`, { option: 'requests', value: options.requests });
   }
   if (options.body !== undefined) {
-    throw new SalvoOptionError('body cannot be combined with requests; give each request its own body');
+    throw new SalvoOptionError('body cannot be combined with requests; give each request its own body', { option: 'body', value: options.body, mentions: ['requests'] });
   }
   return options.requests.map((spec, index) => {
     const name = `requests[${index}]`;
     if (typeof spec !== 'object' || spec === null) {
-      throw new SalvoOptionError(`${name} must be an object; got ${show(spec)}`);
+      throw new SalvoOptionError(`${name} must be an object; got ${show(spec)}`, { option: name, value: spec });
     }
     rejectUnknownKeys(spec, REQUEST_SPEC_KEYS, name);
     for (const hook of ['setupRequest', 'onResponse'] as const) {
       if (spec[hook] !== undefined && typeof spec[hook] !== 'function') {
-        throw new SalvoOptionError(`${name}.${hook} must be a function; got ${show(spec[hook])}`);
+        throw new SalvoOptionError(`${name}.${hook} must be a function; got ${show(spec[hook])}`, { option: `${name}.${hook}`, value: spec[hook] });
       }
     }
     const resolved = resolveRequestSpec(name, spec, { method, path: defaultPath, headers, body: undefined });

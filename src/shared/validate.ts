@@ -22,10 +22,10 @@ export function show(value: unknown): string {
 /** `value` as a positive integer, or a SalvoOptionError / SalvoRangeError naming `name`. */
 export function positiveInteger(name: string, value: unknown): number {
   if (typeof value !== 'number' || Number.isNaN(value)) {
-    throw new SalvoOptionError(`${name} must be a positive integer; got ${show(value)}`);
+    throw new SalvoOptionError(`${name} must be a positive integer; got ${show(value)}`, { option: name, value });
   }
   if (!Number.isInteger(value) || value <= 0 || !Number.isFinite(value)) {
-    throw new SalvoRangeError(`${name} must be a positive integer; got ${show(value)}`);
+    throw new SalvoRangeError(`${name} must be a positive integer; got ${show(value)}`, { option: name, value });
   }
   return value;
 }
@@ -49,17 +49,23 @@ export function durationOption(name: string, value: Duration, { allowZero = fals
     if (!match) {
       throw new SalvoOptionError(
         `${name} must be milliseconds or a string like '500ms', '10s', '1m'; got ${show(value)}`,
+        { option: name, value },
       );
     }
     ms = Number(match[1]) * UNITS_MS[match[2]!]!;
   } else {
-    throw new SalvoOptionError(`${name} must be milliseconds or a string like '10s'; got ${show(value)}`);
+    throw new SalvoOptionError(`${name} must be milliseconds or a string like '10s'; got ${show(value)}`, { option: name, value });
   }
+  // A bare number is milliseconds here (the CLI passes its seconds on as '10s'): the error says so.
+  const given = typeof value === 'number' && Number.isFinite(value) ? `${value} ms` : show(value);
   if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !allowZero)) {
-    throw new SalvoRangeError(`${name} must be ${allowZero ? 'zero or more' : 'more than zero'}; got ${show(value)}`);
+    throw new SalvoRangeError(`${name} must be ${allowZero ? 'zero or more' : 'more than zero'}; got ${given}`, {
+      option: name,
+      value,
+    });
   }
   if (!Number.isInteger(ms)) {
-    throw new SalvoRangeError(`${name} must be a whole number of milliseconds; got ${show(value)}`);
+    throw new SalvoRangeError(`${name} must be a whole number of milliseconds; got ${given}`, { option: name, value });
   }
   return ms;
 }
@@ -92,6 +98,7 @@ export function rejectUnknownKeys(options: object, knownKeys: readonly string[],
       if (distance < bestDistance) [best, bestDistance] = [known, distance];
     }
     const hint = bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean ${best}?` : '';
-    throw new SalvoOptionError(`unknown option ${show(parent === undefined ? key : `${parent}.${key}`)}${hint}`);
+    const option = parent === undefined ? key : `${parent}.${key}`;
+    throw new SalvoOptionError(`unknown option ${show(option)}${hint}`, { option, value: (options as Record<string, unknown>)[key] });
   }
 }

@@ -33,7 +33,7 @@ export interface ShardStage {
   /** Time spent in the stage, ms. */
   durationMs: number;
   /** This thread's share of the stage's connections. */
-  clients: number;
+  connections: number;
   /** This thread's connections open at the stage's end. */
   open: number;
   sent: number;

@@ -44,11 +44,12 @@ export function planExpect(expect: unknown): PlannedExpect {
   if (!isPlainObject(expect)) {
     throw new SalvoOptionError(
       `expect must be an object with status, body or headers; got ${show(expect)}`,
+      { option: 'expect', value: expect },
     );
   }
   for (const key of Object.keys(expect)) {
     if (!EXPECT_KEYS.includes(key)) {
-      throw new SalvoOptionError(`expect.${key} is not a known check; use status, body or headers`);
+      throw new SalvoOptionError(`expect.${key} is not a known check; use status, body or headers`, { option: `expect.${key}`, value: expect[key] });
     }
   }
   return {
@@ -244,7 +245,7 @@ function planStatus(spec: unknown): PlannedExpect['status'] {
   let description: string;
   if (Array.isArray(spec)) {
     if (spec.length === 0) {
-      throw new SalvoOptionError('expect.status must not be an empty list');
+      throw new SalvoOptionError('expect.status must not be an empty list', { option: 'expect.status', value: spec });
     }
     const parts = spec.map((item, i) => allowStatus(allowed, item, `expect.status[${i}]`));
     description = parts.length === 1 ? parts[0]! : `one of ${parts.join(', ')}`;
@@ -271,12 +272,13 @@ function allowStatus(allowed: Uint8Array, spec: unknown, option: string): string
   }
   throw new SalvoOptionError(
     `${option} must be a status code, a list, or a class like '2xx'; got ${show(spec)}`,
+    { option, value: spec },
   );
 }
 
 function allowCode(allowed: Uint8Array, code: number, option: string): string {
   if (code < 100 || code > 599) {
-    throw new SalvoRangeError(`${option} must be a status code from 100 to 599; got ${code}`);
+    throw new SalvoRangeError(`${option} must be a status code from 100 to 599; got ${code}`, { option, value: code });
   }
   allowed[code] = 1;
   return String(code);
@@ -284,7 +286,7 @@ function allowCode(allowed: Uint8Array, code: number, option: string): string {
 
 function planBody(spec: unknown): PlannedExpect['body'] {
   if (typeof spec === 'string') {
-    if (spec === '') throw new SalvoOptionError("expect.body must not be empty; got ''");
+    if (spec === '') throw new SalvoOptionError("expect.body must not be empty; got ''", { option: 'expect.body', value: spec });
     return { text: spec, pattern: undefined, description: `include ${quote(spec)}` };
   }
   if (spec instanceof RegExp) {
@@ -293,6 +295,7 @@ function planBody(spec: unknown): PlannedExpect['body'] {
   }
   throw new SalvoOptionError(
     `expect.body must be a string to find or a RegExp to match; got ${show(spec)}`,
+    { option: 'expect.body', value: spec },
   );
 }
 
@@ -300,6 +303,7 @@ function planHeaders(spec: unknown): PlannedExpect['headers'] {
   if (!isPlainObject(spec)) {
     throw new SalvoOptionError(
       `expect.headers must be an object of header names to strings or RegExps; got ${show(spec)}`,
+      { option: 'expect.headers', value: spec },
     );
   }
   const checks: PlannedExpect['headers'] = [];
@@ -307,18 +311,18 @@ function planHeaders(spec: unknown): PlannedExpect['headers'] {
     const option = `expect.headers[${show(rawName)}]`;
     // RFC 9110 token characters; anything else could never appear as a response header name.
     if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/i.test(rawName)) {
-      throw new SalvoOptionError(`${option} is not a valid header name`);
+      throw new SalvoOptionError(`${option} is not a valid header name`, { option, value: rawName });
     }
     const header = rawName.toLowerCase();
     if (checks.some((c) => c.header === header)) {
-      throw new SalvoOptionError(`${option} repeats header ${header} (names are case-insensitive)`);
+      throw new SalvoOptionError(`${option} repeats header ${header} (names are case-insensitive)`, { option, value: rawName });
     }
     if (typeof expected === 'string') {
       checks.push({ header, equals: expected, pattern: undefined });
     } else if (expected instanceof RegExp) {
       checks.push({ header, equals: undefined, pattern: statelessPattern(expected) });
     } else {
-      throw new SalvoOptionError(`${option} must be a string or a RegExp; got ${show(expected)}`);
+      throw new SalvoOptionError(`${option} must be a string or a RegExp; got ${show(expected)}`, { option, value: expected });
     }
   }
   return checks;

@@ -69,5 +69,6 @@ export function assertFileLimit(plan: Plan): void {
       `but the open-file limit (ulimit -n) is ${limit} and this process already has ${open} files open, which leaves about ${Math.max(0, available)}; ` +
       `raise it (\`ulimit -n ${Math.max(1024, 2 ** Math.ceil(Math.log2(needed + open + 64)))}\` in the shell that starts node, LimitNOFILE= in a systemd unit, --ulimit nofile= for Docker) ` +
       `or ask for fewer connections (a server in this same process needs as many files again)`,
+      { option: 'connections', value: plan.connections },
   );
 }

@@ -139,11 +139,11 @@ function phasesTable(result: LoadResult): string[] {
 
 /** A WebSocket run's connection stages, one row each. */
 function stagesTable(stages: readonly WebSocketStageStats[]): string[] {
-  const rows: string[][] = [['Stage', 'clients', 'open', 'msg/s', 'p50 (ms)', 'p99 (ms)']];
+  const rows: string[][] = [['Stage', 'connections', 'open', 'msg/s', 'p50 (ms)', 'p99 (ms)']];
   for (const stage of stages) {
     rows.push([
       `${stage.stage} (${formatDuration(stage.durationMs)})`,
-      COUNT.format(stage.clients),
+      COUNT.format(stage.connections),
       COUNT.format(stage.open),
       TWO_DECIMALS.format(stage.perSecond),
       formatMs(stage.p50),

@@ -94,13 +94,14 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
 
 function assertMergeable(results: unknown): asserts results is LoadResult[] {
   if (!Array.isArray(results) || results.length === 0) {
-    throw new SalvoOptionError(`mergeResults: results must be a non-empty array of LoadResult; got ${show(results)?.slice(0, 80)}`);
+    throw new SalvoOptionError(`mergeResults: results must be a non-empty array of LoadResult; got ${show(results)?.slice(0, 80)}`, { option: 'results', value: results });
   }
   results.forEach((result: unknown, index) => {
     const value = result as Partial<LoadResult> | null;
     if (typeof value !== 'object' || value === null || typeof value.histogram !== 'string' || typeof value.startedAt !== 'number' || typeof value.merge !== 'object') {
       throw new SalvoOptionError(
         `mergeResults: results[${index}] is not a mergeable LoadResult (it needs histogram, startedAt and merge, as runLoad gives them); got ${show(result)?.slice(0, 80)}`,
+        { option: `results[${index}]`, value: result },
       );
     }
   });
@@ -118,7 +119,7 @@ export function mergeResults(results: readonly LoadResult[], options: MergeResul
   assertMergeable(results);
   const problems = mismatches(results);
   if (problems.length > 0 && options.force !== true) {
-    throw new SalvoOptionError(`mergeResults: these results are not one run's parts: ${problems.join('; ')}. Pass { force: true } to merge them anyway`);
+    throw new SalvoOptionError(`mergeResults: these results are not one run's parts: ${problems.join('; ')}. Pass { force: true } to merge them anyway`, { option: 'results', value: results, mentions: ['force'] });
   }
   const thresholds = options.thresholds ?? results[0]!.merge.thresholds;
   const compiled = thresholds === undefined ? undefined : parseThresholds(thresholds);

@@ -48,6 +48,7 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
   if (!isPlainObject(thresholds)) {
     throw new SalvoOptionError(
       `thresholds must be an object such as { 'latency.p99': '< 50' }; got ${show(thresholds)}`,
+      { option: 'thresholds', value: thresholds },
     );
   }
   const compiled: CompiledThreshold[] = [];
@@ -55,7 +56,7 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
     const option = `thresholds[${show(metric)}]`;
     const reader = metricReader(metric);
     if (reader === undefined) {
-      throw new SalvoOptionError(`${option} names an unknown metric; known: ${KNOWN_METRICS}`);
+      throw new SalvoOptionError(`${option} names an unknown metric; known: ${KNOWN_METRICS}`, { option, value: metric });
     }
     let expressions: unknown = spec;
     let abortOnFail = false;
@@ -65,11 +66,12 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
         if (key !== 'threshold' && key !== 'abortOnFail') {
           throw new SalvoOptionError(
             `${option}.${key} is not a known setting; use threshold and abortOnFail`,
+            { option: `${option}.${key}`, value: spec[key] },
           );
         }
       }
       if (spec.abortOnFail !== undefined && typeof spec.abortOnFail !== 'boolean') {
-        throw new SalvoOptionError(`${option}.abortOnFail must be a boolean; got ${show(spec.abortOnFail)}`);
+        throw new SalvoOptionError(`${option}.abortOnFail must be a boolean; got ${show(spec.abortOnFail)}`, { option: `${option}.abortOnFail`, value: spec.abortOnFail });
       }
       abortOnFail = spec.abortOnFail === true;
       expressions = spec.threshold;
@@ -80,6 +82,7 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
       throw new SalvoOptionError(
         `${expressionsOption} must be an expression such as '< 50', a non-empty list of them, ` +
           `or { threshold, abortOnFail }; got ${show(expressions)}`,
+          { option: expressionsOption, value: expressions },
       );
     }
     list.forEach((expression: unknown, i) => {
@@ -193,6 +196,7 @@ function parseExpression(
   if (typeof expression !== 'string') {
     throw new SalvoOptionError(
       `${option} must be an expression string such as '< 50'; got ${show(expression)}`,
+      { option, value: expression },
     );
   }
   const trimmed = expression.trim();
@@ -201,6 +205,7 @@ function parseExpression(
     throw new SalvoOptionError(
       `${option} has an invalid expression ${show(expression)}: expected an operator ` +
         `(<, <=, >, >=, ==, !=) and a number, such as '< 50'`,
+        { option, value: expression },
     );
   }
   return { expression: trimmed, operator: match[1] as ThresholdOperator, value: Number(match[2]) };

@@ -21,9 +21,9 @@ export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>):
     addCounts(closeCodes, shard.closeCodes);
     shard.stages?.forEach((stage, index) => {
       merged ??= [];
-      const into = (merged[index] ??= { stage: index, durationMs: 0, clients: 0, open: 0, sent: 0, received: 0, histogram: '' });
+      const into = (merged[index] ??= { stage: index, durationMs: 0, connections: 0, open: 0, sent: 0, received: 0, histogram: '' });
       into.durationMs = Math.max(into.durationMs, stage.durationMs);
-      into.clients += stage.clients;
+      into.connections += stage.connections;
       into.open += stage.open;
       into.sent += stage.sent;
       into.received += stage.received;
@@ -32,12 +32,13 @@ export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>):
     });
   }
   if (merged === undefined) return { websocket: { closeCodes }, stageHistograms: undefined };
-  const stages: WebSocketStageStats[] = merged.map(({ stage, durationMs, clients, open, sent, received }) => {
+  const stages: WebSocketStageStats[] = merged.map(({ stage, durationMs, connections, open, sent, received }) => {
     const histogram = histograms[stage]!;
     return {
       stage,
       durationMs,
-      clients,
+      connections,
+      clients: connections,
       open,
       sent,
       received,
@@ -62,7 +63,8 @@ export function resultWebSocket(result: LoadResult): ShardWebSocket | undefined 
     closeCodes: websocket.closeCodes,
     stages: websocket.stages?.map((stage, index) => ({
       durationMs: stage.durationMs,
-      clients: stage.clients,
+      // A result saved by salvo 0.x has only the old name.
+      connections: stage.connections ?? stage.clients,
       open: stage.open,
       sent: stage.sent,
       received: stage.received,

@@ -23,15 +23,20 @@ export function rejectMismatchedOptions(options: LoadOptions, webSocket: boolean
   }
   if (!webSocket && !socketIo) {
     if (options.websocket !== undefined) {
-      throw new SalvoOptionError(`websocket needs a ws: or wss: url; got url ${show(options.url)}`);
+      throw new SalvoOptionError(`websocket needs a ws: or wss: url; got url ${show(options.url)}`, { option: 'websocket', value: options.websocket, mentions: ['url'] });
     }
     return;
   }
   for (const name of HTTP_ONLY_OPTIONS) {
     if (options[name] === undefined) continue;
     const run = socketIo ? 'a Socket.IO run' : `a ${new URL(options.url).protocol} url`;
-    const hint = name === 'rate' ? ` (for messages per second per connection use ${socketIo ? 'socketio' : 'websocket'}.rate)` : '';
-    throw new SalvoOptionError(`${name} is an HTTP option and has no meaning with ${run}${hint}; got ${name} ${show(options[name])}`);
+    const rateOption = socketIo ? 'socketio.rate' : 'websocket.rate';
+    const hint = name === 'rate' ? ` (for messages per second per connection use ${rateOption})` : '';
+    throw new SalvoOptionError(`${name} is an HTTP option and has no meaning with ${run}${hint}; got ${name} ${show(options[name])}`, {
+      option: name,
+      value: options[name],
+      mentions: name === 'rate' ? ['url', rateOption] : ['url'],
+    });
   }
 }
 
@@ -40,7 +45,7 @@ function parseMessage(value: unknown): Pick<PlannedWebSocket, 'message' | 'dynam
   if (typeof value === 'function') return { message: undefined, dynamicMessage: true };
   if (typeof value === 'string') return { message: value, dynamicMessage: false };
   if (value instanceof Uint8Array) return { message: Buffer.from(value), dynamicMessage: false };
-  throw new SalvoOptionError(`websocket.message must be a string, a Buffer or a function (connection, sequence) => string | Buffer; got ${show(value)}`);
+  throw new SalvoOptionError(`websocket.message must be a string, a Buffer or a function (connection, sequence) => string | Buffer; got ${show(value)}`, { option: 'websocket.message', value });
 }
 
 function parseTimestamp(value: unknown): Pick<PlannedWebSocket, 'timestampField' | 'timestampFunction'> {
@@ -50,14 +55,14 @@ function parseTimestamp(value: unknown): Pick<PlannedWebSocket, 'timestampField'
   if (typeof value === 'object' && value !== null && Object.keys(value).length === 1 && typeof field === 'string' && field !== '') {
     return { timestampField: field, timestampFunction: false };
   }
-  throw new SalvoOptionError(`websocket.timestamp must be a function (data) => epoch ms, or { field: 'name' } of a JSON message; got ${show(value)}`);
+  throw new SalvoOptionError(`websocket.timestamp must be a function (data) => epoch ms, or { field: 'name' } of a JSON message; got ${show(value)}`, { option: 'websocket.timestamp', value });
 }
 
 function parseProtocols(value: unknown): string[] {
   if (value === undefined) return [];
   const list = typeof value === 'string' ? [value] : value;
   if (!Array.isArray(list) || list.some((protocol) => typeof protocol !== 'string' || !TOKEN.test(protocol))) {
-    throw new SalvoOptionError(`websocket.protocols must be a subprotocol name or a list of them (tokens, no spaces or commas); got ${show(value)}`);
+    throw new SalvoOptionError(`websocket.protocols must be a subprotocol name or a list of them (tokens, no spaces or commas); got ${show(value)}`, { option: 'websocket.protocols', value });
   }
   return list as string[];
 }
@@ -72,32 +77,32 @@ export function planWebSocket(
 ): { planned: PlannedWebSocket; hooks: WebSocketHooks } {
   const options = (value ?? {}) as WebSocketOptions;
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new SalvoOptionError(`websocket must be an object such as { message, rate, timestamp }; got ${show(value)}`);
+    throw new SalvoOptionError(`websocket must be an object such as { message, rate, timestamp }; got ${show(value)}`, { option: 'websocket', value });
   }
   for (const key of Object.keys(options)) {
     if (!(WEBSOCKET_OPTIONS as readonly string[]).includes(key)) {
-      throw new SalvoOptionError(`unknown option websocket.${key}; known: ${WEBSOCKET_OPTIONS.join(', ')}`);
+      throw new SalvoOptionError(`unknown option websocket.${key}; known: ${WEBSOCKET_OPTIONS.join(', ')}`, { option: `websocket.${key}`, value: options[key as keyof WebSocketOptions] });
     }
   }
   const { message, dynamicMessage } = parseMessage(options.message);
   const { timestampField, timestampFunction } = parseTimestamp(options.timestamp);
   const { rate } = options;
   if (rate !== undefined && (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0)) {
-    throw new SalvoRangeError(`websocket.rate must be a number of messages per second per connection, more than zero; got ${show(rate)}`);
+    throw new SalvoRangeError(`websocket.rate must be a number of messages per second per connection, more than zero; got ${show(rate)}`, { option: 'websocket.rate', value: rate });
   }
   const sends = message !== undefined || dynamicMessage;
-  if (rate !== undefined && !sends) throw new SalvoOptionError(`websocket.rate needs websocket.message, the message to send; got rate ${show(rate)} and no message`);
+  if (rate !== undefined && !sends) throw new SalvoOptionError(`websocket.rate needs websocket.message, the message to send; got rate ${show(rate)} and no message`, { option: 'websocket.rate', value: rate, mentions: ['websocket.message'] });
   if (context.amount !== undefined && !sends) {
-    throw new SalvoOptionError(`amount counts messages sent and needs websocket.message; got amount ${context.amount} and no message`);
+    throw new SalvoOptionError(`amount counts messages sent and needs websocket.message; got amount ${context.amount} and no message`, { option: 'amount', value: context.amount, mentions: ['websocket.message'] });
   }
   if (options.perMessageDeflate !== undefined && typeof options.perMessageDeflate !== 'boolean') {
-    throw new SalvoOptionError(`websocket.perMessageDeflate must be true or false; got ${show(options.perMessageDeflate)}`);
+    throw new SalvoOptionError(`websocket.perMessageDeflate must be true or false; got ${show(options.perMessageDeflate)}`, { option: 'websocket.perMessageDeflate', value: options.perMessageDeflate });
   }
   if (context.workers > 1) {
     for (const name of ['message', 'timestamp'] as const) {
       if (typeof options[name] !== 'function') continue;
       const instead = name === 'message' ? 'a fixed string or Buffer' : "{ field: 'name' } for a JSON message";
-      throw new SalvoOptionError(`websocket.${name} is a function, which cannot be sent to worker threads (workers: ${context.workers}); use ${instead}, or workers: 1`);
+      throw new SalvoOptionError(`websocket.${name} is a function, which cannot be sent to worker threads (workers: ${context.workers}); use ${instead}, or workers: 1`, { option: `websocket.${name}`, value: options[name], mentions: ['workers'] });
     }
   }
   return {

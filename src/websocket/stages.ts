@@ -75,7 +75,7 @@ export class StageMeter {
       const closed = this.#closed[index];
       return {
         durationMs: closed?.durationMs ?? 0,
-        clients: stage.connections!,
+        connections: stage.connections!,
         open: closed?.open ?? 0,
         sent: closed?.sent ?? 0,
         received: closed?.received ?? 0,

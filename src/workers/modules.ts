@@ -12,6 +12,7 @@ export function moduleUrl(option: string, specifier: string): string {
   if (specifier.startsWith('.') || isAbsolute(specifier)) return pathToFileURL(resolve(specifier)).href;
   throw new SalvoOptionError(
     `${option} must be a module path (such as './requests.mjs') or a file: URL when given as a string; got ${JSON.stringify(specifier)}`,
+    { option, value: specifier },
   );
 }
 
@@ -21,12 +22,12 @@ export async function importExport(option: string, url: string, exportNames: rea
   try {
     namespace = (await import(url)) as Record<string, unknown>;
   } catch (error) {
-    throw new SalvoOptionError(`${option}: could not import ${url}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new SalvoOptionError(`${option}: could not import ${url}: ${error instanceof Error ? error.message : String(error)}`, { option, value: url, cause: error });
   }
   for (const name of exportNames) {
     // A CommonJS module's module.exports arrives as `default`; its named exports may sit inside it.
     const value = namespace[name] ?? (namespace.default as Record<string, unknown> | undefined)?.[name];
     if (value !== undefined) return value;
   }
-  throw new SalvoOptionError(`${option}: ${url} has no ${exportNames.map((name) => `'${name}'`).join(' or ')} export`);
+  throw new SalvoOptionError(`${option}: ${url} has no ${exportNames.map((name) => `'${name}'`).join(' or ')} export`, { option, value: url });
 }

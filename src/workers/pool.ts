@@ -48,6 +48,7 @@ function assertCopyable(plan: Plan): void {
     } catch (error) {
       throw new SalvoOptionError(
         `${option} cannot be copied into worker threads (workers: ${plan.workers}): ${error instanceof Error ? error.message : String(error)}; use workers: 1`,
+        { option, value, mentions: ['workers'], cause: error },
       );
     }
   }
