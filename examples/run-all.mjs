@@ -14,6 +14,7 @@ const steps = [
   ['capacity search', 'node', ['capacity.mjs'], here('.')],
   ['a server CPU budget per request (monitor)', 'node', ['server-cpu-budget.mjs'], here('.')],
   ['websocket broadcast, clients ramping in steps', 'node', ['websocket-broadcast.mjs'], here('.')],
+  ['socket.io broadcast, clients ramping in steps', 'node', ['socketio-broadcast.mjs'], here('.')],
   ['cli', 'node', ['cli.mjs', '--duration', '2s', '--connections', '4'], here('.')],
   ['cli, 2 workers', 'node', ['cli.mjs', '--duration', '2s', '--connections', '4', '--workers', '2', '--transport', 'undici'], here('.')],
   ['node:test', 'node', ['--test', 'node-test/load.test.mjs'], here('.')],

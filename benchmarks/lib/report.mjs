@@ -98,7 +98,17 @@ export function renderText(results) {
 }
 
 /** Sections of the README written by the single-purpose scripts' authors, kept when it is regenerated. */
-const KEPT_SECTIONS = ['## New connection per request', '## Pacing cost', '## Outputs', '## WebSocket', '## Before and after refactors', '## Monitor', '## Measurements behind the code'];
+const KEPT_SECTIONS = [
+  '## New connection per request',
+  '## Pacing cost',
+  '## Outputs',
+  '## WebSocket',
+  '## Socket.IO',
+  '## Socket.IO packet codec (issue 32, 2026-11-25)',
+  '## Before and after refactors',
+  '## Monitor',
+  '## Measurements behind the code',
+];
 
 /** The kept sections of `readme` (each from its heading to the next `## ` heading), joined. */
 export function keptSections(readme) {
@@ -148,6 +158,8 @@ bare node:http / undici loop), \`rate.mjs\` (open-loop accuracy and coordinated 
 at the server), \`workers.mjs\` (worker threads), \`memory.mjs\` (peak RSS of 10,000 connections on
 one thread), \`newconn.mjs\` (a new connection per request, http and https, before/after builds),
 \`websocket.mjs\` (WebSocket broadcast and echo against a bare \`ws\` client loop; see WebSocket below),
+\`socketio.mjs\` (Socket.IO broadcast and acknowledged echo against a bare \`socket.io-client\` loop; see
+Socket.IO below),
 \`h2.mjs\` (the \`h2\` transport against h2load on nginx with http2; last run in
 [h2.md](h2.md)).
 

@@ -5,6 +5,7 @@ import { compareCommand } from './commands/compare.js';
 import { mergeCommand } from './commands/merge.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
+import { socketIoInFlagTerms } from './socketio-flags.js';
 
 /**
  * Every subcommand of `salvo`, in help order. A new one is a file in commands/ exporting a
@@ -57,7 +58,7 @@ export function inFlagTerms(error: SalvoOptionError | SalvoRangeError): string {
     const spelling = flagFor(option);
     if (spelling !== undefined) message = message.replaceAll(spelling.text, spelling.flag);
   }
-  return message;
+  return socketIoInFlagTerms(message);
 }
 
 /**

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { LoadOptions, Stage } from '../index.js';
 import { UsageError, type ParsedFlags } from './command.js';
 import { durationFlag, thresholdFlags } from './flag-values.js';
+import { SOCKETIO_FLAGS, socketIoFromFlags } from './socketio-flags.js';
 
 /** A flag as parseArgs takes it, with what its help line shows. */
 export interface Flag {
@@ -47,6 +48,7 @@ export const LOAD_FLAGS = {
   'ws-message': { type: 'string', value: 'TEXT', help: 'ws:/wss: URL: send TEXT on each connection and time each reply' },
   'ws-rate': { type: 'string', value: 'N', help: 'ws:/wss: URL: messages/s per connection (default: when the reply came)' },
   'ws-timestamp': { type: 'string', value: 'FIELD', help: 'ws:/wss: URL: time received JSON messages from their epoch-ms FIELD' },
+  ...SOCKETIO_FLAGS,
   'monitor-pid': { type: 'string', multiple: true, value: 'PID', help: "watch the server's process (CPU, memory; Linux); repeat for more" },
   'monitor-url': { type: 'string', multiple: true, value: 'URL', help: 'watch a Prometheus endpoint (node_exporter, prom-client); repeat' },
 } as const satisfies Record<string, Flag>;
@@ -185,6 +187,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
         : { ...(status === undefined ? {} : { status }), ...(expectBody === undefined ? {} : { body: expectBody }) },
     thresholds: thresholdFlags('threshold', flags.threshold),
     websocket: webSocketFlags(flags['ws-message'], flags['ws-rate'], flags['ws-timestamp']),
+    socketio: socketIoFromFlags(flags),
     monitor: monitorFlags(flags['monitor-pid'], flags['monitor-url']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];

@@ -36,8 +36,9 @@ export interface RunInvocation {
 export const RUN_USAGE = `usage: salvo URL [flags]
        salvo <command> [args]  (salvo <command> --help for its own)
 
-Load-tests URL (http: or https:) and prints a summary; progress goes to stderr, the result alone to
-stdout. Exit status: 0 ok, 1 a threshold failed, 2 bad flags or options, 130 stopped by Ctrl-C
+Load-tests URL (http: or https:; ws: or wss: a WebSocket run; with --socketio-* flags the origin of
+a Socket.IO server) and prints a summary; progress goes to stderr, the result alone to stdout.
+Exit status: 0 ok, 1 a threshold failed, 2 bad flags or options, 130 stopped by Ctrl-C
 (the partial result is printed).
 
 flags:
@@ -47,6 +48,7 @@ examples:
   salvo http://127.0.0.1:3000/ -c 100 -d 30s
   salvo http://127.0.0.1:3000/api -R 2000 -d 1m --threshold 'latency.p99<50' --html report.html
   salvo http://127.0.0.1:3000/ -a 10000 --json > result.json && salvo report result.json -o report.html
+  salvo http://127.0.0.1:3000 -c 100 -d 30s --socketio-emit echo --socketio-data '{"hello":1}' --socketio-ack
   salvo http://127.0.0.1:3000/ -R 5000 -d 30m --out prometheus=http://127.0.0.1:9090/api/v1/write --out-label testid=checkout-v2
 `;
 

@@ -2,12 +2,16 @@ import { findCapacity, formatCapacity, formatCapacityStep, renderCapacityReport 
 import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command } from '../command.js';
 import { durationFlag, integerFlag, numberFlag, thresholdFlags } from '../flag-values.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-flags.js';
+import { SOCKETIO_FLAGS } from '../socketio-flags.js';
 
 /**
  * The run flags that make sense for every step: the search sets rate, duration and thresholds
  * itself, and searches HTTP request rates only (a WebSocket run's load is its clients and messages).
  */
-const NOT_STEP_FLAGS = ['duration', 'amount', 'rate', 'rate-stage', 'connection-stage', 'threshold', 'ws-message', 'ws-rate', 'ws-timestamp'] as const;
+const NOT_STEP_FLAGS = [
+  ...['duration', 'amount', 'rate', 'rate-stage', 'connection-stage', 'threshold', 'ws-message', 'ws-rate', 'ws-timestamp'] as const,
+  ...(Object.keys(SOCKETIO_FLAGS) as Array<keyof typeof SOCKETIO_FLAGS>),
+];
 const STEP_FLAGS = Object.fromEntries(
   Object.entries(LOAD_FLAGS).filter(([name]) => !(NOT_STEP_FLAGS as readonly string[]).includes(name)),
 ) as Omit<typeof LOAD_FLAGS, (typeof NOT_STEP_FLAGS)[number]>;
