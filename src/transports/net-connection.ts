@@ -1,25 +1,16 @@
-import net, { type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type tls from 'node:tls';
 import { ResponseParser } from '../http1/parser.js';
 import type { ResponseHandler, ResponseParserOptions } from '../http1/response-handler.js';
 import { isHeadRequest, requestMethod } from '../http1/request.js';
-import { watchConnect } from './connect-timing.js';
-import { CONNECTION_CLOSED, errorCode, UNSOLICITED_RESPONSE } from './error-code.js';
-import { createHandleWriter, type HandleWriter } from './handle-writer.js';
-import { RawTcp, rawTcpSupported, type RawTcpEvents } from './raw-tcp.js';
+import { CONNECTION_CLOSED, UNSOLICITED_RESPONSE } from './error-code.js';
 import type { Endpoint } from './endpoint.js';
-import { connectTls, SessionStore } from './tls-setup.js';
+import { ConnectionLink, type ConnectionOwner } from './net-link.js';
+import type { SessionStore } from './tls-setup.js';
 import { FIRST_BYTE_IN_LAST_READ, isIdempotentMethod, type Lane, type TransportSink } from './transport.js';
 import type { ResponseDetails } from '../shared/exchange.js';
 
-/** What a connection reports to the transport that owns it. */
-export interface ConnectionOwner {
-  /** Sockets connected now. */
-  connectedCount: number;
-  /** Send again what the server provably never processed (`TransportConfig.retry`). */
-  readonly retry: boolean;
-}
+export { opensRawTcp, type ConnectionOwner } from './net-link.js';
 
 /** The lanes in flight on a connection that went, with their requests, in send order. */
 interface Lost {
@@ -34,34 +25,16 @@ function uncork(socket: Socket): void {
 }
 
 /**
- * Whether a slot carrying `capacity` requests at a time opens bare TCP handles (`RawTcp`) once the
- * endpoint's address is known: plain TCP, one request at a time (a pipelined connection stays on a
- * socket, which gathers a burst into one write), and a Node that offers the bindings.
+ * One connection slot: the connection open on it now (or none; `ConnectionLink` opens and closes
+ * it), its parser, and the lanes in flight on it in send order, since HTTP/1.1 answers pipelined
+ * requests in order.
  */
-export function opensRawTcp(endpoint: Endpoint, capacity: number): boolean {
-  return endpoint.tls === undefined && capacity === 1 && rawTcpSupported();
-}
-
-/**
- * One connection slot: the connection open on it now (or none), its parser, and the lanes in flight
- * on it in send order, since HTTP/1.1 answers pipelined requests in order.
- *
- * A connection is a `net`/`tls` socket, or, for plain TCP with one request in flight at a time and
- * a known address, a bare TCP handle (`RawTcp`), which costs a new connection about half the CPU.
- * Either way `#link` is the object that identifies it, so that a callback of one already replaced
- * is dropped.
- */
-export class Connection implements ResponseHandler {
-  connected = false;
+export class Connection extends ConnectionLink implements ResponseHandler {
   /** Close once idle: the engine is ramping connections down. */
   released = false;
 
-  readonly #owner: ConnectionOwner;
-  readonly #endpoint: Endpoint;
   readonly #sink: TransportSink;
   readonly #parser: ResponseParser;
-  /** Pipelining: requests sent in one tick leave in one write. */
-  readonly #batchWrites: boolean;
   /** Ring of lanes in flight, with each one's request (to send again) and whether it was a HEAD. */
   #lanes: Array<Lane | undefined>;
   #requests: Array<Buffer | undefined>;
@@ -81,47 +54,13 @@ export class Connection implements ResponseHandler {
   #reused = false;
   /** The request written last went out with nothing else in flight: every earlier response had come. */
   #lastWrittenIdle = false;
-  /** The connection open now: its socket, or its `RawTcp` handle. */
-  #link: object | undefined;
-  /** The socket, when the connection open now is one. */
-  #socket: Socket | undefined;
-  /** This slot's bare handles, once it has opened one; `#rawCapable` says whether it may. */
-  #raw: RawTcp | undefined;
-  readonly #rawCapable: boolean;
-  readonly #rawEvents: RawTcpEvents;
-  readonly #readBuffer: Buffer;
-  /** A bare handle was opened at (performance.now() ms), for its connect time. */
-  #openedAt = 0;
-  /** Requests sent while a bare handle connects, written once it has. */
-  #pending: Buffer | undefined;
-  /** `whenOpen` is waiting for this connection to connect or go. */
-  #onOpen: (() => void) | undefined;
   /** The connection whose bytes are being parsed, to tell whether a callback replaced it. */
   #reading: object | undefined;
-  /** Writes past the Writable stream, once a plain-TCP socket is connected and not pipelining. */
-  #writer: HandleWriter | undefined;
-  /** The socket became ready (performance.now() ms): requests sent before went out then. */
-  #readyAt = 0;
   /**
    * First byte of a response that spans reads, stamped as the read that began it ends (0: none).
    * A response that arrives whole in one read needs no clock read of its own: see FIRST_BYTE_IN_LAST_READ.
    */
   #firstByteAt = 0;
-
-  /**
-   * What every socket of this slot gets, built once: the listeners find their socket in `this`
-   * (Node calls event listeners and the `onread` callback on the socket), so opening a connection
-   * creates no closures and no options objects.
-   */
-  readonly #onread: net.OnReadOpts;
-  readonly #tcpOptions: net.TcpNetConnectOpts & { onread: net.OnReadOpts };
-  /** Node honours `onread` for TLS sockets it creates; @types/node only declares it for net. */
-  readonly #tlsOptions: (tls.ConnectionOptions & { onread: net.OnReadOpts }) | undefined;
-  readonly #sessions: SessionStore | undefined;
-  readonly #onConnectEvent: (this: Socket) => void;
-  readonly #onErrorEvent: (this: Socket, error: Error) => void;
-  readonly #onEndEvent: (this: Socket) => void;
-  readonly #onCloseEvent: (this: Socket) => void;
 
   constructor(
     owner: ConnectionOwner,
@@ -132,60 +71,12 @@ export class Connection implements ResponseHandler {
     parsing: ResponseParserOptions,
     sessions: SessionStore | undefined,
   ) {
-    this.#owner = owner;
-    this.#endpoint = endpoint;
+    super(owner, endpoint, readBuffer, capacity, sessions);
     this.#sink = sink;
     this.#parser = new ResponseParser(this, parsing);
-    this.#batchWrites = capacity > 1;
     this.#lanes = new Array<Lane | undefined>(capacity).fill(undefined);
     this.#requests = new Array<Buffer | undefined>(capacity).fill(undefined);
     this.#heads = new Array<boolean>(capacity).fill(false);
-    this.#sessions = sessions;
-    this.#readBuffer = readBuffer;
-    this.#rawCapable = opensRawTcp(endpoint, capacity);
-    // the listeners' `this` is the socket
-    const connection = this;
-    this.#onread = {
-      buffer: readBuffer,
-      callback(this: Socket, nread: number, buffer: Uint8Array): boolean {
-        connection.#onRead(this, nread, buffer as Buffer);
-        return true;
-      },
-    };
-    this.#onConnectEvent = function (this: Socket) {
-      connection.#onConnect(this);
-    };
-    this.#onErrorEvent = function (this: Socket, error: Error) {
-      connection.#onError(this, error);
-    };
-    this.#onEndEvent = function (this: Socket) {
-      connection.#onEnd(this);
-    };
-    this.#onCloseEvent = function (this: Socket) {
-      connection.#onClose(this);
-    };
-    this.#rawEvents = {
-      connected: (handle) => connection.#onConnect(handle),
-      read: (handle, nread, buffer) => connection.#onRead(handle, nread, buffer),
-      ended: (handle) => connection.#onEnd(handle),
-      failed: (handle, code) => connection.#onFailure(handle, code),
-    };
-    const { host, port, lookup } = endpoint;
-    this.#tcpOptions = { host, port, lookup, onread: this.#onread, noDelay: true };
-    this.#tlsOptions = endpoint.tls === undefined ? undefined : { ...endpoint.tls, onread: this.#onread };
-  }
-
-  /** A connection is open (or opening) on this slot. */
-  get isOpen(): boolean {
-    return this.#link !== undefined;
-  }
-
-  /** Opens a connection ahead of the first request; resolves once it has connected or gone. */
-  whenOpen(): Promise<void> {
-    this.open();
-    return new Promise((resolve) => {
-      this.#onOpen = resolve;
-    });
   }
 
   open(): void {
@@ -193,49 +84,28 @@ export class Connection implements ResponseHandler {
     this.#firstByteAt = 0;
     this.#reused = false;
     this.released = false;
-    const address = this.#endpoint.address;
-    if (this.#rawCapable && address !== undefined) {
-      this.#raw ??= new RawTcp(this.#rawEvents, this.#readBuffer);
-      this.#openedAt = performance.now();
-      this.#link = this.#raw.open(address.ip, address.family, this.#endpoint.port);
-      return;
-    }
-    let socket: Socket;
-    const tlsOptions = this.#tlsOptions;
-    if (tlsOptions === undefined) {
-      socket = net.connect(this.#tcpOptions);
-      socket.on('connect', this.#onConnectEvent);
-    } else {
-      socket = connectTls(tlsOptions, this.#sessions);
-      socket.on('secureConnect', this.#onConnectEvent);
-    }
-    socket.on('error', this.#onErrorEvent);
-    socket.on('end', this.#onEndEvent);
-    socket.on('close', this.#onCloseEvent);
-    watchConnect(socket, tlsOptions !== undefined, this.#endpoint.phases);
-    this.#socket = socket;
-    this.#link = socket;
+    this.openLink();
   }
 
   send(lane: Lane, request: Buffer): void {
-    if (this.#link === undefined) this.open();
+    if (this.link === undefined) this.open();
     this.released = false;
     this.#push(lane, request);
-    const socket = this.#socket;
+    const socket = this.socket;
     if (socket === undefined) {
       // A bare handle: written now, or as soon as it connects.
-      if (this.connected) this.#raw!.write(request);
-      else this.#pending = this.#pending === undefined ? request : Buffer.concat([this.#pending, request]);
+      if (this.connected) this.raw!.write(request);
+      else this.pending = this.pending === undefined ? request : Buffer.concat([this.pending, request]);
       return;
     }
-    if (this.#writer !== undefined) {
-      this.#writer.write(request);
+    if (this.writer !== undefined) {
+      this.writer.write(request);
       return;
     }
     // Inside a read the socket is already corked; elsewhere (a pipelining burst, a paced tick) the
     // requests sent in the same tick are gathered into one write. With one request in flight there
     // is nothing to gather, and a corked write takes the slower writev path.
-    if (this.#batchWrites && socket.writableCorked === 0) {
+    if (this.batchWrites && socket.writableCorked === 0) {
       socket.cork();
       process.nextTick(uncork, socket);
     }
@@ -256,7 +126,7 @@ export class Connection implements ResponseHandler {
   abort(firstCode: string, restCode: string): void {
     const unsent = !this.connected;
     const { lanes } = this.#drain();
-    this.#detach();
+    this.detach();
     // A retried request went on the wire once, on the connection before this one.
     for (let i = 0; i < lanes.length; i++) this.#sink.onError(lanes[i]!, i === 0 ? firstCode : restCode, unsent && !lanes[i]!.retried);
   }
@@ -275,7 +145,7 @@ export class Connection implements ResponseHandler {
     const unsent = !this.connected;
     const race = this.#reused && this.#count === 1 && this.#lastWrittenIdle && !headAnswering;
     const { lanes, requests } = this.#drain();
-    this.#detach();
+    this.detach();
     for (let i = 0; i < lanes.length; i++) {
       const lane = lanes[i]!;
       const request = requests[i]!;
@@ -286,7 +156,7 @@ export class Connection implements ResponseHandler {
 
   /** Sends `lane`'s request again, on a new connection, unless it was sent again already or retries are off. */
   #resend(lane: Lane, request: Buffer): boolean {
-    if (lane.retried || !this.#owner.retry) return false;
+    if (lane.retried || !this.owner.retry) return false;
     lane.retried = true;
     this.send(lane, request);
     this.#sink.onRetry?.(lane, request.length);
@@ -295,16 +165,16 @@ export class Connection implements ResponseHandler {
 
   release(): void {
     this.released = true;
-    if (this.#count === 0) this.#detach();
+    if (this.#count === 0) this.detach();
   }
 
   /** Closes the connection without reporting anything; resolves once it has closed. */
   discard(): Promise<void> {
-    const socket = this.#socket;
-    const raw = this.#link !== undefined && socket === undefined;
+    const socket = this.socket;
+    const raw = this.link !== undefined && socket === undefined;
     this.#drain();
-    if (raw) return new Promise((resolve) => this.#detach(resolve));
-    this.#detach();
+    if (raw) return new Promise((resolve) => this.detach(resolve));
+    this.detach();
     if (socket === undefined || socket.closed) return Promise.resolve();
     return new Promise((resolve) => socket.once('close', () => resolve()));
   }
@@ -321,11 +191,11 @@ export class Connection implements ResponseHandler {
     lane.firstByteAt = this.#firstByteAt === 0 ? FIRST_BYTE_IN_LAST_READ : this.#firstByteAt;
     this.#firstByteAt = 0;
     // Requests sent before the socket was ready went out when it was.
-    if (lane.writtenAt < this.#readyAt) lane.writtenAt = this.#readyAt;
+    if (lane.writtenAt < this.readyAt) lane.writtenAt = this.readyAt;
     const reading = this.#reading;
-    if (willClose || !this.#endpoint.keepAlive || (this.released && this.#count === 0)) {
+    if (willClose || !this.endpoint.keepAlive || (this.released && this.#count === 0)) {
       const { lanes, requests } = this.#drain();
-      this.#detach();
+      this.detach();
       // Pipelined behind a response that announced the close: the server read no further, so they
       // go again, whatever their method, ahead of what the sink sends next.
       const failed = lanes.length === 0 ? lanes : lanes.filter((other, i) => !willClose || !this.#resend(other, requests[i]!));
@@ -336,101 +206,46 @@ export class Connection implements ResponseHandler {
     if (this.#count > 0) this.#parser.headRequest = this.#heads[this.#first]!;
     this.#sink.onResponse(lane, status, bytes, details);
     // The sink may have cancelled a lane of this connection, which replaced it.
-    return this.#link === reading;
+    return this.link === reading;
   }
 
-  #onConnect(link: object): void {
-    if (link !== this.#link) return;
-    // A TLS socket whose certificate the session store checks: one that failed is destroyed (its
-    // 'error' and 'close' follow).
-    if (this.#sessions !== undefined && !this.#sessions.accept(link as tls.TLSSocket)) return;
-    this.connected = true;
-    this.#readyAt = performance.now();
-    this.#owner.connectedCount++;
-    const socket = this.#socket;
-    if (socket === undefined) {
-      // A bare handle records its own connect time (a socket's is watched by `watchConnect`).
-      this.#endpoint.phases.recordConnection(this.#readyAt - this.#openedAt, undefined);
-      const pending = this.#pending;
-      if (pending !== undefined) {
-        this.#pending = undefined;
-        this.#raw!.write(pending);
-      }
-    } else if (this.#endpoint.tls === undefined && !this.#batchWrites && this.#endpoint.keepAlive) {
-      // A connection that carries one request (no keep-alive) wrote it before it connected.
-      this.#writer = createHandleWriter(socket);
-    }
-    this.#opened();
-  }
-
-  #onRead(link: object, nread: number, buffer: Buffer): void {
-    if (link !== this.#link) return;
+  protected override onRead(link: object, nread: number, buffer: Buffer): void {
+    if (link !== this.link) return;
     if (this.#count === 0) {
-      this.#detach();
+      this.detach();
       return;
     }
     this.#reading = link;
     this.#answerable = this.#count;
     // Requests the sink sends while responses are parsed leave in one write (batching is only
     // ever on sockets: bare handles carry one request at a time).
-    const socket = this.#batchWrites ? this.#socket : undefined;
+    const socket = this.batchWrites ? this.socket : undefined;
     socket?.cork();
     const error = this.#parser.execute(buffer, 0, nread);
     socket?.uncork();
     // A response that began in this read and goes on in the next: its first byte came now.
-    if (this.#firstByteAt === 0 && link === this.#link && this.#parser.inMessage) this.#firstByteAt = performance.now();
-    if (error !== undefined && link === this.#link) this.abort(error, error);
+    if (this.#firstByteAt === 0 && link === this.link && this.#parser.inMessage) this.#firstByteAt = performance.now();
+    if (error !== undefined && link === this.link) this.abort(error, error);
   }
 
-  #onError(socket: Socket, error: Error): void {
-    this.#onFailure(socket, errorCode(error));
-  }
-
-  #onFailure(link: object, code: string): void {
-    if (link !== this.#link) return;
+  protected override onFailure(link: object, code: string): void {
+    if (link !== this.link) return;
     this.#lose(code, code, this.#parser.inMessage);
   }
 
-  #onEnd(link: object): void {
-    if (link !== this.#link) return;
+  protected override onEnd(link: object): void {
+    if (link !== this.link) return;
     this.#reading = link;
     this.#answerable = this.#count;
     // A body delimited by the close completes here; a response cut short is a parse error.
     const error = this.#parser.finish();
-    if (link !== this.#link) return;
+    if (link !== this.link) return;
     this.#lose(error ?? CONNECTION_CLOSED, CONNECTION_CLOSED, error !== undefined);
   }
 
-  #onClose(socket: Socket): void {
-    if (socket !== this.#link) return;
+  protected override onClose(socket: Socket): void {
+    if (socket !== this.link) return;
     this.#lose(CONNECTION_CLOSED, CONNECTION_CLOSED, this.#parser.inMessage);
-  }
-
-  /** Closes the connection open now; `onClosed` (bare handles only) hears when it has closed. */
-  #detach(onClosed?: () => void): void {
-    if (this.#link === undefined) {
-      if (onClosed !== undefined) onClosed();
-      return;
-    }
-    const socket = this.#socket;
-    this.#link = undefined;
-    this.#socket = undefined;
-    this.#writer = undefined;
-    this.#pending = undefined;
-    if (this.connected) {
-      this.connected = false;
-      this.#owner.connectedCount--;
-    }
-    if (socket === undefined) this.#raw!.close(onClosed);
-    else socket.destroy();
-    this.#opened();
-  }
-
-  #opened(): void {
-    const onOpen = this.#onOpen;
-    if (onOpen === undefined) return;
-    this.#onOpen = undefined;
-    onOpen();
   }
 
   #push(lane: Lane, request: Buffer): void {
