@@ -102,6 +102,7 @@ const KEPT_SECTIONS = [
   '## New connection per request',
   '## Pacing cost',
   '## Outputs',
+  '## A server that closes connections on purpose (issue 29, 2026-11-25)',
   '## WebSocket',
   '## Socket.IO',
   '## Socket.IO packet codec (issue 32, 2026-11-25)',
