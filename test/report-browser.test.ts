@@ -8,6 +8,7 @@ import t from 'tap';
 import { renderReport, runLoad, type LoadResult } from '../src/index.js';
 import { root } from './fixtures/cli.js';
 import { headlessChromium } from './fixtures/browser.js';
+import { showOffline } from './fixtures/report-page.js';
 import { testServer } from './fixtures/test-server.js';
 
 const outDir = join(root, '.tap', 'report');
@@ -35,18 +36,7 @@ interface PageCheck {
 async function open(page: Page, html: string, name: string, problems: string[]): Promise<PageCheck> {
   const path = join(outDir, `${name}.html`);
   await writeFile(path, html);
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console ${message.type()}: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith('file:')) return route.continue();
-    problems.push(`request to ${url}`);
-    return route.abort();
-  });
-  await page.goto(`file://${path}`);
-  await page.waitForSelector('body[data-charts]');
+  await showOffline(page, path, problems);
   return page.evaluate(() => {
     const { document } = globalThis as unknown as { document: PageDocument };
     const specs = JSON.parse(document.getElementById('salvo-data')!.textContent!).charts as Array<{
