@@ -4,6 +4,7 @@ import net, { type AddressInfo, type Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
+import { frame } from './fixtures/raw-h2-server.js';
 import { localhostCert, localhostKey } from './fixtures/raw-http-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 import { diagnoses } from './fixtures/warnings.js';
@@ -176,15 +177,6 @@ async function rawH2Server(t: Test, answer: (streamId: number) => Buffer): Promi
   await once(server, 'listening');
   t.teardown(() => new Promise((resolve) => server.close(resolve)));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, connections: () => connections, received };
-}
-
-function frame(type: number, flags: number, streamId: number, payload: Buffer): Buffer {
-  const header = Buffer.alloc(9);
-  header.writeUIntBE(payload.length, 0, 3);
-  header[3] = type;
-  header[4] = flags;
-  header.writeUInt32BE(streamId, 5);
-  return Buffer.concat([header, payload]);
 }
 
 const GOAWAY = 0x7;
