@@ -81,14 +81,7 @@ export interface SecondSummary extends ShardSecond {
 }
 
 /** A thread's (or, merged, the run's) counts since the measured run began, sent with each closed second. */
-export interface RunningTotals {
-  sent: number;
-  completed: number;
-  errors: number;
-  retried: number;
-  statusCodes: Record<string, number>;
-  errorsByCode: Record<string, number>;
-}
+export type RunningTotals = Pick<ShardStats, 'sent' | 'completed' | 'errors' | 'retried' | 'statusCodes' | 'errorsByCode'>;
 
 /** The maximum in ms as the final result will report it. */
 function maxOf(histogram: hdr.Histogram): number {
