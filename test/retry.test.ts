@@ -1,6 +1,8 @@
 // Requests the server provably never processed are sent again, once, on a new connection (issue 29):
 // servers that close on purpose show no errors, and no request is processed twice.
+import { once } from 'node:events';
 import type net from 'node:net';
+import { Worker } from 'node:worker_threads';
 import t, { type Test } from 'tap';
 import { formatResult, runLoad, type LoadOptions, type TransportName } from '../src/index.js';
 import { rawServer, type RawServer } from './fixtures/raw-http-server.js';
@@ -255,4 +257,63 @@ t.test('retries over worker threads add up in the result, its timeline, its prog
   t.equal(result.timeline.reduce((sum, second) => sum + second.retried, 0), result.requests.retried, 'timeline adds up');
   t.equal(progressRetried, result.requests.retried, 'the last progress totals');
   t.match(formatResult(result), new RegExp(`^Requests +200 sent, 200 completed, 0 missed, ${result.requests.retried} retried$`, 'm'));
+});
+
+/**
+ * A server in a worker thread, so that it answers and resets while the test's own thread is busy:
+ * the second request on each connection is answered 20 ms late and followed at once by a reset.
+ */
+const LATE_THEN_RESET = `
+const net = require('node:net');
+const { parentPort } = require('node:worker_threads');
+const OK = ${JSON.stringify(OK)};
+let processed = 0;
+const server = net.createServer((socket) => {
+  socket.on('error', () => {});
+  let pending = '';
+  let index = 0;
+  socket.on('data', (chunk) => {
+    pending += chunk.toString('latin1');
+    for (let end; (end = pending.indexOf('\\r\\n\\r\\n')) !== -1; ) {
+      pending = pending.slice(end + 4);
+      const i = index++;
+      if (i > 1) continue;
+      parentPort.postMessage({ processed: ++processed });
+      if (i === 0) socket.write(OK);
+      else setTimeout(() => { socket.write(OK); socket.resetAndDestroy(); }, 20);
+    }
+  });
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+`;
+
+// The kernel reports a reset to the first call that asks; when that is a write, the responses the
+// server sent before its reset are still waiting to be read, and they count.
+t.test('net: a response that came before a reset counts, though a write learned of the reset first', async (t) => {
+  const worker = new Worker(LATE_THEN_RESET, { eval: true });
+  t.teardown(() => worker.terminate());
+  let processed = 0;
+  worker.on('message', (message: { processed?: number }) => (processed = message.processed ?? processed));
+  const [{ port }] = (await once(worker, 'message')) as [{ port: number }];
+  let built = 0;
+  const result = await runLoad({
+    url: `http://127.0.0.1:${port}/`,
+    transport: 'net',
+    connections: 1,
+    pipelining: 2,
+    amount: 3,
+    timeout: 3000,
+    requests: [
+      {
+        // The third request is built as the first response is read: the thread stays busy through the late answer and the reset.
+        setupRequest: (request) => {
+          if (built++ === 2) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 150);
+          return request;
+        },
+      },
+    ],
+  });
+  t.equal(processed, 2, 'the server answered two requests');
+  t.equal(result.requests.completed, 2, 'both answers counted');
+  t.same(result.errors, { total: 1, byCode: { ECONNRESET: 1 } }, 'the third request met the reset');
 });

@@ -102,7 +102,7 @@ export class H2Connection extends H2Session implements FrameHandler {
       socket = secureSocket;
     }
     socket.on('error', (error) => this.lose(this.#errorCode(error)));
-    socket.on('end', () => this.lose(this.lossCode ?? CONNECTION_CLOSED));
+    socket.on('end', () => this.lose(this.lossCode ?? this.writer?.failure ?? CONNECTION_CLOSED));
     socket.on('close', () => this.lose(this.lossCode ?? CONNECTION_CLOSED));
     watchConnect(socket, this.#secure, endpoint.phases);
     this.socket = socket;

@@ -19,8 +19,23 @@ import { processBinding } from './process-binding.js';
  * through the stream. `HandleWrites` is the same for bare TCP handles (raw-tcp.ts).
  */
 export interface HandleWriter {
-  /** Writes `data`; write errors destroy the socket with an errno-coded error, as the stream does. */
+  /** Writes `data`; a write error destroys the socket with an errno-coded error once pending reads are in. */
   write(data: Uint8Array): void;
+  /**
+   * The errno code of a write that failed, if one did. The kernel reports a reset once: to the
+   * write, which leaves the reads that follow it an EOF, which is this error.
+   */
+  readonly failure: string | undefined;
+}
+
+/**
+ * Calls `fail` once the reads already waiting in the kernel have been delivered. A write fails
+ * (ECONNRESET, EPIPE) when a reset has arrived, and the responses the server sent before its reset
+ * are still unread: closing at once would count them as errors though they came. The second
+ * `setImmediate` runs after the next loop turn's poll phase, which reads them (and then the reset).
+ */
+export function afterPendingReads(fail: () => void): void {
+  setImmediate(() => setImmediate(fail));
 }
 
 /** A libuv stream handle's write method (`LibuvStreamWrap#writeBuffer`). */
@@ -130,20 +145,49 @@ export function createHandleWrites(fail: WriteFailure): HandleWrites | undefined
   return stream === undefined ? undefined : new HandleWrites(stream, fail);
 }
 
-/** A writer for `socket`, which must be a connected plain-TCP socket; undefined where unsupported. */
-export function createHandleWriter(socket: Socket): HandleWriter | undefined {
+/**
+ * A writer for `socket`, which must be a connected plain-TCP socket; undefined where unsupported.
+ * With `gather`, what is written in one tick (a pipelining burst, the requests sent while a read
+ * is parsed) leaves in one write on the next tick, as a corked stream would send it.
+ */
+export function createHandleWriter(socket: Socket, gather = false): HandleWriter | undefined {
   const stream = streamBinding();
   const handle = (socket as unknown as { _handle?: Partial<StreamHandle> | null })._handle;
   if (stream === undefined || typeof handle?.writeBuffer !== 'function') return undefined;
   const streamHandle = handle as StreamHandle;
-  const writes = new HandleWrites(stream, (_handle, status) => {
-    if (!socket.destroyed) socket.destroy(writeFailure(status));
-  });
+  let failure: string | undefined;
+  const fail = (status: number): void => {
+    failure ??= getSystemErrorName(status);
+    afterPendingReads(() => {
+      if (!socket.destroyed) socket.destroy(writeFailure(status));
+    });
+  };
+  const writes = new HandleWrites(stream, (_handle, status) => fail(status));
+  const writeNow = (data: Uint8Array): void => {
+    if (socket.destroyed) return;
+    const status = writes.write(streamHandle, data);
+    if (status !== 0) fail(status);
+  };
+  if (!gather) {
+    return {
+      write: writeNow,
+      get failure() {
+        return failure;
+      },
+    };
+  }
+  const gathered: Uint8Array[] = [];
+  const flush = (): void => {
+    const data = gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered);
+    gathered.length = 0;
+    writeNow(data);
+  };
   return {
     write(data: Uint8Array): void {
-      if (socket.destroyed) return;
-      const status = writes.write(streamHandle, data);
-      if (status !== 0) socket.destroy(writeFailure(status));
+      if (gathered.push(data) === 1) process.nextTick(flush);
+    },
+    get failure() {
+      return failure;
     },
   };
 }

@@ -219,7 +219,7 @@ export class Connection extends ConnectionLink implements ResponseHandler {
     this.#answerable = this.#count;
     // Requests the sink sends while responses are parsed leave in one write (batching is only
     // ever on sockets: bare handles carry one request at a time).
-    const socket = this.batchWrites ? this.socket : undefined;
+    const socket = this.batchWrites && this.writer === undefined ? this.socket : undefined;
     socket?.cork();
     const error = this.#parser.execute(buffer, 0, nread);
     socket?.uncork();
@@ -235,6 +235,11 @@ export class Connection extends ConnectionLink implements ResponseHandler {
 
   protected override onEnd(link: object): void {
     if (link !== this.link) return;
+    const failure = this.writer?.failure;
+    if (failure !== undefined) {
+      this.onFailure(link, failure);
+      return;
+    }
     this.#reading = link;
     this.#answerable = this.#count;
     // A body delimited by the close completes here; a response cut short is a parse error.

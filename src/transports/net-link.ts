@@ -179,9 +179,9 @@ export abstract class ConnectionLink {
         this.pending = undefined;
         this.raw!.write(pending);
       }
-    } else if (this.endpoint.tls === undefined && !this.batchWrites && this.endpoint.keepAlive) {
+    } else if (this.endpoint.tls === undefined && this.endpoint.keepAlive) {
       // A connection that carries one request (no keep-alive) wrote it before it connected.
-      this.writer = createHandleWriter(socket);
+      this.writer = createHandleWriter(socket, this.batchWrites);
     }
     this.#opened();
   }

@@ -1,5 +1,5 @@
 import { getSystemErrorName } from 'node:util';
-import { createHandleWrites, type HandleWrites, type StreamHandle } from './handle-writer.js';
+import { afterPendingReads, createHandleWrites, type HandleWrites, type StreamHandle } from './handle-writer.js';
 import { processBinding } from './process-binding.js';
 
 /**
@@ -25,8 +25,8 @@ export interface RawTcpEvents {
   ended(handle: object): void;
   /**
    * Connecting, reading or writing failed, with the errno code (ECONNREFUSED, ECONNRESET...). A
-   * failure of a call salvo made (connect, write) is reported on the next tick, as `net.Socket`
-   * emits 'error', never from inside the call.
+   * failed connect is reported on the next tick, as `net.Socket` emits 'error', never from inside
+   * the call; a failed write once the reads waiting in the kernel are in (`afterPendingReads`).
    */
   failed(handle: object, code: string): void;
 }
@@ -132,6 +132,8 @@ export class RawTcp {
   readonly #onread: (this: TcpHandle) => void;
   readonly #onconnect: (this: ConnectRequest, status: number, handle: TcpHandle) => void;
   #handle: TcpHandle | undefined;
+  /** The handle open now had a write fail with this code (see `HandleWriter.failure`). */
+  #writeFailure: string | undefined;
 
   /** Only after `rawTcpSupported()` said yes. */
   constructor(events: RawTcpEvents, readBuffer: Buffer) {
@@ -140,14 +142,13 @@ export class RawTcp {
     this.#readBuffer = readBuffer;
     // the callbacks' `this` is the handle
     const raw = this;
-    this.#writes = createHandleWrites((handle, status) => {
-      if (handle === raw.#handle) events.failed(handle, getSystemErrorName(status));
-    })!;
+    this.#writes = createHandleWrites((handle, status) => raw.#writeFailed(handle as TcpHandle, status))!;
     const { state, readBytes } = this.#bindings;
     this.#onread = function (this: TcpHandle) {
       const nread = state[readBytes]!;
       if (this !== raw.#handle) return;
       if (nread > 0) events.read(this, nread, readBuffer);
+      else if (nread === UV_EOF && raw.#writeFailure !== undefined) events.failed(this, raw.#writeFailure);
       else if (nread === UV_EOF) events.ended(this);
       else if (nread < 0) events.failed(this, getSystemErrorName(nread));
     };
@@ -164,6 +165,7 @@ export class RawTcp {
     const { TCP, TCPConnectWrap, socketType } = this.#bindings;
     const handle = new TCP(socketType);
     this.#handle = handle;
+    this.#writeFailure = undefined;
     handle.onread = this.#onread;
     handle.useUserBuffer(this.#readBuffer);
     const request = new TCPConnectWrap();
@@ -180,7 +182,7 @@ export class RawTcp {
     const handle = this.#handle;
     if (handle === undefined) return;
     const status = this.#writes.write(handle, data);
-    if (status !== 0) this.#failSoon(handle, status);
+    if (status !== 0) this.#writeFailed(handle, status);
   }
 
   /** Closes the handle open now, if any; `onClosed` is called once it has closed. */
@@ -193,6 +195,14 @@ export class RawTcp {
     this.#handle = undefined;
     if (onClosed === undefined) handle.close();
     else handle.close(onClosed);
+  }
+
+  #writeFailed(handle: TcpHandle, status: number): void {
+    const code = getSystemErrorName(status);
+    if (handle === this.#handle) this.#writeFailure ??= code;
+    afterPendingReads(() => {
+      if (handle === this.#handle) this.#events.failed(handle, code);
+    });
   }
 
   #failSoon(handle: TcpHandle, status: number): void {
