@@ -2,6 +2,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import WebSocket, { type ClientOptions } from 'ws';
+import { receiveFast } from './fast-receive.js';
 
 /** What a connection reports to the runner; every socket ends with exactly one `closed`. */
 export interface ConnectionEvents {
@@ -152,9 +153,12 @@ export class WsConnection {
       const now = performance.now();
       const ready = secureAt || connectedAt || now;
       this.open = true;
+      receiveFast(socket, onMessage);
       events.opened(this, (connectedAt || ready) - startedAt, secure ? ready - (connectedAt || ready) : undefined, now - ready);
     });
-    socket.on('message', (data: Buffer, isBinary: boolean) => events.message(this, data, isBinary));
+    // Messages come from the fast path (fast-receive.ts) or, for the frames it leaves, from ws.
+    const onMessage = (data: Buffer, isBinary: boolean): void => events.message(this, data, isBinary);
+    socket.on('message', onMessage);
     socket.on('error', (error: Error) => {
       const { code, status } = errorCode(error);
       events.failed(this, code, status);
