@@ -1,7 +1,11 @@
 // Socket.IO runs against a real socket.io server: exact counts at both ends (the server's handler
 // sees exactly `messages.sent` emits), acks, reply events, broadcast timestamps, namespaces and auth,
 // pings, server disconnects, binary attachments, workers, bad options.
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import t from 'tap';
+import { WebSocketServer } from 'ws';
 import { findCapacity, formatResult, renderReport, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
 import { decodeHistogram } from '../src/stats/histogram.js';
 import { localhostCert } from './fixtures/raw-http-server.js';
@@ -163,6 +167,40 @@ t.test('pings answered: idle past pingInterval + pingTimeout, the connections st
     timing.ok(server.stats.connects === 3, `none reconnected: ${server.stats.connects} connects`);
     timing.ok(result.errors.total === 0 && Object.keys(result.websocket!.closeCodes).length === 0, `no errors or closes: ${JSON.stringify(result.errors.byCode)} ${JSON.stringify(result.websocket!.closeCodes)}`);
   });
+});
+
+t.test('a server that stops pinging: each connection given up past pingInterval + pingTimeout, counted, replaced', async (t) => {
+  // A bare Engine.IO server (socket.io always pings): it opens with a 100 + 100 ms heartbeat, accepts the namespace, never pings.
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await once(wss, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => wss.close(() => resolve())));
+  const lifetimesMs: number[] = [];
+  wss.on('connection', (socket) => {
+    const openedAt = performance.now();
+    socket.send('0{"sid":"s","upgrades":[],"pingInterval":100,"pingTimeout":100,"maxPayload":1000000}');
+    socket.on('message', (data) => {
+      if (data.toString() === '40') socket.send('40{"sid":"n"}');
+    });
+    socket.on('close', () => lifetimesMs.push(performance.now() - openedAt));
+  });
+  const { port } = wss.address() as AddressInfo;
+  const result = await runLoad({ url: `http://127.0.0.1:${port}`, connections: 2, duration: '1500ms', socketio: { listen: { event: 'tick' } } });
+  const timeouts = result.errors.byCode.SIO_PING_TIMEOUT ?? 0;
+  t.same(Object.keys(result.errors.byCode), ['SIO_PING_TIMEOUT'], JSON.stringify(result.errors.byCode));
+  t.ok(timeouts >= 2, `each connection given up at least once: ${timeouts}`);
+  t.ok(wss.clients.size <= 2, 'none left open beside its replacement');
+  const givenUp = lifetimesMs.slice(0, timeouts);
+  t.ok(givenUp.every((ms) => ms >= 200), `none given up before its 200 ms deadline: ${givenUp.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+});
+
+t.test('the end of a run leaves the namespace: the server sees the client disconnect, not a transport close', async (t) => {
+  const reasons: string[] = [];
+  const server = await socketIoServer(t, {}, (io) => {
+    io.on('connection', (socket) => socket.on('disconnect', (reason) => reasons.push(reason)));
+  });
+  await runLoad({ url: server.url, connections: 3, duration: '300ms', socketio: { emit: { event: 'echo' }, ack: true } });
+  while (reasons.length < 3) await delay(10);
+  t.same(reasons, ['client namespace disconnect', 'client namespace disconnect', 'client namespace disconnect']);
 });
 
 t.test('a server disconnect and a dropped transport are counted and reconnected', async (t) => {

@@ -49,6 +49,24 @@ export function encodeConnect(namespace: string, authJson: string | undefined): 
   return `40${namespacePrefix(namespace)}${authJson ?? ''}`;
 }
 
+/** A namespace disconnect (`41`): the client leaves the namespace, as `socket.disconnect()` does. */
+export function encodeDisconnect(namespace: string): string {
+  return `41${namespacePrefix(namespace)}`;
+}
+
+/**
+ * The server's heartbeat from an Engine.IO open packet (`0{"sid":...,"pingInterval":25000,"pingTimeout":20000}`):
+ * how long a client waits for the next ping before it gives the connection up; 0 where the packet does not say.
+ */
+export function pingDeadlineMs(open: Buffer): number {
+  try {
+    const { pingInterval, pingTimeout } = JSON.parse(open.toString('utf8', 1)) as { pingInterval?: unknown; pingTimeout?: unknown };
+    return typeof pingInterval === 'number' && typeof pingTimeout === 'number' && pingInterval > 0 && pingTimeout >= 0 ? pingInterval + pingTimeout : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * An event's packet before and after its acknowledgement id: `42/ns,` and `["event",data]`. Without
  * an id the packet is `head + body`; with one, `head + id + body`.

@@ -13,6 +13,10 @@ export interface ConnectionEvents {
   failed(connection: WsConnection, code: string, status: number | undefined): void;
   /** The socket is gone; `wasOpen` when its handshake had completed. */
   closed(connection: WsConnection, code: number, wasOpen: boolean): void;
+  /** salvo is about to close this open connection (ramp-down, the run's end): a framing's goodbye. */
+  leaving?(connection: WsConnection): void;
+  /** The run closed every socket. */
+  finished?(): void;
 }
 
 /** How every connection of a thread is opened. */

@@ -228,8 +228,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     this.#statusCodes['101'] = (this.#statusCodes['101'] ?? 0) + 1;
     this.#settle(connection);
     if (this.#stopped || connection.index >= this.#active) {
-      connection.closing = true;
-      connection.socket?.close(NORMAL_CLOSURE);
+      this.#leave(connection);
       return;
     }
     if (this.#begun) this.#startSending(connection, performance.now());
@@ -386,10 +385,9 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
       if (target > before) {
         if (connection.socket === undefined && connection.timer === undefined) this.#opening.request(connection);
       } else if (connection.socket !== undefined) {
-        connection.closing = true;
         clearTimeout(connection.timer);
         connection.timer = undefined;
-        connection.socket.close(NORMAL_CLOSURE);
+        this.#leave(connection);
       }
     }
   }
@@ -404,7 +402,19 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     stats.phases = this.#phases.encode();
     stats.websocket = { closeCodes: this.#closeCodes, stages: this.#stages?.finish(endAt) };
     this.#clockSkew.warn(stats.warnings);
-    return new Promise((resolve) => this.#closeAll(resolve));
+    return new Promise((resolve) =>
+      this.#closeAll(() => {
+        this.#events.finished?.();
+        resolve();
+      }),
+    );
+  }
+
+  /** Closes an open connection on salvo's side (its framing says goodbye first). */
+  #leave(connection: WsConnection): void {
+    connection.closing = true;
+    this.#events.leaving?.(connection);
+    connection.socket?.close(NORMAL_CLOSURE);
   }
 
   #closeAll(then: () => void): void {
@@ -426,9 +436,11 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     };
     this.#allClosed = finish;
     for (const connection of sockets) {
-      connection.closing = true;
-      if (connection.open) connection.socket!.close(NORMAL_CLOSURE);
-      else connection.socket!.terminate();
+      if (connection.open) this.#leave(connection);
+      else {
+        connection.closing = true;
+        connection.socket!.terminate();
+      }
     }
   }
 }

@@ -7,12 +7,14 @@ import {
   EIO_OPEN,
   EIO_PING,
   encodeConnect,
+  encodeDisconnect,
   eventNameBytes,
   eventParts,
   fieldKeyBytes,
   firstArgumentField,
   isEvent,
   PacketHeader,
+  pingDeadlineMs,
   PONG,
   SIO_ACK,
   SIO_BINARY_ACK,
@@ -34,6 +36,11 @@ export const SIO_DISCONNECT_CODE = 'SIO_DISCONNECT';
 export const SIO_CONNECT_TIMEOUT_CODE = 'SIO_CONNECT_TIMEOUT';
 /** A text frame that is no Engine.IO packet. */
 export const SIO_BAD_PACKET_CODE = 'SIO_BAD_PACKET';
+/** No ping from the server within its `pingInterval + pingTimeout`: the connection is given up, as socket.io-client does. */
+export const SIO_PING_TIMEOUT_CODE = 'SIO_PING_TIMEOUT';
+
+/** How often the connections' ping deadlines are checked: one timer for all, not one per connection. */
+const PING_SWEEP_MS = 250;
 
 /** Where a connection is in the Socket.IO handshake. */
 const WEBSOCKET_OPEN = 1;
@@ -66,6 +73,12 @@ export class SocketIoFraming implements ConnectionEvents {
   readonly #partStamp: Float64Array;
   readonly #partAnswers: Uint8Array;
   readonly #connectTimers: Array<NodeJS.Timeout | undefined>;
+  readonly #disconnectPacket: string;
+  /** Per connection: when its next ping is overdue (performance.now() ms; 0: the server set no heartbeat). */
+  readonly #pingDue: Float64Array;
+  readonly #pingDeadlineMs: Float64Array;
+  readonly #connections: Array<WsConnection | undefined>;
+  #sweep: NodeJS.Timeout | undefined;
 
   constructor(runner: WebSocketRunner, sio: PlannedSocketIo, connections: number, timeoutMs: number) {
     this.#runner = runner;
@@ -83,6 +96,10 @@ export class SocketIoFraming implements ConnectionEvents {
     this.#partStamp = new Float64Array(connections);
     this.#partAnswers = new Uint8Array(connections);
     this.#connectTimers = new Array<NodeJS.Timeout | undefined>(connections);
+    this.#disconnectPacket = encodeDisconnect(sio.namespace);
+    this.#pingDue = new Float64Array(connections);
+    this.#pingDeadlineMs = new Float64Array(connections);
+    this.#connections = new Array<WsConnection | undefined>(connections);
   }
 
   /** The WebSocket opened: the Engine.IO open comes next; the run sees the connection open only once connected. */
@@ -90,6 +107,7 @@ export class SocketIoFraming implements ConnectionEvents {
     // Not open for sending until the namespace accepted it.
     connection.open = false;
     const index = connection.index;
+    this.#connections[index] = connection;
     this.#state[index] = WEBSOCKET_OPEN;
     this.#attachmentsLeft[index] = 0;
     const times = this.#openTimes;
@@ -133,10 +151,16 @@ export class SocketIoFraming implements ConnectionEvents {
     }
     const engine = header.engine;
     if (engine !== EIO_MESSAGE) {
-      if (engine === EIO_PING) connection.socket?.send(PONG);
-      else if (engine === EIO_OPEN && this.#state[index] === WEBSOCKET_OPEN) {
+      if (engine === EIO_PING) {
+        connection.socket?.send(PONG);
+        if (this.#pingDue[index] !== 0) this.#pingDue[index] = performance.now() + this.#pingDeadlineMs[index]!;
+      } else if (engine === EIO_OPEN && this.#state[index] === WEBSOCKET_OPEN) {
         this.#state[index] = ENGINE_OPEN;
         connection.socket?.send(this.#connectPacket);
+        const deadlineMs = pingDeadlineMs(data);
+        this.#pingDeadlineMs[index] = deadlineMs;
+        this.#pingDue[index] = deadlineMs === 0 ? 0 : performance.now() + deadlineMs;
+        if (deadlineMs !== 0) this.#sweep ??= setInterval(() => this.#checkPings(), PING_SWEEP_MS).unref();
       } else if (engine === EIO_CLOSE) connection.socket?.close();
       return;
     }
@@ -181,6 +205,33 @@ export class SocketIoFraming implements ConnectionEvents {
     this.#runner.received(connection, this.#partBytes[index]!, this.#partStamp[index]!, this.#partAnswers[index] === 1);
   }
 
+  /**
+   * A server that stopped pinging (hung, or a half-open connection a listening client would never
+   * notice): the connection is an error and is replaced, as socket.io-client gives it up.
+   */
+  #checkPings(): void {
+    const now = performance.now();
+    const due = this.#pingDue;
+    for (let index = 0; index < due.length; index++) {
+      if (due[index] === 0 || due[index]! > now) continue;
+      due[index] = 0;
+      const connection = this.#connections[index];
+      if (connection === undefined || connection.closing || connection.socket === undefined) continue;
+      this.#runner.failed(connection, SIO_PING_TIMEOUT_CODE, undefined);
+      connection.socket.terminate();
+    }
+  }
+
+  /** salvo closes a connected client: it leaves the namespace first, as `socket.disconnect()` does. */
+  leaving(connection: WsConnection): void {
+    if (this.#state[connection.index] === CONNECTED) connection.socket?.send(this.#disconnectPacket);
+  }
+
+  finished(): void {
+    clearInterval(this.#sweep);
+    this.#sweep = undefined;
+  }
+
   failed(connection: WsConnection, code: string, status: number | undefined): void {
     this.#runner.failed(connection, code, status);
   }
@@ -188,6 +239,7 @@ export class SocketIoFraming implements ConnectionEvents {
   closed(connection: WsConnection, code: number, wasOpen: boolean): void {
     const index = connection.index;
     this.#state[index] = 0;
+    this.#pingDue[index] = 0;
     this.#attachmentsLeft[index] = 0;
     clearTimeout(this.#connectTimers[index]);
     this.#connectTimers[index] = undefined;
