@@ -61,7 +61,7 @@ t.test('against a ws server that holds each upgrade: never more than the limit i
     server.close();
   });
   const url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const settings = socketSettings(url, { headers: {}, protocols: [], perMessageDeflate: false, tlsOptions: undefined, timeoutMs: 5000 });
+  const settings = socketSettings(url, { headers: {}, protocols: [], perMessageDeflate: false, tlsOptions: undefined, timeoutMs: 5000, keepsMessages: false });
   const connections = Array.from({ length: CLIENTS }, (_, index) => new WsConnection(index));
   let opened = 0;
   let allOpen!: () => void;

@@ -49,11 +49,6 @@ export function encodeConnect(namespace: string, authJson: string | undefined): 
   return `40${namespacePrefix(namespace)}${authJson ?? ''}`;
 }
 
-/** A namespace disconnect (`41`): the client leaves the namespace, as `socket.disconnect()` does. */
-export function encodeDisconnect(namespace: string): string {
-  return `41${namespacePrefix(namespace)}`;
-}
-
 /**
  * The server's heartbeat from an Engine.IO open packet (`0{"sid":...,"pingInterval":25000,"pingTimeout":20000}`):
  * how long a client waits for the next ping before it gives the connection up; 0 where the packet does not say.

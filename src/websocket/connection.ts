@@ -2,19 +2,18 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
 import WebSocket, { type ClientOptions } from 'ws';
-import { receiveFast } from './fast-receive.js';
+import { FastFrames } from './fast-receive.js';
 
 /** What a connection reports to the runner; every socket ends with exactly one `closed`. */
 export interface ConnectionEvents {
   /** The handshake completed: TCP connect, TLS (wss:) and the opening handshake, each in ms. */
   opened(connection: WsConnection, connectMs: number, tlsMs: number | undefined, handshakeMs: number): void;
+  /** A message; `data` may be a view of a read buffer reused after the call returns. */
   message(connection: WsConnection, data: Buffer, isBinary: boolean): void;
   /** An error by code (ECONNREFUSED, HANDSHAKE_REJECTED with the status, WS_ERR_INVALID_OPCODE, ...). */
   failed(connection: WsConnection, code: string, status: number | undefined): void;
   /** The socket is gone; `wasOpen` when its handshake had completed. */
   closed(connection: WsConnection, code: number, wasOpen: boolean): void;
-  /** salvo is about to close this open connection (ramp-down, the run's end): a framing's goodbye. */
-  leaving?(connection: WsConnection): void;
   /** The run closed every socket. */
   finished?(): void;
 }
@@ -24,7 +23,15 @@ export interface SocketSettings {
   url: string;
   protocols: string[];
   options: ClientOptions;
+  /**
+   * The thread's read buffer for plain-TCP sockets (`net.connect`'s `onread`, see fast-receive.ts),
+   * where nothing keeps a message past its handling; undefined: every read is a buffer of its own.
+   */
+  readBuffer: Buffer | undefined;
 }
+
+/** The read buffer's size: a read of 64 KiB holds about a thousand small frames. */
+const READ_BUFFER_BYTES = 64 * 1024;
 
 /**
  * The ws client options of a run: TLS options and headers passed through, the handshake bounded by
@@ -32,15 +39,22 @@ export interface SocketSettings {
  */
 export function socketSettings(
   url: string,
-  { headers, protocols, perMessageDeflate, tlsOptions, timeoutMs }: {
+  { headers, protocols, perMessageDeflate, tlsOptions, timeoutMs, keepsMessages }: {
     headers: Record<string, string>;
     protocols: string[];
     perMessageDeflate: boolean;
     tlsOptions: tls.ConnectionOptions | undefined;
     timeoutMs: number;
+    /** A user's function is handed the messages (and may keep them). */
+    keepsMessages: boolean;
   },
 ): SocketSettings {
-  return { url, protocols, options: { ...tlsOptions, headers, perMessageDeflate, handshakeTimeout: timeoutMs, followRedirects: false } as ClientOptions };
+  return {
+    url,
+    protocols,
+    options: { ...tlsOptions, headers, perMessageDeflate, handshakeTimeout: timeoutMs, followRedirects: false } as ClientOptions,
+    readBuffer: keepsMessages ? undefined : Buffer.allocUnsafe(READ_BUFFER_BYTES),
+  };
 }
 
 /** Send times a connection's ring holds before it first grows. */
@@ -136,13 +150,27 @@ export class WsConnection {
     let startedAt = 0;
     let connectedAt = 0;
     let secureAt = 0;
+    // Messages come from the fast path (fast-receive.ts) or, for the frames it leaves, from ws.
+    const onMessage = (data: Buffer, isBinary: boolean): void => events.message(this, data, isBinary);
+    const frames = new FastFrames(onMessage);
+    const { readBuffer } = settings;
+    const onread =
+      readBuffer === undefined || secure
+        ? undefined
+        : {
+            buffer: readBuffer,
+            callback(this: net.Socket, nread: number, buffer: Uint8Array): boolean {
+              frames.read(this, nread, buffer as Buffer);
+              return true;
+            },
+          };
     const createConnection = (options: net.NetConnectOpts & tls.ConnectionOptions): net.Socket => {
       startedAt = performance.now();
       const address = net.isIP(options.host ?? '') !== 0;
       // http.request sets `path` to the URL path, which net.connect would read as an IPC path.
       const socket = secure
         ? tls.connect({ ...options, path: undefined, servername: options.servername ?? (address ? '' : options.host) } as tls.ConnectionOptions)
-        : net.connect({ ...options, path: undefined } as net.NetConnectOpts);
+        : net.connect({ ...options, path: undefined, onread } as net.NetConnectOpts);
       // net.connect looks up only a host name: for an address a 'lookup' listener would stay on
       // the socket for its life (a closure, a bound function and a state object per connection).
       if (!address) socket.once('lookup', () => (startedAt = performance.now()));
@@ -157,11 +185,9 @@ export class WsConnection {
       const now = performance.now();
       const ready = secureAt || connectedAt || now;
       this.open = true;
-      receiveFast(socket, onMessage);
+      frames.attach(socket);
       events.opened(this, (connectedAt || ready) - startedAt, secure ? ready - (connectedAt || ready) : undefined, now - ready);
     });
-    // Messages come from the fast path (fast-receive.ts) or, for the frames it leaves, from ws.
-    const onMessage = (data: Buffer, isBinary: boolean): void => events.message(this, data, isBinary);
     socket.on('message', onMessage);
     socket.on('error', (error: Error) => {
       const { code, status } = errorCode(error);

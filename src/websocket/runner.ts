@@ -112,6 +112,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
       perMessageDeflate: this.#ws.perMessageDeflate,
       tlsOptions: plan.tls,
       timeoutMs: plan.timeoutMs,
+      keepsMessages: hooks.websocket?.timestamp !== undefined,
     });
     this.#connections = Array.from({ length: peakConnections(plan) }, (_, index) => new WsConnection(index));
     this.#active = plan.connections;
@@ -410,10 +411,9 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     );
   }
 
-  /** Closes an open connection on salvo's side (its framing says goodbye first). */
+  /** Closes an open connection on salvo's side. */
   #leave(connection: WsConnection): void {
     connection.closing = true;
-    this.#events.leaving?.(connection);
     connection.socket?.close(NORMAL_CLOSURE);
   }
 

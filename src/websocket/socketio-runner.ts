@@ -7,7 +7,6 @@ import {
   EIO_OPEN,
   EIO_PING,
   encodeConnect,
-  encodeDisconnect,
   eventNameBytes,
   eventParts,
   fieldKeyBytes,
@@ -73,7 +72,6 @@ export class SocketIoFraming implements ConnectionEvents {
   readonly #partStamp: Float64Array;
   readonly #partAnswers: Uint8Array;
   readonly #connectTimers: Array<NodeJS.Timeout | undefined>;
-  readonly #disconnectPacket: string;
   /** Per connection: when its next ping is overdue (performance.now() ms; 0: the server set no heartbeat). */
   readonly #pingDue: Float64Array;
   readonly #pingDeadlineMs: Float64Array;
@@ -96,7 +94,6 @@ export class SocketIoFraming implements ConnectionEvents {
     this.#partStamp = new Float64Array(connections);
     this.#partAnswers = new Uint8Array(connections);
     this.#connectTimers = new Array<NodeJS.Timeout | undefined>(connections);
-    this.#disconnectPacket = encodeDisconnect(sio.namespace);
     this.#pingDue = new Float64Array(connections);
     this.#pingDeadlineMs = new Float64Array(connections);
     this.#connections = new Array<WsConnection | undefined>(connections);
@@ -220,11 +217,6 @@ export class SocketIoFraming implements ConnectionEvents {
       this.#runner.failed(connection, SIO_PING_TIMEOUT_CODE, undefined);
       connection.socket.terminate();
     }
-  }
-
-  /** salvo closes a connected client: it leaves the namespace first, as `socket.disconnect()` does. */
-  leaving(connection: WsConnection): void {
-    if (this.#state[connection.index] === CONNECTED) connection.socket?.send(this.#disconnectPacket);
   }
 
   finished(): void {
