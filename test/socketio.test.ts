@@ -200,7 +200,8 @@ t.test('the end of a run closes the transport with no namespace disconnect, whic
   });
   const result = await runLoad({ url: server.url, connections: 3, duration: '300ms', socketio: { emit: { event: 'echo' }, ack: true } });
   while (reasons.length < 3) await delay(10);
-  t.same(reasons, ['transport close', 'transport close', 'transport close']);
+  // `transport error` where the server still acknowledged an emit into the closing WebSocket.
+  t.ok(reasons.every((reason) => reason === 'transport close' || reason === 'transport error'), `the transport closed, no namespace disconnect: ${reasons.join(', ')}`);
   t.equal(server.stats.echoes, result.messages!.sent, 'every emit counted reached the handler');
 });
 
