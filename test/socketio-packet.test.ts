@@ -9,6 +9,7 @@ import {
   firstArgumentField,
   isEvent,
   PacketHeader,
+  pingDeadlineMs,
   parsedField,
 } from '../src/socketio/packet.js';
 
@@ -81,4 +82,14 @@ t.test('the timestamp field scanned in place gives what JSON.parse gives', async
     const data = Buffer.from(frame);
     t.equal(firstArgumentField(data, 0, name.length, key, 'ts'), parsedField(data, 0, 'ts'), frame);
   }
+});
+
+t.test('the ping deadline from an Engine.IO open packet', async (t) => {
+  const open = (json: string) => Buffer.from(`0${json}`);
+  t.equal(pingDeadlineMs(open('{"sid":"a","upgrades":[],"pingInterval":25000,"pingTimeout":20000,"maxPayload":1000000}')), 45_000);
+  t.equal(pingDeadlineMs(open('{"sid":"a","pingInterval":200,"pingTimeout":0}')), 200);
+  t.equal(pingDeadlineMs(open('{"sid":"a"}')), 0, 'no heartbeat announced: no deadline');
+  t.equal(pingDeadlineMs(open('{"pingInterval":"25000","pingTimeout":20000}')), 0, 'not numbers');
+  t.equal(pingDeadlineMs(open('{"pingInterval":0,"pingTimeout":20000}')), 0, 'no interval');
+  t.equal(pingDeadlineMs(open('not json')), 0);
 });

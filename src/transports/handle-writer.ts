@@ -168,24 +168,17 @@ export function createHandleWriter(socket: Socket, gather = false): HandleWriter
     const status = writes.write(streamHandle, data);
     if (status !== 0) fail(status);
   };
-  if (!gather) {
-    return {
-      write: writeNow,
-      get failure() {
-        return failure;
-      },
-    };
-  }
   const gathered: Uint8Array[] = [];
   const flush = (): void => {
     const data = gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered);
     gathered.length = 0;
     writeNow(data);
   };
+  const writeGathered = (data: Uint8Array): void => {
+    if (gathered.push(data) === 1) process.nextTick(flush);
+  };
   return {
-    write(data: Uint8Array): void {
-      if (gathered.push(data) === 1) process.nextTick(flush);
-    },
+    write: gather ? writeGathered : writeNow,
     get failure() {
       return failure;
     },

@@ -229,7 +229,8 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     this.#statusCodes['101'] = (this.#statusCodes['101'] ?? 0) + 1;
     this.#settle(connection);
     if (this.#stopped || connection.index >= this.#active) {
-      this.#leave(connection);
+      connection.closing = true;
+      connection.socket?.close(NORMAL_CLOSURE);
       return;
     }
     if (this.#begun) this.#startSending(connection, performance.now());
@@ -386,9 +387,10 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
       if (target > before) {
         if (connection.socket === undefined && connection.timer === undefined) this.#opening.request(connection);
       } else if (connection.socket !== undefined) {
+        connection.closing = true;
         clearTimeout(connection.timer);
         connection.timer = undefined;
-        this.#leave(connection);
+        connection.socket.close(NORMAL_CLOSURE);
       }
     }
   }
@@ -411,12 +413,6 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     );
   }
 
-  /** Closes an open connection on salvo's side. */
-  #leave(connection: WsConnection): void {
-    connection.closing = true;
-    connection.socket?.close(NORMAL_CLOSURE);
-  }
-
   #closeAll(then: () => void): void {
     const sockets = this.#connections.filter((connection) => {
       clearTimeout(connection.timer);
@@ -436,11 +432,9 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     };
     this.#allClosed = finish;
     for (const connection of sockets) {
-      if (connection.open) this.#leave(connection);
-      else {
-        connection.closing = true;
-        connection.socket!.terminate();
-      }
+      connection.closing = true;
+      if (connection.open) connection.socket!.close(NORMAL_CLOSURE);
+      else connection.socket!.terminate();
     }
   }
 }
