@@ -10,6 +10,7 @@ import { FINAL_FLUSH_MS } from '../src/outputs/live.js';
 import type { LoadOptions } from '../src/shared/load-options.js';
 import type { LoadResult } from '../src/shared/load-result.js';
 import { startPrometheus, type Prometheus } from './fixtures/prometheus.js';
+import { socketIoServer } from './fixtures/socketio-server.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
@@ -24,6 +25,12 @@ function outputTests(prometheus: Prometheus): void {
     return Object.fromEntries(series.map(({ metric: labels, value }) => [labels[label]!, value]));
   }
   const failures = (result: LoadResult) => result.warnings.filter(({ code }) => code === 'OUTPUT_FAILED');
+  /** `metric` reads 0 half a second into the measured run, so `increase()` counts the whole first second. */
+  async function zeroAtStart(t: Test, metric: string, testid: string, result: LoadResult): Promise<void> {
+    t.equal(await prometheus.scalar(`${metric}{testid="${testid}"} @ ${(result.startedAt + 500) / 1000}`), 0, `${metric} is 0 at the start`);
+    const counted = await prometheus.scalar(`last_over_time(${metric}{testid="${testid}"}[1h]) - ${metric}{testid="${testid}"} @ ${(result.startedAt + 500) / 1000}`);
+    t.equal(counted, metric.includes('received') ? result.messages!.received : result.requests.sent, `${metric}: its last value less its first is the whole run`);
+  }
 
   t.test('one thread: every counter in Prometheus equals the result exactly, and the seconds are live', async (t) => {
     const server = await testServer(t, { errorRate: 0.25 });
@@ -33,8 +40,12 @@ function outputTests(prometheus: Prometheus): void {
     t.same(await byLabel('salvo_responses_total', 'one-thread', 'status'), result.statusCodes, 'each status');
     t.equal(await total('salvo_requests_sent_total', 'one-thread'), result.requests.sent, 'salvo_requests_sent_total = requests.sent');
     t.equal(await total('salvo_requests_retried_total', 'one-thread'), result.requests.retried, 'salvo_requests_retried_total = requests.retried');
-    // Seconds 0 and 1 while it ran, the last part-second, and the final totals after it.
-    t.equal(await prometheus.scalar('count_over_time(salvo_requests_sent_total{testid="one-thread"}[1h])'), 4, 'four samples');
+    // The zero at the start, seconds 0 and 1 while it ran, the last part-second, and the final totals after it.
+    t.equal(await prometheus.scalar('count_over_time(salvo_requests_sent_total{testid="one-thread"}[1h])'), 5, 'five samples');
+    await zeroAtStart(t, 'salvo_requests_sent_total', 'one-thread', result);
+    for (const status of Object.keys(result.statusCodes)) {
+      t.equal(await prometheus.scalar(`min_over_time(salvo_responses_total{testid="one-thread",status="${status}"}[1h])`), 0, `salvo_responses_total{status="${status}"} starts at 0`);
+    }
     t.equal(await prometheus.scalar('max_over_time(salvo_connections_open{testid="one-thread"}[1h])'), 4, 'salvo_connections_open');
     const quantiles = await byLabel('salvo_latency_seconds', 'one-thread', 'quantile');
     t.same(Object.keys(quantiles).sort(), ['0.5', '0.9', '0.99'], 'latency quantiles of the last second');
@@ -106,6 +117,30 @@ function outputTests(prometheus: Prometheus): void {
     t.equal(await total('salvo_messages_sent_total', 'websocket'), result.messages!.sent);
     t.equal(await total('salvo_messages_received_total', 'websocket'), result.messages!.received);
     t.equal(await total('salvo_requests_sent_total', 'websocket'), undefined, 'no request series');
+    await zeroAtStart(t, 'salvo_messages_received_total', 'websocket', result);
+  });
+
+  t.test('Socket.IO runs count messages (emits and acks), as the server counted them', async (t) => {
+    const server = await socketIoServer(t);
+    const result = await runLoad({ url: server.url, connections: 3, duration: 1500, socketio: { emit: { event: 'echo', data: 'x' }, ack: true }, outputs: [output('socketio')] });
+    t.ok(result.messages!.sent > 0 && server.stats.echoes >= result.messages!.sent, `${result.messages!.sent} emits, ${server.stats.echoes} at the server`);
+    t.equal(await total('salvo_messages_sent_total', 'socketio'), result.messages!.sent, 'salvo_messages_sent_total = messages.sent');
+    t.equal(await total('salvo_messages_received_total', 'socketio'), result.messages!.received, 'salvo_messages_received_total = messages.received');
+    t.equal(await total('salvo_responses_total', 'socketio'), undefined, 'no response series (the handshakes are not the load)');
+    t.equal(await total('salvo_requests_sent_total', 'socketio'), undefined, 'no request series');
+    await zeroAtStart(t, 'salvo_messages_received_total', 'socketio', result);
+  });
+
+  t.test('Prometheus down (refused at once): the run ends as without the output, one warning', async (t) => {
+    const server = await testServer(t);
+    const url = `http://127.0.0.1:${await closedPort()}/api/v1/write`;
+    await inSomeRun(t, 3, async (timing) => {
+      const started = performance.now();
+      const result = await runLoad({ url: server.url, connections: 2, duration: 2000, outputs: [{ type: 'prometheus', url }] });
+      const elapsedMs = performance.now() - started;
+      t.match(failures(result)[0]?.message, /ECONNREFUSED.*final totals/, 'OUTPUT_FAILED says the totals were not written');
+      timing.ok(elapsedMs < 2000 + 400, `a 2000 ms run ended ${Math.round(elapsedMs)} ms after it began: one try at the end, no retries until the ${FINAL_FLUSH_MS} ms bound`);
+    });
   });
 
   t.test('an endpoint that refuses, fails or hangs leaves the result as without it, with one warning', async (t) => {

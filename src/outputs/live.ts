@@ -1,12 +1,15 @@
 import type { Plan, PlannedOutput } from '../shared/plan.js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
 import { addWarning } from '../shared/warnings.js';
-import type { LoadResult, ServerSecond } from '../shared/load-result.js';
+import { countsMessages, type LoadResult, type ServerSecond } from '../shared/load-result.js';
 import { PrometheusWriter } from './prometheus.js';
-import { resultPoints, secondPoints, serverPoints, type Point, type SeriesKind } from './series.js';
+import { isCounter, resultPoints, secondPoints, serverPoints, type Point, type SeriesKind } from './series.js';
 import { announceTestId, generatedTestId } from './test-id.js';
 
-/** How long the run waits after its end for the final totals to be written: a hung endpoint costs no more. */
+/**
+ * The most a failing output lengthens a run: how long a hung endpoint has to answer the final
+ * writes. One that refuses or fails costs a single try (one 200 ms retry if it was answering until then).
+ */
 export const FINAL_FLUSH_MS = 2000;
 
 /** The outputs of one run, fed from the main thread's per-second roll-up. */
@@ -28,7 +31,7 @@ export interface LiveOutputs {
  */
 export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promise<LiveOutputs> {
   const { compress } = (await import('snappyjs')).default;
-  const kind: SeriesKind = { webSocket: plan.transport === 'websocket' };
+  const kind: SeriesKind = { messages: countsMessages(plan.transport) };
   let generated: string | undefined;
   const writers = outputs.map((output) => {
     let testid = output.labels['testid'];
@@ -51,6 +54,27 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
   const write = (timestampMs: number, points: Point[]) => {
     for (const writer of writers) writer.push(timestampMs, points);
   };
+  /** Counter series written so far, by name and label value. */
+  const counted = new Set<string>();
+  /** The stamp of the last counters written: where a counter that first appears later was still 0. */
+  let countedMs: number | undefined;
+  /**
+   * Writes the counters (with the second's other samples), each new one preceded by a zero at the
+   * previous stamp, or at the measured run's start: without it `increase()` and `rate()` lose
+   * everything counted before a series' first sample (the whole first second).
+   */
+  const writeCounters = (timestampMs: number, points: Point[], startMs: number) => {
+    const zeroes: Point[] = [];
+    for (const point of points) {
+      const key = point.label === undefined ? point.name : `${point.name}\u0000${point.label[1]}`;
+      if (!isCounter(point) || counted.has(key)) continue;
+      counted.add(key);
+      zeroes.push({ ...point, value: 0 });
+    }
+    if (zeroes.length > 0) write(countedMs ?? Math.min(Math.round(startMs), timestampMs - 1), zeroes);
+    write(timestampMs, points);
+    countedMs = timestampMs;
+  };
 
   return {
     onSecond(summary, totals) {
@@ -59,7 +83,7 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
         const timestampMs = stamp(anchorMs + (summary.second + 1) * 1000);
         stamps.set(summary.second, timestampMs);
         if (stamps.size > 60) stamps.delete(stamps.keys().next().value!);
-        write(timestampMs, secondPoints(kind, summary, totals));
+        writeCounters(timestampMs, secondPoints(kind, summary, totals), anchorMs);
       } catch (error) {
         process.emitWarning(`salvo: outputs failed to take a second: ${String(error)}`);
       }
@@ -70,7 +94,7 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
       if (timestampMs !== undefined) write(timestampMs, serverPoints(server));
     },
     async finish(result) {
-      write(stamp(Date.now()), resultPoints(kind, result));
+      writeCounters(stamp(Date.now()), resultPoints(kind, result), result.startedAt);
       const deadline = Date.now() + FINAL_FLUSH_MS;
       await Promise.all(writers.map((writer) => writer.close(deadline)));
       const failures = writers.map((writer) => writer.failure()).filter((failure) => failure !== undefined);

@@ -12,7 +12,7 @@ const SECONDS_PER_WRITE = 60;
 const WRITE_TIMEOUT_MS = 10_000;
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
-/** Between retries of the final flush, which has a deadline of its own. */
+/** Before the final flush's one retry of an endpoint that was answering until then. */
 const CLOSING_BACKOFF_MS = 200;
 
 /** Samples of one second, stamped with its timestamp. */
@@ -39,7 +39,11 @@ export class PrometheusWriter {
   #retryTimer: NodeJS.Timeout | undefined;
   #pumpSoon: NodeJS.Immediate | undefined;
   #backoffMs = FIRST_BACKOFF_MS;
+  /** The last write failed: the endpoint is down until a write succeeds. */
+  #failing = false;
   #closing = false;
+  /** The final flush gave up on a failing endpoint: what is queued stays unsent. */
+  #gaveUp = false;
   /** Past the final flush's deadline: nothing more is sent, an abandoned write's end is ignored. */
   #closed = false;
   #idle: (() => void) | undefined;
@@ -69,8 +73,9 @@ export class PrometheusWriter {
   }
 
   /**
-   * Writes what is queued (the final totals last), retrying until `deadline` (epoch ms), then
-   * abandons the rest and closes the connection.
+   * Writes what is queued (the final totals last), then closes the connection. An endpoint that was
+   * failing gets one more try, one that was answering one retry; a write still unanswered at
+   * `deadline` (epoch ms) is abandoned with the rest.
    */
   async close(deadline: number): Promise<void> {
     this.#closing = true;
@@ -121,7 +126,7 @@ export class PrometheusWriter {
 
   #pump(): void {
     if (this.#closed || this.#inFlight !== undefined || this.#retryTimer !== undefined) return;
-    if (this.#queue.length === 0) {
+    if (this.#queue.length === 0 || this.#gaveUp) {
       this.#idle?.();
       return;
     }
@@ -139,6 +144,8 @@ export class PrometheusWriter {
     const request = this.#post(body, (outcome) => {
       if (this.#closed) return;
       this.#inFlight = undefined;
+      const wasFailing = this.#failing;
+      this.#failing = !outcome.ok;
       if (outcome.ok) {
         this.#backoffMs = FIRST_BACKOFF_MS;
       } else {
@@ -146,6 +153,12 @@ export class PrometheusWriter {
         if (outcome.retry) {
           this.#queue.unshift(...batches);
           this.#bound();
+          // Retrying a down endpoint until the deadline would lengthen every run by all of it.
+          if (this.#closing && wasFailing) {
+            this.#gaveUp = true;
+            this.#idle?.();
+            return;
+          }
           const delay = this.#closing ? CLOSING_BACKOFF_MS : this.#backoffMs;
           this.#backoffMs = Math.min(this.#backoffMs * 2, MAX_BACKOFF_MS);
           this.#retryTimer = setTimeout(() => {

@@ -12,14 +12,14 @@ export interface Point {
   value: number;
 }
 
-/** What decides the series a run has: HTTP requests, or WebSocket messages. */
+/** What decides the series a run has: HTTP requests, or messages (WebSocket and Socket.IO). */
 export interface SeriesKind {
-  webSocket: boolean;
+  messages: boolean;
 }
 
 /** The cumulative counters: live from the running totals, at the end from the merged result. */
 function counters(kind: SeriesKind, { sent, completed, retried, statusCodes, errorsByCode }: Omit<RunningTotals, 'errors'>): Point[] {
-  const points: Point[] = kind.webSocket
+  const points: Point[] = kind.messages
     ? [
         { name: 'salvo_messages_sent_total', value: sent },
         { name: 'salvo_messages_received_total', value: completed },
@@ -31,6 +31,11 @@ function counters(kind: SeriesKind, { sent, completed, retried, statusCodes, err
       ];
   for (const [code, count] of Object.entries(errorsByCode)) points.push({ name: 'salvo_errors_total', label: ['code', code], value: count });
   return points;
+}
+
+/** Whether `point` is a counter (`_total`): one that `increase()` and `rate()` read from a zero before it. */
+export function isCounter(point: Point): boolean {
+  return point.name.endsWith('_total');
 }
 
 /** The samples of one closed second of the whole run (all workers). */

@@ -7,6 +7,11 @@ import type { Warning } from './warnings.js';
  */
 export type ResultTransport = TransportName | 'websocket' | 'socket.io';
 
+/** Whether a run of `transport` counts messages (WebSocket, Socket.IO) rather than requests (HTTP). */
+export function countsMessages(transport: ResultTransport): boolean {
+  return transport === 'websocket' || transport === 'socket.io';
+}
+
 /**
  * What `onProgress` receives about once per second: the second that just closed, as it will appear
  * in `result.timeline`, with the run's totals so far.
