@@ -32,6 +32,7 @@ export type {
   ProgressEvent,
   ResultTransport,
   ThresholdResult,
+  ThresholdWindows,
   TimelineEntry,
   WebSocketStageStats,
   WebSocketStats,

@@ -1,4 +1,4 @@
-import { formatThresholdActual } from '../stats/format.js';
+import { formatThresholdActual, formatThresholdWindows, thresholdLabel } from '../stats/format.js';
 import type { LatencyStats, LoadResult } from '../shared/load-result.js';
 import { bytes, cards, escapeHtml, isRecord, ms, number, percent, section, table } from './html.js';
 import { runWords, successfulStatus, type RunWords } from './words.js';
@@ -59,9 +59,9 @@ export function warningsSection(result: LoadResult): string {
 export function thresholdsSection(result: LoadResult): string {
   if (result.thresholds === undefined || result.thresholds.length === 0) return '';
   const rows = result.thresholds.map((t) => [
-    `<code>${escapeHtml(`${t.metric} ${t.expression}`)}</code>`,
+    `<code>${escapeHtml(thresholdLabel(t))}</code>`,
     t.passed ? '<span class="pass">✓ passed</span>' : '<span class="fail">✗ failed</span>',
-    formatThresholdActual(t.metric, t.actual),
+    escapeHtml([formatThresholdActual(t.metric, t.actual), formatThresholdWindows(t)].filter(Boolean).join(', ')),
   ]);
   return section('Thresholds', table(['threshold', 'outcome', 'actual'], rows), 'thresholds');
 }

@@ -299,8 +299,25 @@ export interface CheckStats {
 export interface ThresholdResult {
   metric: string;
   expression: string;
+  /** The metric's value; for a windowed threshold the worst window's (the one furthest from passing). */
   actual: number;
   passed: boolean;
+  /** A threshold with `window`: how every window of the run fared. */
+  windows?: ThresholdWindows;
+}
+
+/**
+ * The windows a windowed threshold was judged on: every span of `durationMs` whole seconds of the
+ * timeline, one second apart (a run shorter than a window is one window). Seconds count from 0 as in
+ * `timeline`; latency in a window comes from its seconds' histograms added together.
+ */
+export interface ThresholdWindows {
+  /** The window's length, ms. */
+  durationMs: number;
+  /** How many windows were judged. */
+  judged: number;
+  /** The windows where the expression failed: seconds `from` (inclusive) to `to` (exclusive), and the value there. */
+  failed: Array<{ from: number; to: number; actual: number }>;
 }
 
 /** What `runLoad` resolves to. All times are milliseconds. */

@@ -131,6 +131,8 @@ export interface PlannedThreshold {
   readonly abortOnFail: boolean;
   /** The metric never decreases while a run goes on, so an upper bound can fail early. */
   readonly monotone: boolean;
+  /** Judged on every window of this many ms (whole seconds) instead of the whole run. */
+  readonly windowMs?: number;
 }
 
 /** `thresholds` in a plan: as given (for `result.merge`, judged again on merged results) and parsed once. */

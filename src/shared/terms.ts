@@ -6,11 +6,12 @@ export type TransportName = 'net' | 'undici' | 'http' | 'h2';
 /**
  * k6-style pass/fail criteria keyed by metric path, for example
  * `{ 'latency.p99': '< 50', 'errors.rate': '< 0.01' }`. A value may be a list of expressions, or
- * `{ threshold, abortOnFail }` to stop the run early once it can no longer pass.
+ * `{ threshold, abortOnFail }` to stop the run early once it can no longer pass, or
+ * `{ threshold, window: '10s' }` to judge every 10-second window of the run rather than the whole.
  */
 export type Thresholds = Record<
   string,
-  string | string[] | { threshold: string | string[]; abortOnFail?: boolean }
+  string | string[] | { threshold: string | string[]; abortOnFail?: boolean; window?: number | string }
 >;
 
 /** One share of a run split over processes or machines (`segment` option, `result.merge.segment`). */

@@ -77,6 +77,21 @@ export function formatResult(result: LoadResult): string {
  * durations in ms, rates with up to 4 decimals, counts with thousands separators, `n/a` when the
  * metric had no value.
  */
+/** A threshold as written, with its window when it has one: `latency.p99 < 50 (every 10 s window)`. */
+export function thresholdLabel(t: ThresholdResult): string {
+  return `${t.metric} ${t.expression}${t.windows === undefined ? '' : ` (every ${t.windows.durationMs / 1000} s window)`}`;
+}
+
+/** How a windowed threshold's windows fared: `worst window; 7 of 21 windows failed, the first seconds 8-18`. */
+export function formatThresholdWindows(t: ThresholdResult): string {
+  const windows = t.windows;
+  if (windows === undefined) return '';
+  const first = windows.failed[0];
+  return first === undefined
+    ? `worst of ${windows.judged} windows`
+    : `worst window; ${windows.failed.length} of ${windows.judged} windows failed, the first seconds ${first.from}-${first.to}`;
+}
+
 export function formatThresholdActual(metric: string, actual: number): string {
   if (Number.isNaN(actual)) return 'n/a';
   if (metric.startsWith('latency') || metric === 'durationMs' || metric === 'server.cpuPerRequest' || metric === 'server.eventLoopLagMs') {
@@ -239,11 +254,12 @@ function thresholds(results: ThresholdResult[]): string[] {
       failed === 0 ? `all ${results.length} passed` : `${failed} of ${results.length} failed`,
     ),
   ];
-  const labels = results.map((t) => `${t.metric} ${t.expression}`);
+  const labels = results.map(thresholdLabel);
   const width = Math.max(...labels.map((l) => l.length));
   results.forEach((t, i) => {
     const actual = formatThresholdActual(t.metric, t.actual);
-    lines.push(`  ${t.passed ? '✓' : '✗'} ${labels[i]!.padEnd(width)}  actual ${actual}`);
+    const windows = formatThresholdWindows(t);
+    lines.push(`  ${t.passed ? '✓' : '✗'} ${labels[i]!.padEnd(width)}  actual ${actual}${windows === '' ? '' : ` (${windows})`}`);
   });
   return lines;
 }

@@ -1,4 +1,5 @@
 import * as hdr from 'hdr-histogram-js';
+import type { LatencyStats } from '../shared/load-result.js';
 
 /** Latencies above this (one hour, in µs) are recorded as this. */
 export const HIGHEST_US = 3_600_000_000;
@@ -86,3 +87,27 @@ export function slotTop(us: number): number {
   const width = 2 ** bucketOf(us);
   return Math.floor(us / width) * width + width - 1;
 }
+
+const US_PER_MS = 1000;
+
+/** Percentiles and moments of a µs histogram, in ms. An empty histogram gives zeros. */
+export function latencyStats(histogram: hdr.Histogram): LatencyStats {
+  if (histogram.totalCount === 0) {
+    return { min: 0, mean: 0, stddev: 0, max: 0, p50: 0, p75: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
+  }
+  const at = (percentile: number) => histogram.getValueAtPercentile(percentile) / US_PER_MS;
+  const { mean, stddev } = moments(histogram);
+  return {
+    min: histogram.minNonZeroValue / US_PER_MS,
+    mean: mean / US_PER_MS,
+    stddev: stddev / US_PER_MS,
+    max: histogram.maxValue / US_PER_MS,
+    p50: at(50),
+    p75: at(75),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
+    p999: at(99.9),
+  };
+}
+

@@ -1,36 +1,13 @@
 import type { Histogram } from 'hdr-histogram-js';
 import { lanesPerConnection, type Plan } from '../shared/plan.js';
-import type { CheckStats, LatencyStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../shared/load-result.js';
+import type { CheckStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../shared/load-result.js';
 import { addCounts, type ShardStats } from './recorder.js';
-import { addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, moments } from './histogram.js';
+import { addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, latencyStats } from './histogram.js';
 import { mergeCheckStats } from './checks.js';
 import { mergeWarnings } from '../shared/warnings.js';
 import { mergePhases } from './phases.js';
 import { mergeGenerator } from './generator.js';
 import { mergeWebSocket, messageStats } from './websocket-merge.js';
-
-const US_PER_MS = 1000;
-
-/** Percentiles and moments of a µs histogram, in ms. An empty histogram gives zeros. */
-export function latencyStats(histogram: Histogram): LatencyStats {
-  if (histogram.totalCount === 0) {
-    return { min: 0, mean: 0, stddev: 0, max: 0, p50: 0, p75: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
-  }
-  const at = (percentile: number) => histogram.getValueAtPercentile(percentile) / US_PER_MS;
-  const { mean, stddev } = moments(histogram);
-  return {
-    min: histogram.minNonZeroValue / US_PER_MS,
-    mean: mean / US_PER_MS,
-    stddev: stddev / US_PER_MS,
-    max: histogram.maxValue / US_PER_MS,
-    p50: at(50),
-    p75: at(75),
-    p90: at(90),
-    p95: at(95),
-    p99: at(99),
-    p999: at(99.9),
-  };
-}
 
 /** One merged second: its numbers, and the encoded histogram of one shard until a second adds to it. */
 interface MergedSecond {

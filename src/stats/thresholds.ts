@@ -1,8 +1,11 @@
 import { inspect } from 'node:util';
-import { SalvoOptionError } from '../shared/errors.js';
+import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
+import type { Duration } from '../shared/load-options.js';
 import type { LatencyStats, LoadResult, ThresholdResult } from '../shared/load-result.js';
 import type { PlannedThreshold, PlannedThresholds, ThresholdOperator } from '../shared/plan.js';
 import type { Thresholds } from '../shared/terms.js';
+import { durationOption } from '../shared/validate.js';
+import { judgeWindows, windowable, WINDOWED_METRICS } from './threshold-windows.js';
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
@@ -41,7 +44,7 @@ const EXPRESSION = /^(<=|>=|==|!=|<|>)\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\
  * Validates `thresholds` and compiles every expression, before anything is sent.
  * A key is a metric path into `LoadResult` (or a derived metric: `errors.rate`, `checks.rate`,
  * `statusCodes.5xx`); a value is an expression such as `'< 50'`, a list of them, or
- * `{ threshold, abortOnFail }`.
+ * `{ threshold, abortOnFail, window }`.
  * @throws SalvoOptionError naming the key, such as `thresholds['latency.p99']`, and the bad part.
  */
 export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
@@ -61,11 +64,12 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
     let expressions: unknown = spec;
     let abortOnFail = false;
     let expressionsOption = option;
+    let windowMs: number | undefined;
     if (isPlainObject(spec)) {
       for (const key of Object.keys(spec)) {
-        if (key !== 'threshold' && key !== 'abortOnFail') {
+        if (key !== 'threshold' && key !== 'abortOnFail' && key !== 'window') {
           throw new SalvoOptionError(
-            `${option}.${key} is not a known setting; use threshold and abortOnFail`,
+            `${option}.${key} is not a known setting; use threshold, abortOnFail and window`,
             { option: `${option}.${key}`, value: spec[key] },
           );
         }
@@ -74,6 +78,7 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
         throw new SalvoOptionError(`${option}.abortOnFail must be a boolean; got ${show(spec.abortOnFail)}`, { option: `${option}.abortOnFail`, value: spec.abortOnFail });
       }
       abortOnFail = spec.abortOnFail === true;
+      if (spec.window !== undefined) windowMs = thresholdWindow(metric, option, spec.window, abortOnFail);
       expressions = spec.threshold;
       expressionsOption = `${option}.threshold`;
     }
@@ -87,10 +92,25 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
     }
     list.forEach((expression: unknown, i) => {
       const where = Array.isArray(expressions) ? `${expressionsOption}[${i}]` : expressionsOption;
-      compiled.push({ metric, ...parseExpression(expression, where), abortOnFail, ...reader });
+      compiled.push({ metric, ...parseExpression(expression, where), abortOnFail, ...reader, ...(windowMs === undefined ? {} : { windowMs }) });
     });
   }
   return compiled;
+}
+
+/** A threshold's `window`, in ms: whole seconds (the timeline's resolution), on a metric the timeline keeps. */
+function thresholdWindow(metric: string, option: string, window: unknown, abortOnFail: boolean): number {
+  if (!windowable(metric)) {
+    throw new SalvoOptionError(`${option}.window needs a metric the timeline keeps per second (${WINDOWED_METRICS}); ${metric} is judged on the whole run only`, { option: `${option}.window`, value: window });
+  }
+  if (abortOnFail) {
+    throw new SalvoOptionError(`${option} cannot have both window and abortOnFail: a window is judged when the run is over`, { option: `${option}.abortOnFail`, value: true, mentions: [`${option}.window`] });
+  }
+  const ms = durationOption(`${option}.window`, window as Duration);
+  if (ms % 1000 !== 0) {
+    throw new SalvoRangeError(`${option}.window must be whole seconds (the timeline's resolution), such as '10s'; got ${show(window)}`, { option: `${option}.window`, value: window });
+  }
+  return ms;
 }
 
 /** Validates `thresholds` (see `parseThresholds`) into what a plan carries. */
@@ -114,13 +134,15 @@ export function evaluateThresholds(
   result: LoadResult,
 ): ThresholdResult[] {
   return compiled.map((threshold) => {
-    const actual = threshold.read(result) ?? Number.NaN;
-    return {
-      metric: threshold.metric,
-      expression: threshold.expression,
-      actual,
-      passed: compare(actual, threshold.operator, threshold.value),
+    const { metric, expression, operator, value, windowMs } = threshold;
+    const judge = (judged: PartialLoadResult) => {
+      const actual = threshold.read(judged) ?? Number.NaN;
+      return { actual, passed: compare(actual, operator, value) };
     };
+    if (windowMs === undefined) return { metric, expression, ...judge(result) };
+    const upper = operator === '<' || operator === '<=' ? true : operator === '>' || operator === '>=' ? false : undefined;
+    const { windows, worst } = judgeWindows(result, windowMs, judge, upper);
+    return { metric, expression, actual: worst, passed: windows.failed.length === 0, windows };
   });
 }
 
