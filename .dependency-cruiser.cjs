@@ -1,5 +1,5 @@
-// The layers of src/, bottom to top; README "Layout" says the same in words. A file imports only
-// its own layer and the layers below it (type-only imports too); `npm run layers` checks it.
+// The layers of src/, bottom to top; CONTRIBUTING.md "Layout" says the same in words. A file imports
+// only its own layer and the layers below it (type-only imports too); `npm run layers` checks it.
 const LAYERS = [
   ['shared', '^src/shared/'],
   ['recording', '^src/stats/'],
@@ -61,7 +61,7 @@ module.exports = {
     },
     {
       name: 'in-a-layer',
-      comment: 'every file of src/ belongs to a layer (add a new folder to LAYERS and to the README)',
+      comment: 'every file of src/ belongs to a layer (add a new folder to LAYERS and to the Layout of CONTRIBUTING.md)',
       severity: 'error',
       from: { path: '^src/', pathNot: [...LAYERS.map(([, path]) => path), TESTING] },
       to: {},

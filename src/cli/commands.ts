@@ -11,7 +11,7 @@ import { socketIoInFlagTerms } from './socketio-flags.js';
  * Every subcommand of `salvo`, in help order. A new one is a file in commands/ exporting a
  * `Command`, and one line here.
  */
-const COMMANDS: readonly Command[] = [runCommand, reportCommand, compareCommand, mergeCommand, capacityCommand];
+export const COMMANDS: readonly Command[] = [runCommand, reportCommand, compareCommand, mergeCommand, capacityCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length)) + 2;
