@@ -34,6 +34,8 @@ export type {
   ThresholdResult,
   ThresholdWindows,
   TimelineEntry,
+  NameSecond,
+  NameStats,
   WebSocketStageStats,
   WebSocketStats,
 } from './shared/load-result.js';

@@ -20,7 +20,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** Every option `runLoad` accepts. */
 export const KNOWN_OPTIONS = [
-  'url', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
+  'url', 'name', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
   'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
   'outputs', 'socketio',
@@ -182,6 +182,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   const socketIoPlan = socketIo ? planSocketIo(options.socketio, { url, amount, headers: parseHeaders('headers', options.headers) }) : undefined;
   const webSocketPlan =
     webSocket && !socketIo ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
+  const { requests, names } = webSocket ? { requests: [], names: [] } : planRequests(options, url);
   const plan: Plan = {
     url: url.href,
     transport: socketIo ? 'socket.io' : webSocket ? 'websocket' : transport,
@@ -196,7 +197,8 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     streams,
     workers,
     keepAlive: options.keepAlive ?? true,
-    requests: webSocket ? [] : planRequests(options, url),
+    requests,
+    names,
     requestsModule,
     timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : durationOption('timeout', options.timeout),
     warmupMs,

@@ -42,6 +42,10 @@ export class Engine implements TransportSink, Exchanges {
   #recorder!: Recorder;
   /** Connections are timed from before the clock starts (they open ahead of it), so not in the Recorder. */
   readonly #phases = new PhaseRecorder();
+  /** Each request's name index (`Plan.names`), by its index in the sequence. */
+  readonly #nameOf: Uint16Array;
+  /** With several names, each name's `ttfb` and `receive` (its connections are the run's). */
+  readonly #namedPhases: PhaseRecorder[] | undefined;
   #startAt = 0;
   #measureAt = 0;
   #endAt = Infinity;
@@ -65,6 +69,8 @@ export class Engine implements TransportSink, Exchanges {
     this.#lanesPerConnection = lanesPerConnection(plan);
     this.#activeConnections = plan.connections;
     this.#sequence = new RequestSequence(plan, hooks.requests, maxConnections);
+    this.#nameOf = Uint16Array.from(plan.requests, (request) => request.nameIndex);
+    this.#namedPhases = plan.names.length > 1 ? plan.names.map(() => new PhaseRecorder()) : undefined;
     this.#transport = createTransport(
       {
         url: new URL(plan.url),
@@ -266,7 +272,7 @@ export class Engine implements TransportSink, Exchanges {
     }
     const bytes = this.#transport.send(lane, prepared);
     lane.sentBytes = bytes;
-    if (lane.measured) this.#recorder.recordSent(bytes, now);
+    if (lane.measured) this.#recorder.recordSent(bytes, now, this.#nameOf[lane.requestIndex]);
   }
 
   onResponse(lane: Lane, status: number, bytesReceived: number, details?: ResponseDetails): void {
@@ -282,14 +288,16 @@ export class Engine implements TransportSink, Exchanges {
     // A response whose `onResponse` hook threw is that request's error instead of a completion: each
     // request ends in exactly one of `completed` and `errors`.
     const handled = this.#sequence.answered(lane, status, details);
+    const name = this.#nameOf[lane.requestIndex];
     if (lane.measured && !handled) {
-      this.#recorder.recordError('ON_RESPONSE_FAILED', now);
-      this.#recorder.recordReceivedBytes(bytesReceived);
+      this.#recorder.recordError('ON_RESPONSE_FAILED', now, name);
+      this.#recorder.recordReceivedBytes(bytesReceived, name);
     } else if (lane.measured) {
-      this.#recorder.recordResponse(status, bytesReceived, now - lane.intendedAt, now - lane.sentAt, now);
+      this.#recorder.recordResponse(status, bytesReceived, now - lane.intendedAt, now - lane.sentAt, now, name);
       if (lane.firstByteAt !== 0) {
         const firstByteAt = lane.firstByteAt === FIRST_BYTE_IN_LAST_READ ? now : lane.firstByteAt;
         this.#phases.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
+        this.#namedPhases?.[name!]!.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
       }
     }
     this.#next(lane, now);
@@ -301,12 +309,12 @@ export class Engine implements TransportSink, Exchanges {
 
   onSentMore(lane: Lane, bytes: number): void {
     lane.sentBytes += bytes;
-    if (lane.measured && !this.#stopped) this.#recorder.recordSentBytes(bytes);
+    if (lane.measured && !this.#stopped) this.#recorder.recordSentBytes(bytes, this.#nameOf[lane.requestIndex]);
   }
 
   onRetry(lane: Lane, bytes: number): void {
     lane.sentBytes += bytes;
-    if (lane.measured && !this.#stopped) this.#recorder.recordRetry(bytes, performance.now());
+    if (lane.measured && !this.#stopped) this.#recorder.recordRetry(bytes, performance.now(), this.#nameOf[lane.requestIndex]);
   }
 
   onError(lane: Lane, code: string, unsent = false): void {
@@ -315,8 +323,9 @@ export class Engine implements TransportSink, Exchanges {
     this.#inFlight--;
     if (this.#stopped) return;
     if (lane.measured) {
-      if (unsent) this.#recorder.recordUnsent(lane.sentBytes, now);
-      this.#recorder.recordError(code, now);
+      const name = this.#nameOf[lane.requestIndex];
+      if (unsent) this.#recorder.recordUnsent(lane.sentBytes, now, name);
+      this.#recorder.recordError(code, now, name);
     }
     lane.failures++;
     // Always deferred, also because a transport may report an error from inside send().
@@ -359,13 +368,20 @@ export class Engine implements TransportSink, Exchanges {
       this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset)));
     }
     for (const lane of this.#lanes) {
-      if (lane.busy && lane.measured && this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now);
+      if (lane.busy && lane.measured && this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now, this.#nameOf[lane.requestIndex]);
     }
     for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);
   }
 
   close(stats: ShardStats): Promise<void> {
     stats.phases = this.#phases.encode();
+    const names = this.#plan.names;
+    names.forEach((name, index) => {
+      const named = stats.byName?.[name];
+      if (named === undefined) return;
+      named.phases = this.#namedPhases?.[index]!.encode() ?? stats.phases;
+      named.checks = this.#sequence.namedCheckers?.[index]!.stats() ?? stats.checks;
+    });
     return this.#transport.close();
   }
 }

@@ -17,6 +17,8 @@ export class RequestSequence {
   /** The transport must hand headers and bodies to `answered` (checks or hooks read them). */
   readonly captureResponses: boolean;
   readonly checker: ResponseChecker | undefined;
+  /** With several request names, each name's own checks of the same `expect`. */
+  readonly namedCheckers: ResponseChecker[] | undefined;
   readonly #requests: PlannedRequest[];
   readonly #specs: RequestSpec[] | undefined;
   /** Per connection: the index of the request it sends next. */
@@ -40,6 +42,7 @@ export class RequestSequence {
     this.#reserved = new Uint32Array(this.#unreserved === undefined ? 0 : connections);
     this.#specs = specs;
     this.checker = plan.expect ? compileExpect(plan.expect) : undefined;
+    this.namedCheckers = plan.expect && plan.names.length > 1 ? plan.names.map(() => compileExpect(plan.expect!)) : undefined;
     this.captureResponses = (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture);
     this.#cursor = new Uint32Array(connections);
     this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
@@ -101,7 +104,10 @@ export class RequestSequence {
    * False when the hook threw.
    */
   answered(lane: Lane, status: number, details: ResponseDetails | undefined): boolean {
-    if (lane.measured) this.checker?.check(status, details);
+    if (lane.measured && this.checker !== undefined) {
+      this.checker.check(status, details);
+      this.namedCheckers?.[this.#requests[lane.requestIndex]!.nameIndex]!.check(status, details);
+    }
     if (!this.#requests[lane.requestIndex]!.capture) return true;
     try {
       this.#specs?.[lane.requestIndex]?.onResponse?.(status, details?.body ?? Buffer.alloc(0), this.#contexts[lane.connection] ?? NO_CONTEXT);

@@ -42,6 +42,7 @@ export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd
     { ...gauges, generator: () => monitor.closeSecond() },
     onSecond && ((summary) => onSecond(summary, recorder.totals())),
   );
+  recorder.nameRequests(plan.names);
   const monitor = new GeneratorMonitor(openLoop);
   return (clockFrom?: number) => {
     let endAt = Infinity;

@@ -10,6 +10,11 @@ export type RequestBody = string | Buffer | Uint8Array | Record<string, unknown>
 
 /** One request of a sequence that each connection walks in order and repeats. */
 export interface RequestSpec {
+  /**
+   * What `result.byName` (and every per-name view) calls this request. Default: the method and the
+   * path without its query (`'GET /search'`); a `setupRequest` that changes the path keeps it.
+   */
+  name?: string;
   /** HTTP method. Default: the run's `method`. */
   method?: string;
   /** Path and query, such as `'/users?id=1'`. Default: the path of `url`. */
@@ -86,6 +91,8 @@ export interface LoadOptions {
   url: string;
   /** Which client sends the requests. Default `'net'`. */
   transport?: TransportName;
+  /** The single request's name in `result.byName`. Default: the method and the url's path (`'GET /search'`). */
+  name?: string;
   /** Concurrent connections over all workers. Default 10. */
   connections?: number;
   /** How long to run. Default 10 s unless `amount` is given. */

@@ -203,6 +203,40 @@ export interface TimelineEntry {
   eventLoopUtilization: number;
   /** The server in this second, when `monitor` watched it (fields no source gave are absent). */
   server?: ServerSecond;
+  /** Each request name's share of this second (see `LoadResult.byName`). */
+  byName?: Record<string, NameSecond>;
+}
+
+/** One request name's part of a timeline second. */
+export interface NameSecond {
+  sent: number;
+  completed: number;
+  errors: number;
+  p50: number;
+  p99: number;
+}
+
+/**
+ * One request name's statistics (`result.byName`): the run's own numbers, for the requests of that
+ * name only. Connections are the run's: a name's `phases` have its `ttfb` and `receive`, and
+ * `connect` and `tls` only when the run has a single name. `requests.missed` is the run's with a
+ * single name and 0 with several: a slot that was never sent had no request, so no name, yet.
+ */
+export interface NameStats {
+  requests: LoadResult['requests'];
+  latency: LatencyStats;
+  latencyUncorrected: LatencyStats;
+  statusCodes: Record<string, number>;
+  errors: { total: number; byCode: Record<string, number> };
+  bytes: { sent: number; received: number };
+  phases: Phases;
+  phaseHistograms: PhaseHistograms;
+  checks?: CheckStats;
+  /** The name's latency histograms, encoded as `result.histogram`, for exact merging. */
+  histogram: string;
+  histogramUncorrected: string;
+  /** Its per-second latency histograms, one per `result.timeline` entry (`''` where none). */
+  merge: { timeline: string[] };
 }
 
 /** One second of the watched server (`timeline[i].server`); a field no source gave is absent. */
@@ -375,6 +409,11 @@ export interface LoadResult {
   timeline: TimelineEntry[];
   /** True when the run was ended by `signal` or an `abortOnFail` threshold. */
   aborted: boolean;
+  /**
+   * Per request name (`name`, or `METHOD /path`): the same statistics for that name's requests. They
+   * add up to the run's. Absent in a WebSocket run.
+   */
+  byName?: Record<string, NameStats>;
   checks?: CheckStats;
   /**
    * Findings that the numbers alone do not show, each `{ code, message }`, one per code; empty when

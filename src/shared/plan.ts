@@ -16,6 +16,9 @@ export interface PlannedStage {
 export interface PlannedRequest extends ResolvedRequest {
   dynamic: boolean;
   capture: boolean;
+  /** Its name (`name`, or `METHOD /path`) and that name's index in `Plan.names`. */
+  name: string;
+  nameIndex: number;
 }
 
 /**
@@ -46,6 +49,11 @@ export interface Plan {
   workers: number;
   keepAlive: boolean;
   requests: PlannedRequest[];
+  /**
+   * The distinct names of `requests`, in order: a name's index selects its recorders in a thread's
+   * recording, so the hot path indexes an array and never hashes a string. Empty for a WebSocket run.
+   */
+  names: string[];
   /** The `file:`/`data:` URL `requests` was imported from; each worker imports it again for the hooks. */
   requestsModule: string | undefined;
   /**

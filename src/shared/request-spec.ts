@@ -8,7 +8,7 @@ import type { LoadOptions, RequestBody, RequestSpec } from './load-options.js';
 import { rejectUnknownKeys, show } from './validate.js';
 
 /** The keys of a `requests` spec (`RequestSpec`). */
-const REQUEST_SPEC_KEYS = ['method', 'path', 'headers', 'body', 'setupRequest', 'onResponse'] as const;
+const REQUEST_SPEC_KEYS = ['name', 'method', 'path', 'headers', 'body', 'setupRequest', 'onResponse'] as const;
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -59,8 +59,32 @@ function parsePath(name: string, value: unknown): string {
   return value;
 }
 
-/** The run's request sequence: one request from `method`/`headers`/`body`, or one per `requests` spec. */
-export function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
+function parseName(option: string, value: unknown, request: ResolvedRequest): string {
+  if (value === undefined) return `${request.method} ${request.path.split('?', 1)[0]}`;
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new SalvoOptionError(`${option} must be a non-empty string; got ${show(value)}`, { option, value });
+  }
+  return value;
+}
+
+/** Gives each distinct name an index, in order of first use: `Plan.names`, and each request's `nameIndex`. */
+function indexNames(requests: Array<Omit<PlannedRequest, 'nameIndex'>>): { requests: PlannedRequest[]; names: string[] } {
+  const names: string[] = [];
+  return {
+    requests: requests.map((request) => {
+      let nameIndex = names.indexOf(request.name);
+      if (nameIndex < 0) nameIndex = names.push(request.name) - 1;
+      return { ...request, nameIndex };
+    }),
+    names,
+  };
+}
+
+/**
+ * The run's request sequence: one request from `method`/`headers`/`body` (named `name`), or one per
+ * `requests` spec; with the distinct names they go by.
+ */
+export function planRequests(options: LoadOptions, url: URL): { requests: PlannedRequest[]; names: string[] } {
   const method = options.method === undefined ? 'GET' : parseMethod('method', options.method);
   const headers = parseHeaders('headers', options.headers);
   // Credentials in the url are sent as Basic authentication, as node:http and curl send them,
@@ -73,7 +97,8 @@ export function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
   if (options.requests === undefined) {
     const ownHeaders = { ...headers };
     const body = encodeBody('body', options.body, ownHeaders);
-    return [{ method, path: defaultPath, headers: ownHeaders, body, dynamic: false, capture: false }];
+    const request = { method, path: defaultPath, headers: ownHeaders, body, dynamic: false, capture: false };
+    return indexNames([{ ...request, name: parseName('name', options.name, request) }]);
   }
   if (!Array.isArray(options.requests) || options.requests.length === 0) {
     throw new SalvoOptionError(`requests must be a non-empty array of request specs (or the path of a module exporting one); got ${show(options.requests)}`, { option: 'requests', value: options.requests });
@@ -81,7 +106,10 @@ export function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
   if (options.body !== undefined) {
     throw new SalvoOptionError('body cannot be combined with requests; give each request its own body', { option: 'body', value: options.body, mentions: ['requests'] });
   }
-  return options.requests.map((spec, index) => {
+  if (options.name !== undefined) {
+    throw new SalvoOptionError('name cannot be combined with requests; give each request its own name', { option: 'name', value: options.name, mentions: ['requests'] });
+  }
+  return indexNames(options.requests.map((spec, index) => {
     const name = `requests[${index}]`;
     if (typeof spec !== 'object' || spec === null) {
       throw new SalvoOptionError(`${name} must be an object; got ${show(spec)}`, { option: name, value: spec });
@@ -93,8 +121,8 @@ export function planRequests(options: LoadOptions, url: URL): PlannedRequest[] {
       }
     }
     const resolved = resolveRequestSpec(name, spec, { method, path: defaultPath, headers, body: undefined });
-    return { ...resolved, dynamic: spec.setupRequest !== undefined, capture: spec.onResponse !== undefined };
-  });
+    return { ...resolved, dynamic: spec.setupRequest !== undefined, capture: spec.onResponse !== undefined, name: parseName(`${name}.name`, spec.name, resolved) };
+  }));
 }
 
 /**

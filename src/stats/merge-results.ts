@@ -7,6 +7,7 @@ import { judgeThresholds, parseThresholds } from './thresholds.js';
 import { addWarning } from '../shared/warnings.js';
 import { resultWebSocket } from './websocket-merge.js';
 import { attachServer, mergeSeries } from './server.js';
+import { nameAsShard } from './merge-names.js';
 
 /** Options of `mergeResults`. */
 export interface MergeResultsOptions {
@@ -89,6 +90,9 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
     phases: result.phaseHistograms,
     generator: { ...result.generator, sendLag: result.merge.sendLag },
     websocket: resultWebSocket(result),
+    ...(result.byName !== undefined
+      ? { byName: Object.fromEntries(Object.entries(result.byName).map(([name, stats]) => [name, nameAsShard(result, name, stats, offsetMs + result.durationMs, secondShift)])) }
+      : {}),
   };
 }
 

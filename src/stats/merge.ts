@@ -8,6 +8,7 @@ import { mergeWarnings } from '../shared/warnings.js';
 import { mergePhases } from './phases.js';
 import { mergeGenerator } from './generator.js';
 import { mergeWebSocket, messageStats } from './websocket-merge.js';
+import { mergeNames } from './merge-names.js';
 
 /** One merged second: its numbers, and the encoded histogram of one shard until a second adds to it. */
 interface MergedSecond {
@@ -205,5 +206,6 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   };
   corrected.destroy();
   uncorrected.destroy();
+  mergeNames(result, shards, (parts) => mergeStats(header, parts, aborted));
   return result;
 }

@@ -71,6 +71,11 @@ export interface ShardStats {
   generator: ShardGenerator | undefined;
   /** A WebSocket run's close codes and stages. */
   websocket?: ShardWebSocket;
+  /**
+   * Each request name's own stats (`result.byName`), in the same shape; absent in a WebSocket run.
+   * A name's `warnings` are empty and its `generator` absent: those belong to the thread.
+   */
+  byName?: Record<string, ShardStats>;
 }
 
 /** The second that just closed, live, for `onProgress` and `outputs`. */
@@ -96,9 +101,14 @@ export interface Gauges {
   generator?(): GeneratorSecond;
 }
 
+/** The gauges of a name's recorder: connections and rates belong to the whole thread. */
+const NAME_GAUGES: Gauges = { connections: () => 0, targetRate: () => undefined };
+
 /**
  * Counters, HDR histograms and a per-second timeline for one thread. Recording is a few integer
- * additions and one array increment: nothing is allocated per request.
+ * additions and one array increment: nothing is allocated per request. With several request names
+ * (`nameRequests`) each name has a recorder of its own, of this same class, that every recording
+ * method forwards to by the name's index: whatever this records, a name records too.
  */
 export class Recorder {
   /** Findings raised while this thread ran; see `addWarning`. */
@@ -128,6 +138,9 @@ export class Recorder {
   #secondErrors = 0;
   #secondRetried = 0;
   #nextSecondAt: number;
+  /** Per name index, with several names; undefined with one (its stats are the thread's own). */
+  #named: Recorder[] | undefined;
+  #names: readonly string[] = [];
 
   constructor(
     /** Start of the measured run, performance.now() ms (`start` can set it later). */
@@ -142,31 +155,50 @@ export class Recorder {
   start(startAt: number): void {
     this.startAt = startAt;
     this.#nextSecondAt = startAt + 1000;
+    if (this.#named !== undefined) for (const named of this.#named) named.start(startAt);
   }
 
-  recordSent(bytes: number, now: number): void {
+  /**
+   * The request names (`Plan.names`): with more than one, each gets a recorder, and the recording
+   * methods' `name` (an index into `names`) picks it. Called once, before the clock starts.
+   */
+  nameRequests(names: readonly string[]): void {
+    this.#names = names;
+    if (names.length > 1) this.#named = names.map(() => new Recorder(this.startAt, NAME_GAUGES, undefined));
+  }
+
+  /** The recorder of name index `name`; undefined with a single name (this one records it). */
+  named(name: number): Recorder | undefined {
+    return this.#named?.[name];
+  }
+
+  recordSent(bytes: number, now: number, name = 0): void {
     if (now >= this.#nextSecondAt) this.rollTo(now);
     this.sent++;
     this.#secondSent++;
     this.bytesSent += bytes;
+    if (this.#named !== undefined) this.#named[name]!.recordSent(bytes, now);
   }
 
   /** More bytes of a request already counted by `recordSent` (see `TransportSink.onSentMore`). */
-  recordSentBytes(bytes: number): void {
+  recordSentBytes(bytes: number, name = 0): void {
     this.bytesSent += bytes;
+    if (this.#named !== undefined) this.#named[name]!.recordSentBytes(bytes);
   }
 
   /** Bytes of a response counted as an error (its `onResponse` hook threw). */
-  recordReceivedBytes(bytes: number): void {
+  recordReceivedBytes(bytes: number, name = 0): void {
     this.bytesReceived += bytes;
+    if (this.#named !== undefined) this.#named[name]!.recordReceivedBytes(bytes);
   }
 
   /** A request already counted by `recordSent` sent again, `bytes` of it (see `TransportSink.onRetry`). */
-  recordRetry(bytes: number, now: number): void {
+  recordRetry(bytes: number, now: number, name = 0): void {
     if (now >= this.#nextSecondAt) this.rollTo(now);
     this.retried++;
     this.#secondRetried++;
     this.bytesSent += bytes;
+    if (this.#named !== undefined) this.#named[name]!.recordRetry(bytes, now);
   }
 
   /**
@@ -174,14 +206,15 @@ export class Recorder {
    * second it failed in: its connection fails within the second it was sent but for a rare one that
    * straddles the boundary, whose second keeps it rather than going below zero.
    */
-  recordUnsent(bytes: number, now: number): void {
+  recordUnsent(bytes: number, now: number, name = 0): void {
     if (now >= this.#nextSecondAt) this.rollTo(now);
     this.sent--;
     if (this.#secondSent > 0) this.#secondSent--;
     this.bytesSent -= bytes;
+    if (this.#named !== undefined) this.#named[name]!.recordUnsent(bytes, now);
   }
 
-  recordResponse(status: number, bytes: number, latencyMs: number, uncorrectedMs: number, now: number): void {
+  recordResponse(status: number, bytes: number, latencyMs: number, uncorrectedMs: number, now: number, name = 0): void {
     if (now >= this.#nextSecondAt) this.rollTo(now);
     this.completed++;
     this.#secondCompleted++;
@@ -196,6 +229,7 @@ export class Recorder {
     }
     this.#recordLatency(latencyMs);
     if (this.#uncorrectedApart) this.#pendingUncorrected.record(latencyUs(uncorrectedMs));
+    if (this.#named !== undefined) this.#named[name]!.recordResponse(status, bytes, latencyMs, uncorrectedMs, now);
   }
 
   /** One latency (ms) for the run and for its second. */
@@ -226,15 +260,17 @@ export class Recorder {
     return this.#uncorrectedApart ? this.#latencyUncorrected : this.#latency;
   }
 
-  recordError(code: string, now: number): void {
+  recordError(code: string, now: number, name = 0): void {
     if (now >= this.#nextSecondAt) this.rollTo(now);
     this.errors++;
     this.#secondErrors++;
     this.#errorCodes.set(code, (this.#errorCodes.get(code) ?? 0) + 1);
+    if (this.#named !== undefined) this.#named[name]!.recordError(code, now);
   }
 
-  /** Closes every whole second before `now` (the engine calls this from its tick too). */
+  /** Closes every whole second before `now` (the engine calls this from its tick too); the names' first. */
   rollTo(now: number): void {
+    if (this.#named !== undefined) for (const named of this.#named) named.rollTo(now);
     while (now >= this.#nextSecondAt) {
       this.#closeSecond();
       this.#nextSecondAt += 1000;
@@ -308,6 +344,17 @@ export class Recorder {
     this.rollTo(endAt);
     if (this.#secondSent + this.#secondCompleted + this.#secondErrors + this.#secondRetried > 0) this.#closeSecond();
     this.#flush();
+    const stats = this.#stats(durationMs, aborted, checks);
+    // One name: its stats are the thread's (phases and checks are added to both by the protocol).
+    if (this.#names.length === 1) stats.byName = { [this.#names[0]!]: { ...stats, warnings: [] } };
+    else if (this.#named !== undefined) {
+      stats.byName = {};
+      this.#named.forEach((named, index) => (stats.byName![this.#names[index]!] = named.finish(endAt, durationMs, aborted, undefined)));
+    }
+    return stats;
+  }
+
+  #stats(durationMs: number, aborted: boolean, checks: CheckStats | undefined): ShardStats {
     return {
       sent: this.sent,
       completed: this.completed,
