@@ -1,4 +1,4 @@
-// What `monitor` costs the load generator, and why it exists: the spread of server.cpuPerRequest
+// What `monitor` costs the load generator, and why it exists: the spread of server.cpuPerRequestMs
 // against the spread of requests/s over repeated runs on a noisy host.
 //
 //   npm run build && node --import=tsx benchmarks/monitor.mjs [--rounds 3] [--duration 3000] [--repeats 8]
@@ -101,7 +101,7 @@ const cpuPerRequest = [];
 for (let i = 0; i < repeats; i++) {
   const { result } = await measured({ connections: 10, monitor: { processes: [pid] } });
   perSecond.push(result.requests.perSecond);
-  cpuPerRequest.push(result.server.cpuPerRequest);
+  cpuPerRequest.push(result.server.cpuPerRequestMs);
 }
 const cv = (list) => {
   const mean = list.reduce((a, b) => a + b, 0) / list.length;
@@ -112,7 +112,7 @@ console.log(`\n${repeats} closed-loop runs of ${durationMs} ms against a server 
 console.log('| figure | range | coefficient of variation |');
 console.log('|---|---|---|');
 console.log(`| requests.perSecond | ${range(perSecond, 0)} | ${(cv(perSecond) * 100).toFixed(1)}% |`);
-console.log(`| server.cpuPerRequest (ms) | ${range(cpuPerRequest, 3)} | ${(cv(cpuPerRequest) * 100).toFixed(1)}% |`);
+console.log(`| server.cpuPerRequestMs | ${range(cpuPerRequest, 3)} | ${(cv(cpuPerRequest) * 100).toFixed(1)}% |`);
 console.log(`host after: ${execFileSync('uptime').toString().trim()}`);
 child.stdin.end();
 exporter?.kill();

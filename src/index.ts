@@ -55,7 +55,7 @@ export type {
   PrometheusOutput,
   PrometheusSource,
 } from './shared/load-options.js';
-export type { ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats } from './shared/load-result.js';
+export type { MachineSecond, MachineStats, ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats } from './shared/load-result.js';
 export type { Segment, Thresholds, TransportName } from './shared/terms.js';
 export type { Warning } from './shared/warnings.js';
 export { compareResults } from './compare/compare-results.js';

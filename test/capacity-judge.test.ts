@@ -151,6 +151,8 @@ t.test("server-cpu: a step the server failed with its cores saturated (monitor) 
   t.equal(failing({ cpuPercent: 185, cores: 2, sources: [] }), 'server-cpu', '185% of 2 cores: saturated');
   t.equal(failing({ cpuPercent: 170, cores: 2, sources: [] }), 'server', '170% of 2 cores: not saturated, the server still');
   t.equal(failing({ cpuPercent: 185, sources: [] }), 'server', 'cores unknown: no claim about the CPU');
+  t.equal(failing({ machine: { cpuPercent: 190, cores: 2 }, sources: [] }), 'server-cpu', 'node_exporter alone: the machine saturated');
+  t.equal(failing({ cpuPercent: 50, cores: 2, machine: { cpuPercent: 195, cores: 2 }, sources: [] }), 'server', 'the server process is what counts when it is watched (the machine holds salvo too)');
   t.equal(failing(undefined), 'server', 'no monitor: server');
   const passing = result(slo, { rate: 100, corrected: latency(5, 10), uncorrected: latency(5, 10) });
   passing.server = { cpuPercent: 199, cores: 2, sources: [] };

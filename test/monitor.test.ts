@@ -21,6 +21,7 @@ t.test('bad monitor options name the option', async (t) => {
   await t.rejects(runLoad({ url, amount: 1, monitor: { prometheus: [{ url: 'http://127.0.0.1:9100/', devices: 'lo' as unknown as string[] }] } }), { message: /monitor.prometheus\[0\].devices must be a non-empty list/ });
   await t.rejects(runLoad({ url, amount: 1, monitor: { pids: [1] } as never }), { message: /unknown option "monitor.pids"/ });
   await t.rejects(runLoad({ url, amount: 1, thresholds: { 'server.cpuPerReq': '< 1' } }), { message: /thresholds\['server.cpuPerReq'\] names an unknown metric/ });
+  await t.rejects(runLoad({ url, amount: 1, thresholds: { 'server.cpuPerRequest': '< 1' } }), { message: `thresholds['server.cpuPerRequest']: the metric is 'server.cpuPerRequestMs' since 1.0` });
 });
 
 t.test('a child server burning 1 ms per request: CPU and CPU per request agree with what its own process measured', async (t) => {
@@ -35,17 +36,35 @@ t.test('a child server burning 1 ms per request: CPU and CPU per request agree w
     t.equal(result.timeline.length, 3);
     t.same(result.server!.sources.map((s) => [s.source, s.scope, s.answered, s.seconds]), [[`pid ${server.pid}`, 'process', true, 3]], 'one process source, answering all 3 seconds');
     t.ok(result.timeline.every((entry) => typeof entry.server?.cpuPercent === 'number' && typeof entry.server.rssBytes === 'number'), 'every second has the server\'s CPU and RSS');
-    t.equal(result.server!.network, undefined, 'a process gives no network figures: absent, not zero');
+    t.equal(result.server!.machine, undefined, 'a process gives no machine figures: absent, not zero');
     t.ok(result.server!.memory!.peakRssBytes >= result.server!.memory!.rssBytes && result.server!.memory!.rssBytes > 10e6, 'RSS of a Node process, peak at least the mean');
     t.notOk(result.warnings.some((w) => w.code === 'MONITOR_UNAVAILABLE'));
     const report = renderReport(result);
     t.ok(report.includes('"id":"chart-server-cpu"') && !report.includes('chart-server-network'), 'the report charts the server\'s CPU; no network chart without network figures');
     t.match(formatResult(result), /Server {2,}CPU \d+% of a core, \d\.\d{3} ms CPU per request, RSS [\d.]+ MB \(peak [\d.]+ MB\)/);
-    const monitorCpuMs = result.server!.cpuPerRequest! * result.requests.completed;
+    const monitorCpuMs = result.server!.cpuPerRequestMs! * result.requests.completed;
     timing.ok(within(monitorCpuMs, osCpuMs, 0.1), `server CPU ${monitorCpuMs.toFixed(0)} ms by the monitor, ${osCpuMs.toFixed(0)} ms by the process itself`);
-    timing.ok(within(result.server!.cpuPerRequest!, osCpuMs / requests, 0.1), `cpuPerRequest ${result.server!.cpuPerRequest!.toFixed(3)} ms against ${(osCpuMs / requests).toFixed(3)} ms`);
+    timing.ok(within(result.server!.cpuPerRequestMs!, osCpuMs / requests, 0.1), `cpuPerRequestMs ${result.server!.cpuPerRequestMs!.toFixed(3)} ms against ${(osCpuMs / requests).toFixed(3)} ms`);
     timing.ok(within(result.server!.cpuPercent!, (osCpuMs / result.durationMs) * 100, 0.1), `cpuPercent ${result.server!.cpuPercent!.toFixed(1)} against ${((osCpuMs / result.durationMs) * 100).toFixed(1)}`);
-    timing.ok(result.server!.cpuPerRequest! >= 0.95, 'at least the 1 ms it burns per request');
+    timing.ok(result.server!.cpuPerRequestMs! >= 0.95, 'at least the 1 ms it burns per request');
+  });
+});
+
+t.test('one process through two sources (its pid and its prom-client page) is counted once; two processes are two', async (t) => {
+  const server = await cpuServer(t, 1);
+  const other = await cpuServer(t, 0);
+  const page = new URL('/metrics', server.url).href;
+  await inSomeRun(t, 3, async (timing) => {
+    const before = await server.usage();
+    const result = await runLoad({ url: server.url, rate: 150, connections: 8, duration: '3s', monitor: { processes: [server.pid, other.pid], prometheus: [page] } });
+    const after = await server.usage();
+    const osCpuMs = after.cpuMs - before.cpuMs;
+    const otherCpuMs = result.merge.server!.find((s) => s.source === `pid ${other.pid}`)!.seconds.reduce((sum, second) => sum + (second?.cpuMs ?? 0), 0);
+    t.same(result.server!.sources.map((s) => [s.source, s.scope, s.sameProcessAs]), [[`pid ${server.pid}`, 'process', page], [`pid ${other.pid}`, 'process', undefined], [page, 'process', undefined]], 'the pid is the page\'s process; the other pid is not');
+    t.match(formatResult(result), new RegExp(`pid ${server.pid} is ${page}'s process, counted once`));
+    const cpuMs = (result.server!.cpuPercent! / 100) * result.durationMs;
+    timing.ok(within(cpuMs - otherCpuMs, osCpuMs, 0.1), `server CPU ${cpuMs.toFixed(0)} ms, less the other process's ${otherCpuMs.toFixed(0)} ms, against ${osCpuMs.toFixed(0)} ms by the process itself (twice that if counted twice)`);
+    timing.ok(within(result.server!.memory!.rssBytes, result.server!.sources[0]!.rssBytes! + result.server!.sources[1]!.rssBytes!, 0.1), 'memory: the two processes, not three');
   });
 });
 
@@ -124,14 +143,14 @@ t.test('thresholds and workers: server.* judged on the run, a monitor that gave 
   const result = await runLoad({
     url: server.url, rate: 100, connections: 4, duration: '2s', workers: 2,
     monitor: { processes: [server.pid] },
-    thresholds: { 'server.cpuPerRequest': '< 0.2', 'server.cpuPercent': '< 1000', 'server.network.sentBytesPerSecond': '< 1e12' },
+    thresholds: { 'server.cpuPerRequestMs': '< 0.2', 'server.cpuPercent': '< 1000', 'server.machine.network.sentBytesPerSecond': '< 1e12' },
   });
   t.equal(result.workers, 2);
   t.equal(result.server!.sources.length, 1, 'one source however many threads');
   t.equal(result.merge.server![0]!.seconds.length, result.timeline.length, 'one reading per timeline second');
-  t.same(result.thresholds!.map((r) => [r.metric, r.passed]), [['server.cpuPerRequest', false], ['server.cpuPercent', true], ['server.network.sentBytesPerSecond', false]], 'a 0.5 ms burn breaks < 0.2 ms; network, which no process gives, fails');
+  t.same(result.thresholds!.map((r) => [r.metric, r.passed]), [['server.cpuPerRequestMs', false], ['server.cpuPercent', true], ['server.machine.network.sentBytesPerSecond', false]], 'a 0.5 ms burn breaks < 0.2 ms; network, which no process gives, fails');
   t.equal(result.ok, false);
-  t.match(formatResult(result), /server\.cpuPerRequest < 0\.2 +actual \d+\.\d{3} ms/);
+  t.match(formatResult(result), /server\.cpuPerRequestMs < 0\.2 +actual \d+\.\d{3} ms/);
 });
 
 t.test('mergeResults: segments that watched the same process count it once', async (t) => {
@@ -142,7 +161,7 @@ t.test('mergeResults: segments that watched the same process count it once', asy
   const merged = mergeResults(results);
   t.equal(merged.server!.sources.length, 1, 'one source');
   const first = results[0]!.merge.server![0]!;
-  const cpuMs = merged.server!.cpuPerRequest! * merged.requests.completed;
+  const cpuMs = merged.server!.cpuPerRequestMs! * merged.requests.completed;
   t.ok(Math.abs(cpuMs - seriesCpuMs(first)) < 1e-6, `the merged server CPU is the source's (${cpuMs.toFixed(1)} ms), not the sum of both segments' readings`);
   t.equal(merged.requests.completed, results[0]!.requests.completed + results[1]!.requests.completed);
 });
@@ -156,10 +175,10 @@ t.test('a WebSocket run: CPU per received message, and per stage', async (t) => 
   });
   const cpuMs = seriesCpuMs(result.merge.server![0]!);
   t.ok(result.messages!.received > 0);
-  t.ok(Math.abs(result.server!.cpuPerRequest! * result.messages!.received - cpuMs) < 1e-6, 'cpuPerRequest is the CPU per received message');
+  t.ok(Math.abs(result.server!.cpuPerRequestMs! * result.messages!.received - cpuMs) < 1e-6, 'cpuPerRequestMs is the CPU per received message');
   const stages = result.websocket!.stages!;
   t.equal(stages.length, 2);
-  t.ok(stages.every((stage) => typeof stage.server?.cpuPercent === 'number' && typeof stage.server.cpuPerRequest === 'number'), 'each stage has its server CPU');
+  t.ok(stages.every((stage) => typeof stage.server?.cpuPercent === 'number' && typeof stage.server.cpuPerRequestMs === 'number'), 'each stage has its server CPU');
   t.match(formatResult(result), /ms CPU per message/);
 });
 
@@ -173,24 +192,24 @@ t.test('the salvo command: --monitor-pid and --monitor-url make the monitor opti
   const server = await cpuServer(t, 0.2);
   const json = await runSalvo([server.url, '-R', '50', '-d', '2s', '--monitor-pid', String(server.pid), '--json']);
   t.equal(json.code, 0);
-  const result = JSON.parse(json.stdout) as { server: { sources: Array<{ source: string; answered: boolean }>; cpuPerRequest: number } };
+  const result = JSON.parse(json.stdout) as { server: { sources: Array<{ source: string; answered: boolean }>; cpuPerRequestMs: number } };
   t.same(result.server.sources.map((s) => [s.source, s.answered]), [[`pid ${server.pid}`, true]]);
-  t.ok(result.server.cpuPerRequest > 0);
+  t.ok(result.server.cpuPerRequestMs > 0);
   const bad = await runSalvo([server.url, '-a', '1', '--monitor-pid', 'x']);
   t.equal(bad.code, 2, 'a bad pid is a usage error');
   t.match(bad.stderr, /monitor.processes\[0\] must be a pid/);
 });
 
-t.test('compareResults: server.cpuPerRequest is compared, with its confidence, when every run has it', async (t) => {
-  const run = (perSecond: number, cpuPerRequest?: number) => ({
+t.test('compareResults: server.cpuPerRequestMs is compared, with its confidence, when every run has it', async (t) => {
+  const run = (perSecond: number, cpuPerRequestMs?: number) => ({
     requests: { perSecond, completed: perSecond * 3 }, latency: { p50: 1, p90: 2, p99: 3 }, errors: { total: 0 },
-    ...(cpuPerRequest === undefined ? {} : { server: { cpuPerRequest, sources: [] } }),
+    ...(cpuPerRequestMs === undefined ? {} : { server: { cpuPerRequestMs, sources: [] } }),
   }) as unknown as LoadResult;
   const comparison = compareResults([run(1000, 0.2), run(1900, 0.21), run(1400, 0.2)], [run(1500, 0.3), run(900, 0.31), run(1800, 0.3)]);
-  const row = comparison.rows.find((r) => r.metric === 'server.cpuPerRequest')!;
+  const row = comparison.rows.find((r) => r.metric === 'server.cpuPerRequestMs')!;
   t.equal(row.higherIsBetter, false);
   t.ok(row.improvement < -0.4, 'the candidate spends about half as much again per request');
   t.equal(row.confidence, '***', 'a clear difference where requests/s, all over the place, shows none');
   t.equal(comparison.rows.find((r) => r.metric === 'requests.perSecond')!.confidence, '');
-  t.notOk(compareResults([run(1), run(2)], [run(1), run(2)]).rows.some((r) => r.metric === 'server.cpuPerRequest'), 'not a default without monitor');
+  t.notOk(compareResults([run(1), run(2)], [run(1), run(2)]).rows.some((r) => r.metric === 'server.cpuPerRequestMs'), 'not a default without monitor');
 });

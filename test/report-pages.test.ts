@@ -63,7 +63,7 @@ t.test('run reports speak the run, and their step figures are the result', async
       stages: [{ duration: '2s', rate: 40 }, { duration: '1s', rate: 80 }, { duration: '2s', rate: 80 }],
     });
     // What monitor adds to each second: the server's CPU and the machine's network (no bytes sent here).
-    const watched = { ...result, timeline: result.timeline.map((entry, i) => ({ ...entry, server: { cpuPercent: 10 * (i + 1), receivedBytesPerSecond: 1e6 * (i + 1) } })) };
+    const watched = { ...result, timeline: result.timeline.map((entry, i) => ({ ...entry, server: { cpuPercent: 10 * (i + 1), machine: { receivedBytesPerSecond: 1e6 * (i + 1) } } })) };
     const { page, problems } = await openReport(browser, renderReport(watched), 'http-rate-ramp');
     t.same(problems, []);
     const plots = await drawnPlots(page);
@@ -87,7 +87,7 @@ t.test('run reports speak the run, and their step figures are the result', async
     t.same(seriesOf(serverPlot, 'server CPU'), [15, 45], "CPU: the mean of the step's seconds");
     t.same(seriesOf(serverPlot, 'network in'), [1.5, 4.5], 'network in MB/s likewise');
     const head = (await page.$$eval('#steps-table thead th', (cells) => cells.map((cell) => cell.textContent))).slice(-2);
-    t.same(head, ['server CPU', 'server in']);
+    t.same(head, ['server CPU', 'machine in']);
     t.same(rows.map((row) => row.slice(-2)), [['15%', '1.5 MB/s'], ['45%', '4.5 MB/s']]);
   });
 

@@ -87,5 +87,6 @@ await runLoad({ url: server.url, transport: 'curl' });
 await runLoad({ connections: 1 });
 const monitored: LoadOptions = { url: server.url, amount: 10, monitor: { processes: [server.pid], prometheus: ['http://127.0.0.1:9100/metrics', { url: 'http://127.0.0.1:9100/metrics', devices: ['lo'] }] } };
 const serverStats: ServerStats | undefined = (await runLoad(monitored)).server;
-const cpuPerRequest: number | undefined = serverStats?.cpuPerRequest;
-console.log(cpuPerRequest, serverStats?.sources.map((s) => s.answered), result.timeline[0]?.server?.cpuPercent);
+const cpuPerRequest: number | undefined = serverStats?.cpuPerRequestMs;
+const machineNetwork: number | undefined = serverStats?.machine?.network?.receivedBytesPerSecond;
+console.log(cpuPerRequest, machineNetwork, serverStats?.sources.map((s) => s.answered), result.timeline[0]?.server?.cpuPercent);

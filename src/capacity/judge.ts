@@ -74,7 +74,7 @@ export function judgeStep(
   };
   if (!step.passed && !aborted) {
     const limit = blame(context, result);
-    step.limitedBy = limit === 'server' && serverCpuSaturated(result) ? 'server-cpu' : limit;
+    step.limitedBy = limit === 'server' && saturatedCpu(result) !== undefined ? 'server-cpu' : limit;
   }
   return step;
 }
@@ -82,12 +82,19 @@ export function judgeStep(
 /** A server's CPU at or above this share of its cores (`monitor`) was the limit of a step it failed. */
 const SERVER_CPU_SATURATED = 0.9;
 
-/** Whether `monitor` saw the server's cores saturated: CPU at 90% of all the cores its sources count. */
-export function serverCpuSaturated(result: LoadResult): boolean {
+/**
+ * The CPU `monitor` saw saturated, at 90% of all the cores its sources count: the server processes',
+ * or without them the machine's (node_exporter); undefined when neither was.
+ */
+export function saturatedCpu(result: LoadResult): { cpuPercent: number; cores: number; scope: 'server' | 'machine' } | undefined {
   const server = result.server;
-  if (server?.cpuPercent === undefined || server.cores === undefined) return false;
-  return server.cpuPercent >= SERVER_CPU_SATURATED * 100 * server.cores;
+  for (const [scope, figures] of [['server', server], ['machine', server?.machine]] as const) {
+    if (figures?.cpuPercent === undefined || figures.cores === undefined) continue;
+    return figures.cpuPercent >= SERVER_CPU_SATURATED * 100 * figures.cores ? { cpuPercent: figures.cpuPercent, cores: figures.cores, scope } : undefined;
+  }
+  return undefined;
 }
+
 
 function blame(context: JudgeContext, result: LoadResult): StepLimit {
   // A busy event loop also delays reading responses, so the server's own time is not to be trusted.

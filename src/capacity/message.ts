@@ -1,5 +1,6 @@
 import type { CapacityPlan } from './options.js';
 import type { CapacityLimit, CapacityStep } from './types.js';
+import { saturatedCpu } from './judge.js';
 
 /** The search so far: what the result and its message are built from. */
 export interface SearchState {
@@ -64,8 +65,8 @@ export function outcomeMessage(state: SearchState, limitedBy: CapacityLimit, cap
     );
   }
   const saturated = limitedBy === 'server-cpu' ? steps.find((step) => step.rate === lowestFailed && step.limitedBy === 'server-cpu') : undefined;
-  const server = saturated?.result.server;
-  const bracket = `${rate(lowestFailed!)} failed it${server === undefined ? '' : ` with the server's CPU saturated (${COUNT.format(server.cpuPercent!)}% of ${server.cores} core${server.cores === 1 ? '' : 's'})`}`;
+  const cpu = saturated === undefined ? undefined : saturatedCpu(saturated.result);
+  const bracket = `${rate(lowestFailed!)} failed it${cpu === undefined ? '' : ` with the ${cpu.scope}'s CPU saturated (${COUNT.format(cpu.cpuPercent)}% of ${cpu.cores} core${cpu.cores === 1 ? '' : 's'})`}`;
   if (capacity === undefined) {
     return (
       `Short steps met the SLO up to ${rate(failedConfirmations[0]!)}, but ${seconds(plan.confirmMs)} confirmation runs ` +

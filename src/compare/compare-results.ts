@@ -57,7 +57,7 @@ export interface Comparison {
 export interface CompareResultsOptions {
   /**
    * Metric paths to compare, in the `thresholds` syntax. Default: `requests.perSecond`, `latency.p50`,
-   * `latency.p90`, `latency.p99`, `errors.rate`, and `server.cpuPerRequest` when every run has it (`monitor`).
+   * `latency.p90`, `latency.p99`, `errors.rate`, and `server.cpuPerRequestMs` when every run has it (`monitor`).
    */
   metrics?: string[];
   /** `'welch'` (default) does not assume equal variances; `'student'` pools them. */
@@ -93,8 +93,8 @@ export function compareResults(
   checkRuns('baseline', baseline);
   checkRuns('candidate', candidate);
   // Monitored runs compare the server's CPU per request too: steadier than requests/s on a noisy host.
-  const monitored = options.metrics === undefined && [...baseline, ...candidate].every((result) => result.server?.cpuPerRequest !== undefined);
-  const { test, metrics } = resolveCompareOptions(monitored ? { ...options, metrics: [...DEFAULT_METRICS, 'server.cpuPerRequest'] } : options);
+  const monitored = options.metrics === undefined && [...baseline, ...candidate].every((result) => result.server?.cpuPerRequestMs !== undefined);
+  const { test, metrics } = resolveCompareOptions(monitored ? { ...options, metrics: [...DEFAULT_METRICS, 'server.cpuPerRequestMs'] } : options);
   const rows = metrics.map(([metric, reader]) =>
     compareMetric(metric, values(reader, baseline), values(reader, candidate), test),
   );

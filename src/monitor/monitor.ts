@@ -4,13 +4,16 @@ import { addWarning, type Warning } from '../shared/warnings.js';
 import type { PlannedMonitor } from '../shared/plan.js';
 import { ProcessSource } from './process-source.js';
 import { PrometheusSource } from './prometheus-source.js';
-import type { MonitorSource, Reading } from './reading.js';
+import type { ByteCounts, MonitorSource, Reading } from './reading.js';
 import { serverSecond } from '../stats/server.js';
 
 /** The `result.warnings` code raised when a monitored source did not answer. */
 export const MONITOR_UNAVAILABLE = 'MONITOR_UNAVAILABLE';
 /** A read not back by then is abandoned (the next second's is due): a monitor never waits on a slow source. */
 const READ_TIMEOUT_MS = 800;
+/** How far apart two readings of one process may be: prom-client rounds its start time, /proc counts CPU in 10 ms ticks. */
+const SAME_START_SECONDS = 2;
+const SAME_CPU_SECONDS = 0.05;
 /** A run that ends this close to its last sample ends on that sample. */
 const END_SLACK_MS = 20;
 
@@ -122,14 +125,39 @@ export class ServerMonitor {
   }
 
   #series(): ServerSeries[] {
-    return this.#watched.map(({ source, readings, error }) => ({
-      source: source.name,
-      scope: source.scope,
-      ...coresOf(readings),
-      ...(error !== undefined ? { error: error.message } : {}),
+    return this.#watched.map((watched) => ({
+      source: watched.source.name,
+      scope: watched.source.scope,
+      ...coresOf(watched.readings),
+      ...this.#sameProcess(watched),
+      ...(watched.error !== undefined ? { error: watched.error.message } : {}),
       startedAt: this.#startMs ?? 0,
-      seconds: Array.from({ length: Math.max(0, this.#samples - 1) }, (_, i) => difference(readings[i], readings[i + 1])),
+      seconds: Array.from({ length: Math.max(0, this.#samples - 1) }, (_, i) => difference(watched.readings[i], watched.readings[i + 1])),
     }));
+  }
+
+  /**
+   * A pid that is also a metrics page's process (prom-client's): the page's source, which is counted
+   * and this one not. The same process has the same start time (prom-client's in whole seconds) and
+   * the same CPU whenever both are read at once; two processes drift apart under load.
+   */
+  #sameProcess({ source, readings }: Watched): { sameProcessAs?: string } {
+    if (!(source instanceof ProcessSource)) return {};
+    for (const other of this.#watched) {
+      if (other.source instanceof ProcessSource || other.source.scope !== 'process') continue;
+      let both = 0;
+      const same = readings.every((reading, i) => {
+        const theirs = other.readings[i];
+        if (reading === undefined || theirs === undefined) return true;
+        if (reading.processStartS === undefined || theirs.processStartS === undefined || reading.cpuSeconds === undefined || theirs.cpuSeconds === undefined) return false;
+        both++;
+        // Read a few ms apart (a busy app answers its scrape late): a core's worth of CPU in between.
+        const cpu = Math.abs(reading.cpuSeconds - theirs.cpuSeconds) <= SAME_CPU_SECONDS + (2 * Math.abs(reading.atMs - theirs.atMs)) / 1000;
+        return cpu && Math.abs(reading.processStartS - theirs.processStartS) <= SAME_START_SECONDS;
+      });
+      if (same && both > 0) return { sameProcessAs: other.source.name };
+    }
+    return {};
   }
 }
 
@@ -145,10 +173,14 @@ function difference(from: Reading | undefined, to: Reading | undefined): ServerR
   if (from.cpuSeconds !== undefined && to.cpuSeconds !== undefined) second.cpuMs = Math.max(0, (to.cpuSeconds - from.cpuSeconds) * 1000);
   if (to.rssBytes !== undefined) second.rssBytes = to.rssBytes;
   // A counter that went down was reset (an exporter restarted): that second is unknown, not negative.
+  // The monitor's own scrapes in between: the response to the first, the request of the second.
+  const own = (field: keyof ByteCounts) => (from.ownBytes?.after[field] ?? 0) + (to.ownBytes?.before[field] ?? 0);
   if (from.receivedBytes !== undefined && to.receivedBytes !== undefined && to.receivedBytes >= from.receivedBytes) {
-    second.receivedBytes = to.receivedBytes - from.receivedBytes;
+    second.receivedBytes = Math.max(0, to.receivedBytes - from.receivedBytes - own('received'));
   }
-  if (from.sentBytes !== undefined && to.sentBytes !== undefined && to.sentBytes >= from.sentBytes) second.sentBytes = to.sentBytes - from.sentBytes;
+  if (from.sentBytes !== undefined && to.sentBytes !== undefined && to.sentBytes >= from.sentBytes) {
+    second.sentBytes = Math.max(0, to.sentBytes - from.sentBytes - own('sent'));
+  }
   if (to.eventLoopLagMs !== undefined) second.eventLoopLagMs = to.eventLoopLagMs;
   return second;
 }

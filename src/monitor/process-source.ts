@@ -8,6 +8,19 @@ import type { MonitorSource, Reading } from './reading.js';
  */
 const TICKS_PER_SECOND = 100;
 
+/** The machine's boot time, epoch seconds (`btime` in /proc/stat), read once: a process's start is ticks after it. */
+let bootTimeS: Promise<number | undefined> | undefined;
+function bootTime(): Promise<number | undefined> {
+  bootTimeS ??= readFile('/proc/stat', 'latin1').then(
+    (text) => {
+      const btime = /^btime (\d+)$/m.exec(text)?.[1];
+      return btime === undefined ? undefined : Number(btime);
+    },
+    () => undefined,
+  );
+  return bootTimeS;
+}
+
 /**
  * A local process by pid, all its threads: CPU from /proc/<pid>/stat (utime + stime, 10 ms ticks),
  * resident memory from /proc/<pid>/status (VmRSS). Two small reads a second; Linux only.
@@ -37,9 +50,11 @@ export class ProcessSource implements MonitorSource {
     const rssKb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1];
     // A zombie has no memory left to report, and its CPU is final: it has exited.
     if (fields[0] === 'Z' || fields[0] === 'X') throw new Error(`process ${this.#pid} exited`);
+    const booted = await bootTime();
     return {
       cpuSeconds: ticks / TICKS_PER_SECOND,
       cores: availableParallelism(),
+      ...(booted !== undefined ? { processStartS: booted + Number(fields[19]) / TICKS_PER_SECOND } : {}),
       ...(rssKb !== undefined ? { rssBytes: Number(rssKb) * 1024 } : {}),
     };
   }

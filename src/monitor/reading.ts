@@ -9,6 +9,19 @@ export interface Reading {
   eventLoopLagMs?: number;
   /** The cores the CPU is out of, when the source knows. */
   cores?: number;
+  /** When the process started, epoch seconds: with its CPU, what tells that two sources watch one process. */
+  processStartS?: number;
+  /**
+   * The bytes this read's own exchange added to the network counters it read (a scrape of
+   * node_exporter over a counted device): before the exporter read them (the request), and after (the response).
+   */
+  ownBytes?: { before: ByteCounts; after: ByteCounts };
+}
+
+/** Network bytes received and sent. */
+export interface ByteCounts {
+  received: number;
+  sent: number;
 }
 
 /** One watched thing: read it now, within `timeoutMs`, or reject with why not. */

@@ -63,14 +63,17 @@ export function resultPoints(kind: SeriesKind, result: LoadResult): Point[] {
   return counters(kind, { sent, completed, retried, statusCodes: result.statusCodes, errorsByCode: result.errors.byCode });
 }
 
-/** The server's second, from `monitor` (each field only when a source reports it). */
+/** The server's second, from `monitor` (each field only when a source reports it): the processes as `salvo_server_*`, node_exporter as `salvo_machine_*`. */
 export function serverPoints(server: ServerSecond): Point[] {
   const points: Point[] = [];
   const add = (name: string, value: number | undefined) => value !== undefined && points.push({ name, value });
   add('salvo_server_cpu_ratio', server.cpuPercent === undefined ? undefined : server.cpuPercent / 100);
   add('salvo_server_memory_bytes', server.rssBytes);
-  add('salvo_server_network_receive_bytes_per_second', server.receivedBytesPerSecond);
-  add('salvo_server_network_transmit_bytes_per_second', server.sentBytesPerSecond);
   add('salvo_server_event_loop_lag_seconds', server.eventLoopLagMs === undefined ? undefined : server.eventLoopLagMs / 1000);
+  const machine = server.machine ?? {};
+  add('salvo_machine_cpu_ratio', machine.cpuPercent === undefined ? undefined : machine.cpuPercent / 100);
+  add('salvo_machine_memory_used_bytes', machine.usedBytes);
+  add('salvo_machine_network_receive_bytes_per_second', machine.receivedBytesPerSecond);
+  add('salvo_machine_network_transmit_bytes_per_second', machine.sentBytesPerSecond);
   return points;
 }

@@ -36,8 +36,9 @@ function columns(figures: StepFigures, result: LoadResult): StepColumn[] {
   );
   const has = (field: keyof StepPoint['server']) => figures.steps.some((s) => s.server[field] !== undefined);
   if (has('cpuPercent')) list.push({ header: 'server CPU', cell: (s) => (s.server.cpuPercent === undefined ? 'n/a' : `${number(s.server.cpuPercent)}%`) });
-  if (has('receivedBytesPerSecond')) list.push({ header: 'server in', cell: (s) => (s.server.receivedBytesPerSecond === undefined ? 'n/a' : `${bytes(s.server.receivedBytesPerSecond)}/s`) });
-  if (has('sentBytesPerSecond')) list.push({ header: 'server out', cell: (s) => (s.server.sentBytesPerSecond === undefined ? 'n/a' : `${bytes(s.server.sentBytesPerSecond)}/s`) });
+  if (has('machineCpuPercent')) list.push({ header: 'machine CPU', cell: (s) => (s.server.machineCpuPercent === undefined ? 'n/a' : `${number(s.server.machineCpuPercent)}%`) });
+  if (has('receivedBytesPerSecond')) list.push({ header: 'machine in', cell: (s) => (s.server.receivedBytesPerSecond === undefined ? 'n/a' : `${bytes(s.server.receivedBytesPerSecond)}/s`) });
+  if (has('sentBytesPerSecond')) list.push({ header: 'machine out', cell: (s) => (s.server.sentBytesPerSecond === undefined ? 'n/a' : `${bytes(s.server.sentBytesPerSecond)}/s`) });
   return list;
 }
 
@@ -77,6 +78,7 @@ export function stepCharts(result: LoadResult, figures: StepFigures | undefined)
   const server = (field: keyof StepPoint['server'], scale = 1) => column((s) => (s.server[field] === undefined ? null : s.server[field] / scale));
   const serverSeries: ChartSpec['series'] = [
     { label: 'server CPU', color: COLORS.red, scale: 'y', values: server('cpuPercent'), unit: '%', points: true },
+    { label: 'machine CPU', color: COLORS.grey, scale: 'y', values: server('machineCpuPercent'), unit: '%', points: true, dash: [2, 2] },
     { label: 'network in', color: COLORS.blue, scale: 'y2', values: server('receivedBytesPerSecond', 1e6), unit: ' MB/s', points: true, dash: [4, 4] },
     { label: 'network out', color: COLORS.orange, scale: 'y2', values: server('sentBytesPerSecond', 1e6), unit: ' MB/s', points: true, dash: [4, 4] },
   ].filter((series) => series.values.some((v) => v !== null)) as ChartSpec['series'];
@@ -84,7 +86,7 @@ export function stepCharts(result: LoadResult, figures: StepFigures | undefined)
     const cpu = serverSeries.some((s) => s.scale === 'y');
     // With no CPU reading the network moves to the left axis rather than leave it empty.
     const series = cpu ? serverSeries : serverSeries.map((s) => ({ ...s, scale: 'y' as const }));
-    charts.push(perStep('chart-steps-server', `Server CPU and network by ${label}`, cpu ? '% of one core' : 'MB/s', series, cpu && series.length > 1 ? 'MB/s' : undefined));
+    charts.push(perStep('chart-steps-server', `Server and machine by ${label}`, cpu ? '% of one core' : 'MB/s', series, cpu && series.length > 1 ? 'MB/s' : undefined));
   }
   return charts;
 }

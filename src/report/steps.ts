@@ -26,8 +26,13 @@ export interface StepPoint {
   server: StepServer;
 }
 
-/** The server's CPU (100 = one core) and machine network (bytes/s) during a step; absent when not given. */
-export type StepServer = Pick<ServerSecond, 'cpuPercent' | 'receivedBytesPerSecond' | 'sentBytesPerSecond'>;
+/** The server processes' CPU, the machine's CPU (100 = one core) and network (bytes/s) during a step; absent when not given. */
+export interface StepServer {
+  cpuPercent?: number;
+  machineCpuPercent?: number;
+  receivedBytesPerSecond?: number;
+  sentBytesPerSecond?: number;
+}
 
 /** A run's ramp read by step. */
 export interface StepFigures {
@@ -86,14 +91,20 @@ function secondsWithin(timeline: readonly TimelineEntry[], fromMs: number, toMs:
   });
 }
 
-const SERVER_FIELDS = ['cpuPercent', 'receivedBytesPerSecond', 'sentBytesPerSecond'] as const;
+const SERVER_FIELDS: Record<keyof StepServer, (second: ServerSecond) => number | undefined> = {
+  cpuPercent: (second) => second.cpuPercent,
+  machineCpuPercent: (second) => second.machine?.cpuPercent,
+  receivedBytesPerSecond: (second) => second.machine?.receivedBytesPerSecond,
+  sentBytesPerSecond: (second) => second.machine?.sentBytesPerSecond,
+};
 
 /** Each server field's mean over the seconds that have it (`timeline[i].server`, from `monitor`). */
 function serverOver(timeline: readonly TimelineEntry[], seconds: readonly number[]): StepServer {
   const server: StepServer = {};
-  for (const field of SERVER_FIELDS) {
+  for (const [field, read] of Object.entries(SERVER_FIELDS) as Array<[keyof StepServer, (second: ServerSecond) => number | undefined]>) {
     const values = seconds.flatMap((i) => {
-      const value = timeline[i]!.server?.[field];
+      const second = timeline[i]!.server;
+      const value = second === undefined ? undefined : read(second);
       return typeof value === 'number' ? [value] : [];
     });
     if (values.length > 0) server[field] = values.reduce((sum, v) => sum + v, 0) / values.length;

@@ -55,7 +55,7 @@ export interface WebSocketStageStats {
    * With `monitor`: the server's CPU over the stage's seconds (a second counts for the stage its
    * middle falls in), 100 = one core, and per received message, ms.
    */
-  server?: { cpuPercent?: number; cpuPerRequest?: number };
+  server?: { cpuPercent?: number; cpuPerRequestMs?: number };
 }
 
 /** What only a WebSocket run has (`result.websocket`). */
@@ -113,6 +113,8 @@ export interface ServerSeries {
   cores?: number;
   /** The first failure, if any. */
   error?: string;
+  /** Another source that watched the same process (the same start time and CPU): this one is not counted. */
+  sameProcessAs?: string;
   /** Wall-clock start of its first second, epoch ms (the run's `startedAt`). */
   startedAt: number;
   seconds: Array<ServerReadingSecond | null>;
@@ -122,7 +124,9 @@ export interface ServerSeries {
 export interface ServerReadingSecond {
   wallMs: number;
   cpuMs?: number;
+  /** A process's resident memory, or the machine's memory in use. */
   rssBytes?: number;
+  /** The machine's network bytes, less the monitor's own scrapes of it. */
   receivedBytes?: number;
   sentBytes?: number;
   eventLoopLagMs?: number;
@@ -239,17 +243,30 @@ export interface NameStats {
   merge: { timeline: string[] };
 }
 
-/** One second of the watched server (`timeline[i].server`); a field no source gave is absent. */
+/**
+ * One second of the watched server (`timeline[i].server`): the watched processes (pids, prom-client
+ * apps) added up, and the machine (node_exporter) apart; a field no source gave is absent.
+ */
 export interface ServerSecond {
-  /** Server CPU, 100 = one core. */
+  /** The processes' CPU, 100 = one core. */
   cpuPercent?: number;
-  /** Resident memory of the processes (or the machine's memory in use), bytes, at the end of the second. */
+  /** The processes' resident memory at the end of the second, bytes. */
   rssBytes?: number;
-  /** Network bytes received and sent by the machine (node_exporter), per second. */
-  receivedBytesPerSecond?: number;
-  sentBytesPerSecond?: number;
   /** A prom-client app's event-loop lag (its p99 when it exports one), ms. */
   eventLoopLagMs?: number;
+  /** The whole machine, from node_exporter: load generator included when it runs there. */
+  machine?: MachineSecond;
+}
+
+/** One second of the machine (`timeline[i].server.machine`), from node_exporter. */
+export interface MachineSecond {
+  /** Busy CPU over all its cores, 100 = one core. */
+  cpuPercent?: number;
+  /** Memory in use (MemTotal - MemAvailable) at the end of the second, bytes. */
+  usedBytes?: number;
+  /** Network bytes received and sent per second, on the chosen devices, less the monitor's own scrapes. */
+  receivedBytesPerSecond?: number;
+  sentBytesPerSecond?: number;
 }
 
 /** One source `monitor` read (`result.server.sources`). */
@@ -262,6 +279,8 @@ export interface ServerSourceStats {
   answered: boolean;
   /** The first failure, when it did not. */
   error?: string;
+  /** Another source that watched the same process: this one's figures are not added to the server's. */
+  sameProcessAs?: string;
   /** Measured seconds it answered. */
   seconds: number;
   /** CPU over the seconds it answered, 100 = one core. */
@@ -276,27 +295,40 @@ export interface ServerSourceStats {
 }
 
 /**
- * The system under test over the measured run (`result.server`), from `monitor`. CPU and memory
- * come from the process sources (pids, prom-client apps), added up, or from the machine
- * (node_exporter) when none gives them; network from node_exporter. A field no source gave is
- * absent, never zero.
+ * The system under test over the measured run (`result.server`), from `monitor`. The figures at the
+ * top are the watched processes (pids, prom-client apps), each process counted once; the machine
+ * (node_exporter) is `machine`, never the server's figures. A field no source gave is absent, never zero.
  */
 export interface ServerStats {
-  /** Server CPU, 100 = one core. */
+  /** The processes' CPU, 100 = one core. */
   cpuPercent?: number;
   /**
-   * Server CPU per completed request (per received message in a WebSocket run), ms: over the
-   * seconds the CPU sources answered.
+   * The processes' CPU per completed request (per received message in a WebSocket or Socket.IO run),
+   * ms: over the seconds the CPU sources answered.
    */
-  cpuPerRequest?: number;
+  cpuPerRequestMs?: number;
+  /** The processes' resident memory, added up: mean and highest, bytes. */
   memory?: { rssBytes: number; peakRssBytes: number };
-  network?: { receivedBytesPerSecond: number; sentBytesPerSecond: number };
   /** Highest event-loop lag of a second, ms (prom-client apps). */
   eventLoopLagMs?: number;
-  /** The cores the CPU is out of (`cpuPercent` 100 × cores is all of them), when the sources say. */
+  /** The cores the processes' CPU is out of (`cpuPercent` 100 × cores is all of them), when the sources say. */
   cores?: number;
+  /** The machine, from node_exporter (its CPU and network include salvo's own when salvo runs there). */
+  machine?: MachineStats;
   /** What was read, and whether it answered. */
   sources: ServerSourceStats[];
+}
+
+/** `result.server.machine`: what node_exporter said of the whole machine over the measured run. */
+export interface MachineStats {
+  /** Busy CPU over all its cores, 100 = one core. */
+  cpuPercent?: number;
+  /** Its cores (node_exporter machines added up). */
+  cores?: number;
+  /** Memory in use (MemTotal - MemAvailable): mean and highest, bytes. */
+  memory?: { usedBytes: number; peakUsedBytes: number };
+  /** Network bytes per second on the chosen devices, less the monitor's own scrapes. */
+  network?: { receivedBytesPerSecond: number; sentBytesPerSecond: number };
 }
 
 /**

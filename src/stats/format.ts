@@ -1,4 +1,4 @@
-import type { CheckStats, GeneratorStats, LatencyStats, LoadResult, PhaseStats, ServerStats, ThresholdResult, WebSocketStageStats } from '../shared/load-result.js';
+import { countsMessages, type CheckStats, type GeneratorStats, type LatencyStats, type LoadResult, type PhaseStats, type ServerStats, type ThresholdResult, type WebSocketStageStats } from '../shared/load-result.js';
 
 // A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -63,7 +63,7 @@ export function formatResult(result: LoadResult): string {
   lines.push(row('Errors', errors(result.errors)));
   if (websocket?.stages !== undefined) lines.push('', ...stagesTable(websocket.stages), '');
   if (result.generator !== undefined) lines.push(row('Generator', generator(result.generator)));
-  if (result.server !== undefined) lines.push(row('Server', server(result.server, result.transport === 'websocket')));
+  if (result.server !== undefined) lines.push(...serverRows(result.server, countsMessages(result.transport)));
   if (result.checks !== undefined) lines.push(...checks(result.checks));
   if (result.thresholds !== undefined && result.thresholds.length > 0) {
     lines.push(...thresholds(result.thresholds));
@@ -94,7 +94,7 @@ export function formatThresholdWindows(t: ThresholdResult): string {
 
 export function formatThresholdActual(metric: string, actual: number): string {
   if (Number.isNaN(actual)) return 'n/a';
-  if (metric.startsWith('latency') || metric === 'durationMs' || metric === 'server.cpuPerRequest' || metric === 'server.eventLoopLagMs') {
+  if (metric.startsWith('latency') || metric === 'durationMs' || metric === 'server.cpuPerRequestMs' || metric === 'server.eventLoopLagMs') {
     return `${formatMs(actual)} ms`;
   }
   if (metric.endsWith('.rate')) {
@@ -190,19 +190,33 @@ function generator(stats: GeneratorStats): string {
   return parts.join(', ');
 }
 
-/** `monitor`'s findings on one line: what no source gave is left out; sources that failed are named. */
-function server(stats: ServerStats, webSocket: boolean): string {
+/**
+ * `monitor`'s findings: the processes as `Server`, the machine (node_exporter) as `Machine`, never one
+ * for the other; what no source gave is left out; sources that failed or repeat a process are named.
+ */
+function serverRows(stats: ServerStats, messages: boolean): string[] {
   const parts: string[] = [];
   if (stats.cpuPercent !== undefined) parts.push(`CPU ${formatPercent(stats.cpuPercent)} of a core`);
-  if (stats.cpuPerRequest !== undefined) parts.push(`${formatMs(stats.cpuPerRequest)} ms CPU per ${webSocket ? 'message' : 'request'}`);
+  if (stats.cpuPerRequestMs !== undefined) parts.push(`${formatMs(stats.cpuPerRequestMs)} ms CPU per ${messages ? 'message' : 'request'}`);
   if (stats.memory !== undefined) parts.push(`RSS ${formatBytes(stats.memory.rssBytes)} (peak ${formatBytes(stats.memory.peakRssBytes)})`);
-  if (stats.network !== undefined) {
-    parts.push(`network in ${formatBytes(stats.network.receivedBytesPerSecond)}/s, out ${formatBytes(stats.network.sentBytesPerSecond)}/s`);
-  }
   if (stats.eventLoopLagMs !== undefined) parts.push(`event-loop lag up to ${formatMs(stats.eventLoopLagMs)} ms`);
-  const failed = stats.sources.filter((source) => !source.answered).map((source) => source.source);
-  if (failed.length > 0) parts.push(`not always answering: ${failed.join(', ')}`);
-  return parts.length > 0 ? parts.join(', ') : 'no source answered';
+  const machine: string[] = [];
+  const { cpuPercent, cores, memory, network } = stats.machine ?? {};
+  if (cpuPercent !== undefined) machine.push(`CPU ${formatPercent(cpuPercent)} of a core${cores === undefined ? '' : ` (${cores} core${cores === 1 ? '' : 's'})`}`);
+  if (memory !== undefined) machine.push(`memory in use ${formatBytes(memory.usedBytes)} (peak ${formatBytes(memory.peakUsedBytes)})`);
+  if (network !== undefined) machine.push(`network in ${formatBytes(network.receivedBytesPerSecond)}/s, out ${formatBytes(network.sentBytesPerSecond)}/s (the monitor's scrapes left out)`);
+  const notes = [
+    ...stats.sources.filter((source) => !source.answered).map((source) => `not always answering: ${source.source}`),
+    ...stats.sources.filter((source) => source.sameProcessAs !== undefined).map((source) => `${source.source} is ${source.sameProcessAs}'s process, counted once`),
+  ];
+  const processes = stats.sources.some((source) => source.scope === 'process');
+  const rows: string[] = [];
+  if (processes) rows.push(row('Server', [...parts, ...notes].join(', ') || 'no source answered'));
+  if (stats.machine !== undefined || stats.sources.some((source) => source.scope === 'machine')) {
+    rows.push(row('Machine', [...machine, ...(processes ? [] : notes)].join(', ') || 'no source answered'));
+  }
+  if (rows.length === 0) rows.push(row('Server', notes.join(', ') || 'no source answered'));
+  return rows;
 }
 
 function formatPercent(percent: number): string {

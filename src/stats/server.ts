@@ -1,21 +1,16 @@
 // The `monitor` figures of a result (`result.server`, each second's `server`) from its sources' per-second
 // readings, and those readings merged over segments: plain arithmetic on JSON, shared by runLoad and mergeResults.
-import type { ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats, TimelineEntry, WebSocketStageStats } from '../shared/load-result.js';
+import type { MachineSecond, MachineStats, ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats, TimelineEntry, WebSocketStageStats } from '../shared/load-result.js';
 
 type Field = 'cpuMs' | 'rssBytes' | 'receivedBytes' | 'sentBytes' | 'eventLoopLagMs';
-
-const gave = (series: ServerSeries, field: Field) => series.seconds.some((second) => second?.[field] !== undefined);
+type Scope = ServerSeries['scope'];
 
 /**
- * The sources each figure comes from: CPU and memory from the process sources (pids, prom-client
- * apps) added up, or from the machine (node_exporter) when no process source gives them; network
- * from the machine sources; event-loop lag from the apps. A source that never answered is left out.
+ * The sources of one scope whose `field` is counted: the processes (pids, prom-client apps; a process
+ * watched twice counted once) or the machine (node_exporter). A source that never gave it is left out.
  */
-function pick(series: readonly ServerSeries[], field: Field): ServerSeries[] {
-  const giving = series.filter((s) => gave(s, field));
-  if (field === 'receivedBytes' || field === 'sentBytes') return giving.filter((s) => s.scope === 'machine');
-  const processes = giving.filter((s) => s.scope === 'process');
-  return processes.length > 0 ? processes : giving;
+function pick(series: readonly ServerSeries[], scope: Scope, field: Field): ServerSeries[] {
+  return series.filter((s) => s.scope === scope && s.sameProcessAs === undefined && s.seconds.some((second) => second?.[field] !== undefined));
 }
 
 /** The sources' `field` in second `i`, added up (max for lag); undefined unless every picked source gave it. */
@@ -33,19 +28,29 @@ function combined(picked: readonly ServerSeries[], field: Field, i: number): { v
   return wallMs > 0 ? { value, wallMs } : undefined;
 }
 
+const perSecond = (at: { value: number; wallMs: number }) => (at.value / at.wallMs) * 1000;
+
 /** Second `i` of the server as the timeline shows it; undefined when no source gave anything for it. */
 export function serverSecond(series: readonly ServerSeries[], i: number): ServerSecond | undefined {
-  const cpu = combined(pick(series, 'cpuMs'), 'cpuMs', i);
-  const rss = combined(pick(series, 'rssBytes'), 'rssBytes', i);
-  const received = combined(pick(series, 'receivedBytes'), 'receivedBytes', i);
-  const sent = combined(pick(series, 'sentBytes'), 'sentBytes', i);
-  const lag = combined(pick(series, 'eventLoopLagMs'), 'eventLoopLagMs', i);
+  const at = (scope: Scope, field: Field) => combined(pick(series, scope, field), field, i);
+  const cpu = at('process', 'cpuMs');
+  const rss = at('process', 'rssBytes');
+  const lag = at('process', 'eventLoopLagMs');
+  const machineCpu = at('machine', 'cpuMs');
+  const used = at('machine', 'rssBytes');
+  const received = at('machine', 'receivedBytes');
+  const sent = at('machine', 'sentBytes');
+  const machine: MachineSecond = {
+    ...(machineCpu !== undefined ? { cpuPercent: perSecond(machineCpu) / 10 } : {}),
+    ...(used !== undefined ? { usedBytes: used.value } : {}),
+    ...(received !== undefined ? { receivedBytesPerSecond: perSecond(received) } : {}),
+    ...(sent !== undefined ? { sentBytesPerSecond: perSecond(sent) } : {}),
+  };
   const second: ServerSecond = {
-    ...(cpu !== undefined ? { cpuPercent: (cpu.value / cpu.wallMs) * 100 } : {}),
+    ...(cpu !== undefined ? { cpuPercent: perSecond(cpu) / 10 } : {}),
     ...(rss !== undefined ? { rssBytes: rss.value } : {}),
-    ...(received !== undefined ? { receivedBytesPerSecond: (received.value / received.wallMs) * 1000 } : {}),
-    ...(sent !== undefined ? { sentBytesPerSecond: (sent.value / sent.wallMs) * 1000 } : {}),
     ...(lag !== undefined ? { eventLoopLagMs: lag.value } : {}),
+    ...(Object.keys(machine).length > 0 ? { machine } : {}),
   };
   return Object.keys(second).length > 0 ? second : undefined;
 }
@@ -83,6 +88,7 @@ function sourceStats(series: ServerSeries): ServerSourceStats {
     scope: series.scope,
     answered: series.error === undefined && series.seconds.every((second) => second !== null),
     ...(series.error !== undefined ? { error: series.error } : {}),
+    ...(series.sameProcessAs !== undefined ? { sameProcessAs: series.sameProcessAs } : {}),
     seconds: series.seconds.filter((second) => second !== null).length,
     ...(cpu !== undefined ? { cpuPercent: (cpu.total / cpu.wallMs) * 100 } : {}),
     ...(rss !== undefined ? { rssBytes: rss.total / rss.count, peakRssBytes: rss.peak } : {}),
@@ -92,37 +98,55 @@ function sourceStats(series: ServerSeries): ServerSourceStats {
   };
 }
 
-/**
- * `result.server` from the sources' seconds, over the seconds each figure's sources answered;
- * `cpuPerRequest` divides the server's CPU by the requests completed in those same seconds (all of
- * them when the sources answered throughout).
- */
-export function serverStats(series: readonly ServerSeries[], timeline: readonly TimelineEntry[], completed: number): ServerStats {
-  const cpu = overRun(pick(series, 'cpuMs'), 'cpuMs');
-  const rss = overRun(pick(series, 'rssBytes'), 'rssBytes');
-  const received = overRun(pick(series, 'receivedBytes'), 'receivedBytes');
-  const sent = overRun(pick(series, 'sentBytes'), 'sentBytes');
-  const lag = overRun(pick(series, 'eventLoopLagMs'), 'eventLoopLagMs');
-  const cpuSources = pick(series, 'cpuMs');
-  // Process sources on one machine share its cores: the most any of them says, not their sum.
-  const cores = cpuSources.length > 0 && cpuSources.every((s) => s.cores !== undefined)
-    ? (cpuSources[0]!.scope === 'machine' ? cpuSources.reduce((sum, s) => sum + s.cores!, 0) : Math.max(...cpuSources.map((s) => s.cores!)))
-    : undefined;
-  let cpuPerRequest: number | undefined;
-  if (cpu !== undefined) {
-    const whole = cpu.count >= timeline.length;
-    const requests = whole ? completed : cpu.seconds.reduce((sum, i) => sum + (timeline[i]?.completed ?? 0), 0);
-    if (requests > 0) cpuPerRequest = cpu.total / requests;
-  }
-  return {
+/** The cores a scope's CPU is out of: processes on one machine share its cores, machines add theirs up. */
+function coresOf(sources: readonly ServerSeries[], scope: Scope): number | undefined {
+  if (sources.length === 0 || sources.some((s) => s.cores === undefined)) return undefined;
+  return scope === 'machine' ? sources.reduce((sum, s) => sum + s.cores!, 0) : Math.max(...sources.map((s) => s.cores!));
+}
+
+/** What node_exporter said of the machine over the run; undefined without one. */
+function machineStats(series: readonly ServerSeries[]): MachineStats | undefined {
+  const cpu = overRun(pick(series, 'machine', 'cpuMs'), 'cpuMs');
+  const used = overRun(pick(series, 'machine', 'rssBytes'), 'rssBytes');
+  const received = overRun(pick(series, 'machine', 'receivedBytes'), 'receivedBytes');
+  const sent = overRun(pick(series, 'machine', 'sentBytes'), 'sentBytes');
+  const cores = coresOf(pick(series, 'machine', 'cpuMs'), 'machine');
+  const machine: MachineStats = {
     ...(cpu !== undefined ? { cpuPercent: (cpu.total / cpu.wallMs) * 100 } : {}),
-    ...(cpuPerRequest !== undefined ? { cpuPerRequest } : {}),
-    ...(rss !== undefined ? { memory: { rssBytes: rss.total / rss.count, peakRssBytes: rss.peak } } : {}),
+    ...(cores !== undefined && cpu !== undefined ? { cores } : {}),
+    ...(used !== undefined ? { memory: { usedBytes: used.total / used.count, peakUsedBytes: used.peak } } : {}),
     ...(received !== undefined && sent !== undefined
       ? { network: { receivedBytesPerSecond: (received.total / received.wallMs) * 1000, sentBytesPerSecond: (sent.total / sent.wallMs) * 1000 } }
       : {}),
+  };
+  return Object.keys(machine).length > 0 ? machine : undefined;
+}
+
+/**
+ * `result.server` from the sources' seconds, over the seconds each figure's sources answered;
+ * `cpuPerRequestMs` divides the processes' CPU by the requests completed in those same seconds (all
+ * of them when the sources answered throughout). The machine's CPU has none: it holds salvo's own.
+ */
+export function serverStats(series: readonly ServerSeries[], timeline: readonly TimelineEntry[], completed: number): ServerStats {
+  const cpuSources = pick(series, 'process', 'cpuMs');
+  const cpu = overRun(cpuSources, 'cpuMs');
+  const rss = overRun(pick(series, 'process', 'rssBytes'), 'rssBytes');
+  const lag = overRun(pick(series, 'process', 'eventLoopLagMs'), 'eventLoopLagMs');
+  const cores = coresOf(cpuSources, 'process');
+  let cpuPerRequestMs: number | undefined;
+  if (cpu !== undefined) {
+    const whole = cpu.count >= timeline.length;
+    const requests = whole ? completed : cpu.seconds.reduce((sum, i) => sum + (timeline[i]?.completed ?? 0), 0);
+    if (requests > 0) cpuPerRequestMs = cpu.total / requests;
+  }
+  const machine = machineStats(series);
+  return {
+    ...(cpu !== undefined ? { cpuPercent: (cpu.total / cpu.wallMs) * 100 } : {}),
+    ...(cpuPerRequestMs !== undefined ? { cpuPerRequestMs } : {}),
+    ...(rss !== undefined ? { memory: { rssBytes: rss.total / rss.count, peakRssBytes: rss.peak } } : {}),
     ...(lag !== undefined ? { eventLoopLagMs: lag.peak } : {}),
     ...(cores !== undefined && cpu !== undefined ? { cores } : {}),
+    ...(machine !== undefined ? { machine } : {}),
     sources: series.map(sourceStats),
   };
 }
@@ -138,7 +162,14 @@ export function mergeSeries(lists: ReadonlyArray<readonly ServerSeries[] | undef
       const shift = Math.round((series.startedAt - startedAt) / 1000);
       let merged = bySource.get(series.source);
       if (merged === undefined) {
-        merged = { source: series.source, scope: series.scope, ...(series.cores !== undefined ? { cores: series.cores } : {}), startedAt, seconds: [] };
+        merged = {
+          source: series.source,
+          scope: series.scope,
+          ...(series.cores !== undefined ? { cores: series.cores } : {}),
+          ...(series.sameProcessAs !== undefined ? { sameProcessAs: series.sameProcessAs } : {}),
+          startedAt,
+          seconds: [],
+        };
         bySource.set(series.source, merged);
       }
       if (series.error !== undefined) merged.error ??= series.error;
@@ -153,9 +184,9 @@ export function mergeSeries(lists: ReadonlyArray<readonly ServerSeries[] | undef
   return [...bySource.values()];
 }
 
-/** The server's CPU over each WebSocket stage: the seconds whose middle falls in it. */
+/** The processes' CPU over each WebSocket stage: the seconds whose middle falls in it. */
 function stageServer(series: readonly ServerSeries[], timeline: readonly TimelineEntry[], stages: WebSocketStageStats[]): void {
-  const picked = pick(series, 'cpuMs');
+  const picked = pick(series, 'process', 'cpuMs');
   let startMs = 0;
   for (const stage of stages) {
     const from = startMs;
@@ -163,7 +194,7 @@ function stageServer(series: readonly ServerSeries[], timeline: readonly Timelin
     const cpu = overRun(picked, 'cpuMs', (i) => (i + 0.5) * 1000 >= from && (i + 0.5) * 1000 < to);
     if (cpu === undefined) continue;
     const received = cpu.seconds.reduce((sum, i) => sum + (timeline[i]?.completed ?? 0), 0);
-    stage.server = { cpuPercent: (cpu.total / cpu.wallMs) * 100, ...(received > 0 ? { cpuPerRequest: cpu.total / received } : {}) };
+    stage.server = { cpuPercent: (cpu.total / cpu.wallMs) * 100, ...(received > 0 ? { cpuPerRequestMs: cpu.total / received } : {}) };
   }
 }
 

@@ -27,9 +27,16 @@ const LATENCY_STATS: ReadonlyArray<keyof LatencyStats> = [
 
 /** What `monitor` adds to a result (`result.server`), as metric paths. */
 const SERVER_METRICS = [
-  'server.cpuPercent', 'server.cpuPerRequest', 'server.memory.rssBytes', 'server.memory.peakRssBytes',
-  'server.network.receivedBytesPerSecond', 'server.network.sentBytesPerSecond', 'server.eventLoopLagMs',
+  'server.cpuPercent', 'server.cpuPerRequestMs', 'server.memory.rssBytes', 'server.memory.peakRssBytes', 'server.eventLoopLagMs',
+  'server.machine.cpuPercent', 'server.machine.memory.usedBytes', 'server.machine.memory.peakUsedBytes',
+  'server.machine.network.receivedBytesPerSecond', 'server.machine.network.sentBytesPerSecond',
 ] as const;
+/** Metric paths of 0.x, renamed for 1.0: a threshold naming one is told the new name. */
+const RENAMED_METRICS: Record<string, string> = {
+  'server.cpuPerRequest': 'server.cpuPerRequestMs',
+  'server.network.receivedBytesPerSecond': 'server.machine.network.receivedBytesPerSecond',
+  'server.network.sentBytesPerSecond': 'server.machine.network.sentBytesPerSecond',
+};
 
 export const KNOWN_METRICS =
   `latency.<stat> and latencyUncorrected.<stat> (stat: ${LATENCY_STATS.join(', ')}), ` +
@@ -59,6 +66,8 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
     const option = `thresholds[${show(metric)}]`;
     const reader = metricReader(metric);
     if (reader === undefined) {
+      const renamed = RENAMED_METRICS[metric];
+      if (renamed !== undefined) throw new SalvoOptionError(`${option}: the metric is ${show(renamed)} since 1.0`, { option, value: metric });
       throw new SalvoOptionError(`${option} names an unknown metric; known: ${KNOWN_METRICS}`, { option, value: metric });
     }
     let expressions: unknown = spec;
