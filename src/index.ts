@@ -6,7 +6,8 @@ export { renderReport } from './report/render.js';
 export { renderCapacityReport } from './report/capacity-report.js';
 export { renderComparisonReport, type ComparisonReportOptions } from './report/comparison-report.js';
 export { parseDuration } from './shared/validate.js';
-export { SalvoOptionError, SalvoRangeError, type SalvoErrorDetail } from './shared/errors.js';
+export { SalvoOptionError, SalvoRangeError, SalvoTaskSetupError, type SalvoErrorDetail } from './shared/errors.js';
+export type { TaskContext, TaskFunction, TaskSetupContext } from './shared/task.js';
 export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';
 export type {
@@ -20,6 +21,7 @@ export type {
 } from './capacity/types.js';
 export type {
   CheckStats,
+  ErrorSample,
   GeneratorStats,
   LatencyStats,
   LoadResult,

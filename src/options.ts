@@ -14,6 +14,8 @@ import type { LoadOptions, RequestSpec, Stage } from './shared/load-options.js';
 import type { TransportName } from './shared/terms.js';
 import { durationOption, positiveInteger, rejectUnknownKeys, show } from './shared/validate.js';
 import { planSocketIo } from './websocket/socketio-options.js';
+import { planTaskOptions, rejectConcurrencyWithoutTask } from './tasks/options.js';
+import { importTask, type ImportedTask } from './workers/task-module.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -23,7 +25,7 @@ export const KNOWN_OPTIONS = [
   'url', 'name', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
   'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
-  'outputs', 'socketio',
+  'outputs', 'socketio', 'task', 'concurrency',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
@@ -100,16 +102,19 @@ function parseWorkers(value: unknown): number {
  * Validates `options` once, at the boundary, and resolves every default. Throws a SalvoOptionError or
  * SalvoRangeError whose message names the option and the bad value.
  */
-export function planLoad(options: LoadOptions, requestsModule?: string): { plan: Plan; hooks: PlanHooks } {
+export function planLoad(options: LoadOptions, requestsModule?: string, importedTask?: ImportedTask): { plan: Plan; hooks: PlanHooks } {
   if (typeof options !== 'object' || options === null) {
-    throw new SalvoOptionError(`options must be an object with at least a url; got ${show(options)}`, { option: 'options', value: options });
+    throw new SalvoOptionError(`options must be an object with at least a url (or a task); got ${show(options)}`, { option: 'options', value: options });
   }
   rejectUnknownKeys(options, KNOWN_OPTIONS);
-  const url = parseUrl(options.url);
+  // A task run has no url and no request options (planTaskOptions rejects each by name).
+  const task = options.task === undefined ? undefined : planTaskOptions(options, importedTask);
+  if (task === undefined) rejectConcurrencyWithoutTask(options);
+  const url = task === undefined ? parseUrl(options.url) : undefined;
   const socketIo = options.socketio !== undefined;
   // A Socket.IO run speaks over a WebSocket too: the same options apply, whatever the url's scheme.
-  const webSocket = isWebSocketUrl(url) || socketIo;
-  rejectMismatchedOptions(options, webSocket, socketIo);
+  const webSocket = url !== undefined && (isWebSocketUrl(url) || socketIo);
+  if (url !== undefined) rejectMismatchedOptions(options, webSocket, socketIo);
 
   const transport = options.transport ?? 'net';
   if (!TRANSPORTS.includes(transport)) {
@@ -176,16 +181,16 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
   const thresholds = options.thresholds === undefined ? undefined : planThresholds(options.thresholds);
 
   const outputs = planOutputs(options.outputs);
-  const connections = options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
+  const connections = task !== undefined ? (task.connections ?? 10) : options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
-  if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule);
-  const socketIoPlan = socketIo ? planSocketIo(options.socketio, { url, amount, headers: parseHeaders('headers', options.headers) }) : undefined;
+  if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule, task?.task.module);
+  const socketIoPlan = socketIo ? planSocketIo(options.socketio, { url: url!, amount, headers: parseHeaders('headers', options.headers) }) : undefined;
   const webSocketPlan =
     webSocket && !socketIo ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
-  const { requests, names } = webSocket ? { requests: [], names: [] } : planRequests(options, url);
+  const { requests, names } = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
   const plan: Plan = {
-    url: url.href,
-    transport: socketIo ? 'socket.io' : webSocket ? 'websocket' : transport,
+    url: task?.url ?? url!.href,
+    transport: task !== undefined ? 'task' : socketIo ? 'socket.io' : webSocket ? 'websocket' : transport,
     connections,
     durationMs,
     amount,
@@ -212,6 +217,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
     websocket: webSocketPlan?.planned,
     monitor: planMonitor(options.monitor),
     ...(socketIoPlan !== undefined ? { socketio: socketIoPlan } : {}),
+    ...(task !== undefined ? { task: task.task } : {}),
   };
   return {
     plan,
@@ -221,6 +227,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
       onProgress: options.onProgress,
       ...(webSocketPlan !== undefined ? { websocket: webSocketPlan.hooks } : {}),
       ...(outputs !== undefined ? { outputs } : {}),
+      ...(task !== undefined ? { task: task.functions } : {}),
     },
   };
 }
@@ -230,7 +237,14 @@ export function planLoad(options: LoadOptions, requestsModule?: string): { plan:
  * from a module instead (`requests: './requests.mjs'`), which each worker imports for itself.
  * `onProgress` may stay a function: progress is merged and reported in this thread.
  */
-function rejectFunctionsForWorkers(options: LoadOptions, workers: number, requestsModule: string | undefined): void {
+function rejectFunctionsForWorkers(options: LoadOptions, workers: number, requestsModule: string | undefined, taskModule: string | undefined): void {
+  if (options.task !== undefined && taskModule === undefined) {
+    throw new SalvoOptionError(
+      `task is a function, which cannot be sent to worker threads (workers: ${workers}); export it from a module and pass its path instead ` +
+        `(task: './task.mjs', default or 'task' export, or './task.mjs#name'), where setup and teardown may sit beside it, or use workers: 1`,
+      { option: 'task', value: options.task, mentions: ['workers'] },
+    );
+  }
   if (Array.isArray(options.requests) && requestsModule === undefined) {
     options.requests.forEach((spec, index) => {
       for (const hook of ['setupRequest', 'onResponse'] as const) {
@@ -252,15 +266,18 @@ function rejectFunctionsForWorkers(options: LoadOptions, workers: number, reques
 
 /**
  * Before `planLoad` in `runLoad`: imports the options given as module specifiers, the one
- * asynchronous step of validation. `requests: './requests.mjs'` (default or `requests` export) is
+ * asynchronous step of validation. `task: './task.mjs#name'` is imported here (a bad module fails
+ * before any load) and again in each worker. `requests: './requests.mjs'` (default or `requests` export) is
  * imported here to plan the requests and again in each worker for its hooks (`requestsModule`, for
  * `planLoad`); `onProgress` (default or `onProgress` export) is only needed here, where progress is
  * reported.
  */
-export async function importOptionModules(options: LoadOptions): Promise<{ options: LoadOptions; requestsModule?: string }> {
+export async function importOptionModules(options: LoadOptions): Promise<{ options: LoadOptions; requestsModule?: string; task?: ImportedTask }> {
   if (typeof options !== 'object' || options === null) return { options };
   const { requests, onProgress } = options;
-  if (typeof requests !== 'string' && typeof onProgress !== 'string') return { options };
+  // `task` stays the specifier in the options (the result names the run by it); its functions travel beside them.
+  const task = typeof options.task === 'string' ? await importTask(options.task) : undefined;
+  if (typeof requests !== 'string' && typeof onProgress !== 'string') return task === undefined ? { options } : { options, task };
   const loaded: LoadOptions = { ...options };
   let requestsModule: string | undefined;
   if (typeof requests === 'string') {
@@ -273,5 +290,5 @@ export async function importOptionModules(options: LoadOptions): Promise<{ optio
       throw new SalvoOptionError(`onProgress: the module ${JSON.stringify(onProgress)} must export a function; got ${show(loaded.onProgress)}`, { option: 'onProgress', value: onProgress });
     }
   }
-  return { options: loaded, requestsModule };
+  return { options: loaded, requestsModule, ...(task !== undefined ? { task } : {}) };
 }

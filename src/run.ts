@@ -31,6 +31,7 @@ function runInProcess(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: 
   return runThread(plan, {
     requests: hooks.requests,
     websocket: hooks.websocket,
+    task: hooks.task,
     signal: hooks.signal,
     ready: start.wait,
     onSecond,
@@ -49,7 +50,7 @@ async function startOutputs(hooks: PlanHooks, plan: Plan): Promise<LiveOutputs |
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const imported = await importOptionModules(options);
-  const { plan: whole, hooks } = planLoad(imported.options, imported.requestsModule);
+  const { plan: whole, hooks } = planLoad(imported.options, imported.requestsModule, imported.task);
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
   const outputs = await startOutputs(hooks, whole);

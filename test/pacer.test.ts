@@ -1,7 +1,7 @@
 // The open-loop pacer on its own: it wakes the loop when a slot is due, never before, and not while paused.
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { Pacer } from '../src/engine/pacer.js';
+import { Pacer } from '../src/runner/pacer.js';
 
 const GAP_MS = 20;
 

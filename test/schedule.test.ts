@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RateSchedule } from '../src/engine/schedule.js';
+import { RateSchedule } from '../src/runner/schedule.js';
 
 const close = (actual: number, expected: number, tolerance = 1e-6) => Math.abs(actual - expected) <= tolerance;
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { RateSchedule } from '../src/engine/schedule.js';
+import { RateSchedule } from '../src/runner/schedule.js';
 import { planLoad } from '../src/options.js';
 import type { Plan } from '../src/shared/plan.js';
 import { apportion, shardPlan, splitEvenly, usableWorkers } from '../src/workers/shard.js';

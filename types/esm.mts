@@ -1,5 +1,5 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareOptions, type CompareResultsOptions, type GeneratorStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions } from 'salvo';
+import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareOptions, type CompareResultsOptions, type GeneratorStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
@@ -83,8 +83,20 @@ console.log(withOutputs, unknownOutput);
 
 // @ts-expect-error: transport names are checked
 await runLoad({ url: server.url, transport: 'curl' });
-// @ts-expect-error: url is required
-await runLoad({ connections: 1 });
+// A task run: the context is typed, its state as the task declares it.
+const taskResult: LoadResult = await runLoad({
+  task: async (ctx: TaskContext<{ client: string }>) => {
+    await ctx.measure('step', async () => ctx.state.client.length + ctx.iteration + ctx.slot);
+    ctx.mark('done');
+    ctx.check('ok', !ctx.signal.aborted);
+  },
+  concurrency: 2,
+  amount: 10,
+});
+const firstSample: ErrorSample | undefined = taskResult.errors.samples?.[0];
+console.log(firstSample?.code, SalvoTaskSetupError.name);
+// @ts-expect-error: a task is a function or a module specifier
+await runLoad({ task: 42 });
 const monitored: LoadOptions = { url: server.url, amount: 10, monitor: { processes: [server.pid], prometheus: ['http://127.0.0.1:9100/metrics', { url: 'http://127.0.0.1:9100/metrics', devices: ['lo'] }] } };
 const serverStats: ServerStats | undefined = (await runLoad(monitored)).server;
 const cpuPerRequest: number | undefined = serverStats?.cpuPerRequestMs;

@@ -103,7 +103,7 @@ export async function planCapacity(options: CapacityOptions): Promise<CapacityPl
     ...(load.outputs === undefined ? {} : { outputs: withOneTestId(load.outputs) as LoadOptions['outputs'] }),
   };
   const imported = await importOptionModules({ ...stepOptions, rate: startRate, duration: stepMs });
-  const { plan } = planLoad(imported.options, imported.requestsModule);
+  const { plan } = planLoad(imported.options, imported.requestsModule, imported.task);
   return {
     url: plan.url,
     stepOptions,

@@ -7,12 +7,12 @@ import type { ResponseDetails } from '../shared/exchange.js';
 import type { CheckStats } from '../shared/load-result.js';
 import { PhaseRecorder } from '../stats/phases.js';
 import type { GeneratorMonitor } from '../stats/generator.js';
-import { Pacer } from './pacer.js';
+import { Pacer } from '../runner/pacer.js';
 import { connectionTarget } from '../runner/ramp.js';
 import type { Measuring } from '../runner/measuring.js';
 import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import { RequestSequence } from './request-sequence.js';
-import { planSchedule, type RateSchedule } from './schedule.js';
+import { planSchedule, type RateSchedule } from '../runner/schedule.js';
 import { addWarning, type Warning } from '../shared/warnings.js';
 
 /**
@@ -388,6 +388,6 @@ export class Engine implements TransportSink, Exchanges {
 
 /** Runs one thread's share of a load test. */
 export async function runEngine(plan: Plan, hooks?: RunHooks): Promise<ShardStats> {
-  if (plan.transport === 'websocket' || plan.transport === 'socket.io') throw new Error('a WebSocket plan runs on runWebSocket, not the HTTP engine');
+  if (plan.transport === 'websocket' || plan.transport === 'socket.io' || plan.transport === 'task') throw new Error(`a ${plan.transport} plan runs on its own runner, not the HTTP engine`);
   return new Engine(plan, await loadTransport(plan.transport), hooks).run();
 }

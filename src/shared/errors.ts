@@ -54,3 +54,12 @@ export class SalvoRangeError extends RangeError {
     this.mentions = detail?.mentions ?? [];
   }
 }
+
+/**
+ * A task module's `setup` threw (or rejected) in some thread before the run started: nothing was
+ * sent, and every thread whose setup had finished ran its `teardown`. `cause` is what setup threw.
+ */
+export class SalvoTaskSetupError extends Error {
+  readonly code = 'SALVO_TASK_SETUP_FAILED';
+  override readonly name = 'SalvoTaskSetupError';
+}

@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
 import type { Segment, Thresholds, TransportName } from './terms.js';
+import type { TaskFunction } from './task.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -85,10 +86,25 @@ export interface PrometheusOutput {
 /** Where `outputs` can send a run's series live; more kinds can follow. */
 export type OutputOptions = PrometheusOutput;
 
-/** Options of `runLoad`. Only `url` is required. */
+/** Options of `runLoad`. Only `url` (or, for a run of your own function, `task`) is required. */
 export interface LoadOptions {
-  /** Target URL, `http:` or `https:`; `ws:` or `wss:` runs a WebSocket load test (see `websocket`). */
-  url: string;
+  /**
+   * Target URL, `http:` or `https:`; `ws:` or `wss:` runs a WebSocket load test (see `websocket`).
+   * Required unless `task` is given.
+   */
+  url?: string;
+  /**
+   * Load anything: an async function salvo calls as one unit of work, `task(ctx)`, instead of a
+   * request to `url`, on the same schedule (closed loop with `concurrency` calls in flight, or
+   * `rate`/`stages`), with the same statistics. A call that throws or rejects is an error counted
+   * under the error's `code` (or its name); `errors.samples` keeps a few messages. With `workers` > 1
+   * give a module instead: `'./task.mjs'` (its default or `task` export) or `'./task.mjs#checkout'`
+   * (a named export); it may also export `setup(ctx)` (once per thread before the clock; what it
+   * returns is `ctx.state`) and `teardown(state)` (after the run, also an aborted one).
+   */
+  task?: TaskFunction<any> | string;
+  /** A task run's calls in flight over all workers: another name for `connections`. Default 10. */
+  concurrency?: number;
   /** Which client sends the requests. Default `'net'`. */
   transport?: TransportName;
   /** The single request's name in `result.byName`. Default: the method and the url's path (`'GET /search'`). */

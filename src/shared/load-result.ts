@@ -2,10 +2,10 @@ import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { Warning } from './warnings.js';
 
 /**
- * What a result's `transport` says: the HTTP client used, `'websocket'` for a `ws:`/`wss:` run, or
- * `'socket.io'` for a run with `socketio`.
+ * What a result's `transport` says: the HTTP client used, `'websocket'` for a `ws:`/`wss:` run,
+ * `'socket.io'` for a run with `socketio`, or `'task'` for a run of a user's function (`task`).
  */
-export type ResultTransport = TransportName | 'websocket' | 'socket.io';
+export type ResultTransport = TransportName | 'websocket' | 'socket.io' | 'task';
 
 /** Whether a run of `transport` counts messages (WebSocket, Socket.IO) rather than requests (HTTP). */
 export function countsMessages(transport: ResultTransport): boolean {
@@ -179,6 +179,15 @@ export interface PhaseHistograms {
   ttfb: string;
   receive: string;
   handshake?: string;
+}
+
+/** One error kept with its message (`result.errors.samples`): what a count alone cannot say. */
+export interface ErrorSample {
+  /** The `errors.byCode` key it was counted under. */
+  code: string;
+  message: string;
+  /** The top lines of its stack, where it was thrown. */
+  stack?: string;
 }
 
 /** One second of the run. */
@@ -432,7 +441,11 @@ export interface LoadResult {
   phaseHistograms: PhaseHistograms;
   /** Status codes of the responses (in a WebSocket run: of the opening handshakes, 101 when accepted). */
   statusCodes: Record<string, number>;
-  errors: { total: number; byCode: Record<string, number> };
+  /**
+   * Errors by code; `samples`: the first few errors that came with a message (a task's exception),
+   * at most 3 per code and 10 in all, absent when there were none.
+   */
+  errors: { total: number; byCode: Record<string, number>; samples?: ErrorSample[] };
   bytes: { sent: number; received: number };
   /** Length of the measured part of the run. */
   durationMs: number;

@@ -4,6 +4,7 @@ import type { LoadOptions, RequestSpec } from './load-options.js';
 import type { ResultTransport } from './load-result.js';
 import type { Segment, Thresholds } from './terms.js';
 import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websocket.js';
+import type { PlannedTask, TaskFunctions } from './task.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -81,6 +82,8 @@ export interface Plan {
   monitor: PlannedMonitor | undefined;
   /** A Socket.IO run (`socketio`, transport `'socket.io'`): what each connection does. */
   socketio?: PlannedSocketIo | undefined;
+  /** A task run (`task`, transport `'task'`): what each thread calls; `connections` is its call slots. */
+  task?: PlannedTask | undefined;
 }
 
 /** One `outputs` entry after validation (`src/outputs/options.ts`): plain data, kept in the main thread. */
@@ -111,6 +114,8 @@ export interface PlanHooks {
   websocket?: WebSocketHooks;
   /** `outputs`, written from this thread's per-second roll-up. */
   outputs?: PlannedOutput[];
+  /** A task run's functions (in this thread; a worker imports them from `plan.task.module`). */
+  task?: TaskFunctions;
 }
 
 /**

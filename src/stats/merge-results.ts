@@ -65,6 +65,7 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
     retried: result.requests.retried ?? 0,
     errors: result.errors.total,
     errorsByCode: result.errors.byCode,
+    ...(result.errors.samples !== undefined ? { errorSamples: result.errors.samples } : {}),
     statusCodes: result.statusCodes,
     bytesSent: result.bytes.sent,
     bytesReceived: result.bytes.received,

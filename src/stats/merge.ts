@@ -9,6 +9,7 @@ import { mergePhases } from './phases.js';
 import { mergeGenerator } from './generator.js';
 import { mergeWebSocket, messageStats } from './websocket-merge.js';
 import { mergeNames } from './merge-names.js';
+import { mergeErrorSamples } from './error-samples.js';
 
 /** One merged second: its numbers, and the encoded histogram of one shard until a second adds to it. */
 interface MergedSecond {
@@ -162,6 +163,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
     if (shard.checks) checks = checks ? mergeCheckStats(checks, shard.checks) : shard.checks;
     aborted ||= shard.aborted;
   }
+  const errorSamples = mergeErrorSamples(shards.map((shard) => shard.errorSamples));
   const { phases, histograms: phaseHistograms } = mergePhases(shards.map((shard) => shard.phases));
   const { timeline, histograms } = mergeTimeline(shards);
   const { generator, sendLagHistogram } = mergeGenerator(shards.map((shard) => shard.generator));
@@ -185,7 +187,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
     phases,
     phaseHistograms,
     statusCodes,
-    errors: { total: errors, byCode: errorsByCode },
+    errors: { total: errors, byCode: errorsByCode, ...(errorSamples.length > 0 ? { samples: errorSamples } : {}) },
     bytes: { sent: bytesSent, received: bytesReceived },
     durationMs,
     startedAt,

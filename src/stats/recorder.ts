@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type * as hdr from 'hdr-histogram-js';
-import type { CheckStats, PhaseHistograms } from '../shared/load-result.js';
+import type { CheckStats, ErrorSample, PhaseHistograms } from '../shared/load-result.js';
 import type { PartialLoadResult } from './thresholds.js';
 import type { Warning } from '../shared/warnings.js';
 import type { ShardWebSocket } from '../shared/websocket.js';
@@ -52,6 +52,8 @@ export interface ShardStats {
   retried: number;
   errors: number;
   errorsByCode: Record<string, number>;
+  /** The first few errors kept with their message (`errors.samples`); absent when none were. */
+  errorSamples?: ErrorSample[];
   statusCodes: Record<string, number>;
   bytesSent: number;
   bytesReceived: number;
@@ -113,6 +115,8 @@ const NAME_GAUGES: Gauges = { connections: () => 0, targetRate: () => undefined 
 export class Recorder {
   /** Findings raised while this thread ran; see `addWarning`. */
   readonly warnings: Warning[] = [];
+  /** `errors.samples`: filled by whoever has an error's message (see `stats/error-samples.ts`). */
+  readonly errorSamples: ErrorSample[] = [];
   sent = 0;
   completed = 0;
   errors = 0;
@@ -215,11 +219,22 @@ export class Recorder {
   }
 
   recordResponse(status: number, bytes: number, latencyMs: number, uncorrectedMs: number, now: number, name = 0): void {
+    this.bytesReceived += bytes;
+    this.#statusCounts[status < 1000 ? status : 0]!++;
+    this.#recordCompleted(latencyMs, uncorrectedMs, now);
+    if (this.#named !== undefined) this.#named[name]!.recordResponse(status, bytes, latencyMs, uncorrectedMs, now);
+  }
+
+  /** One exchange completed that has no status or bytes (a task's call), timed both ways. */
+  recordCompleted(latencyMs: number, uncorrectedMs: number, now: number, name = 0): void {
+    this.#recordCompleted(latencyMs, uncorrectedMs, now);
+    if (this.#named !== undefined) this.#named[name]!.recordCompleted(latencyMs, uncorrectedMs, now);
+  }
+
+  #recordCompleted(latencyMs: number, uncorrectedMs: number, now: number): void {
     if (now >= this.#nextSecondAt) this.rollTo(now);
     this.completed++;
     this.#secondCompleted++;
-    this.bytesReceived += bytes;
-    this.#statusCounts[status < 1000 ? status : 0]!++;
     // Closed-loop latencies are the same measured both ways: keep one histogram until they differ.
     if (uncorrectedMs !== latencyMs && !this.#uncorrectedApart) {
       this.#flush();
@@ -229,7 +244,6 @@ export class Recorder {
     }
     this.#recordLatency(latencyMs);
     if (this.#uncorrectedApart) this.#pendingUncorrected.record(latencyUs(uncorrectedMs));
-    if (this.#named !== undefined) this.#named[name]!.recordResponse(status, bytes, latencyMs, uncorrectedMs, now);
   }
 
   /** One latency (ms) for the run and for its second. */
@@ -362,6 +376,7 @@ export class Recorder {
       retried: this.retried,
       errors: this.errors,
       errorsByCode: Object.fromEntries(this.#errorCodes),
+      ...(this.errorSamples.length > 0 ? { errorSamples: this.errorSamples } : {}),
       statusCodes: this.#statusCodes(),
       bytesSent: this.bytesSent,
       bytesReceived: this.bytesReceived,

@@ -33,7 +33,7 @@ export function rejectMismatchedOptions(options: LoadOptions, webSocket: boolean
   }
   for (const name of HTTP_ONLY_OPTIONS) {
     if (options[name] === undefined) continue;
-    const run = socketIo ? 'a Socket.IO run' : `a ${new URL(options.url).protocol} url`;
+    const run = socketIo ? 'a Socket.IO run' : `a ${new URL(options.url!).protocol} url`;
     const rateOption = socketIo ? 'socketio.rate' : 'websocket.rate';
     const hint = name === 'rate' ? ` (for messages per second per connection use ${rateOption})` : '';
     throw new SalvoOptionError(`${name} is an HTTP option and has no meaning with ${run}${hint}; got ${name} ${show(options[name])}`, {

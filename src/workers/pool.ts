@@ -2,7 +2,7 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { SalvoOptionError } from '../shared/errors.js';
+import { SalvoOptionError, SalvoTaskSetupError } from '../shared/errors.js';
 import type { StartGate } from '../engine/start-gate.js';
 import type { Plan, PlanHooks } from '../shared/plan.js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
@@ -38,6 +38,15 @@ function workerFilename(): string {
 function crashedShardStats(shard: number, error: unknown): ShardStats {
   process.emitWarning(`salvo: worker ${shard} crashed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
   return { ...emptyShardStats(), errors: 1, errorsByCode: { [WORKER_CRASHED]: 1 } };
+}
+
+/**
+ * A task thread that failed before it was ready (its module's setup threw, or its import failed):
+ * the run's error, thrown once every other thread has torn down.
+ */
+function setupFailed(error: unknown): SalvoTaskSetupError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new SalvoTaskSetupError(message.startsWith('task:') ? message : `task: a worker thread failed before the run started, so nothing was sent: ${message}`, { cause: error });
 }
 
 /** Every part of the plan is copied into each thread: say which option cannot be, before starting. */
@@ -89,6 +98,11 @@ export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate,
   const ports: MessagePort[] = [];
   const done: Array<Promise<void>> = [];
   let readyCount = 0;
+  const ready: boolean[] = [];
+  // A task thread may fail at its setup, before the barrier: the others are stopped (not dropped)
+  // so that each runs its teardown.
+  const taskRun = plan.task !== undefined;
+  let setupFailure: unknown;
   let started = false;
   let stopping = false;
   let abandon!: () => void;
@@ -104,7 +118,7 @@ export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate,
   const stopAll = () => {
     if (stopping) return;
     stopping = true;
-    if (started) send({ type: 'stop' });
+    if (started || taskRun) send({ type: 'stop' });
     else abandon();
   };
   signal?.addEventListener('abort', stopAll, { once: true });
@@ -116,6 +130,7 @@ export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate,
       new Promise<void>((resolve) => {
         port1.on('message', (message: ToMain) => {
           if (message.type === 'ready') {
+            ready[index] = true;
             if (++readyCount === shards.length && !stopping) {
               void start.lead(GO_LEAD_MS).then((atMs) => {
                 if (stopping) return;
@@ -143,6 +158,11 @@ export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate,
         return stats;
       },
       (error: unknown) => {
+        if (taskRun && !ready[index]) {
+          setupFailure ??= error;
+          stopAll();
+          return emptyShardStats();
+        }
         // After an early stop, the pool's ending the threads rejects their tasks: no crash.
         if (stopping && !started) return emptyShardStats();
         progress?.finish(index);
@@ -153,7 +173,9 @@ export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate,
     );
   });
   try {
-    return await Promise.race([Promise.all(runs), abandoned]);
+    const stats = await Promise.race([Promise.all(runs), abandoned]);
+    if (setupFailure !== undefined) throw setupFailed(setupFailure);
+    return stats;
   } finally {
     signal?.removeEventListener('abort', stopAll);
     progress?.flush();

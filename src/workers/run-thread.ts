@@ -3,9 +3,14 @@ import type { Plan } from '../shared/plan.js';
 import type { ShardStats } from '../stats/recorder.js';
 import { runWebSocket, type WebSocketRunHooks } from '../websocket/runner.js';
 import { runSocketIo } from '../websocket/socketio-runner.js';
+import { runTask, type TaskRunHooks } from '../tasks/run-task.js';
 
-/** Runs one thread's share of a plan: HTTP on the engine, a `ws:`/`wss:` url or `socketio` on the WebSocket runner. */
-export function runThread(plan: Plan, hooks: WebSocketRunHooks): Promise<ShardStats> {
+/**
+ * Runs one thread's share of a plan: HTTP on the engine, a `ws:`/`wss:` url or `socketio` on the
+ * WebSocket runner, a `task` on the task runner.
+ */
+export function runThread(plan: Plan, hooks: WebSocketRunHooks & TaskRunHooks): Promise<ShardStats> {
+  if (plan.task !== undefined) return runTask(plan, hooks);
   if (plan.socketio !== undefined) return runSocketIo(plan, hooks);
   return plan.websocket !== undefined ? runWebSocket(plan, hooks) : runEngine(plan, hooks);
 }

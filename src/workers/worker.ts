@@ -6,6 +6,7 @@ import { Recorder, type ShardStats } from '../stats/recorder.js';
 import type { RequestSpec } from '../shared/load-options.js';
 import { importExport } from './modules.js';
 import type { ShardTask, ToMain, ToWorker } from './messages.js';
+import { loadTaskFunctions } from './task-module.js';
 
 async function importRequestHooks(plan: Plan): Promise<RequestSpec[] | undefined> {
   if (plan.requestsModule === undefined) return undefined;
@@ -31,10 +32,16 @@ export default async function runShard({ plan, port, progress }: ShardTask): Pro
   const controller = new AbortController();
   let release!: (clockFrom: number) => void;
   const go = new Promise<number>((resolve) => (release = resolve));
-  // 'stop' only ever follows 'go' (the pool drops threads stopped before the barrier), and the
-  // engine has started its clock before the next message arrives: it is never aborted mid-connect.
+  // 'stop' follows 'go' (the pool drops threads stopped before the barrier), and the engine has
+  // started its clock before the next message arrives: it is never aborted mid-connect. A task run
+  // is also stopped at the barrier, when another thread's setup failed.
   port.on('message', (message: ToWorker) => {
-    if (message.type !== 'go') return controller.abort();
+    if (message.type !== 'go') {
+      controller.abort();
+      // Stopped at the start barrier (a task's setup failed in another thread): end the wait, so that this thread's teardown runs.
+      release(NaN);
+      return;
+    }
     // The shared instant in this thread's performance.now(): the clock starts from it even when
     // this thread gets there late.
     const clockFrom = message.atMs - performance.timeOrigin;
@@ -43,6 +50,7 @@ export default async function runShard({ plan, port, progress }: ShardTask): Pro
   const post = (message: ToMain) => port.postMessage(message);
   const stats = await runThread(plan, {
     requests: await importRequestHooks(plan),
+    task: plan.task?.module === undefined ? undefined : await loadTaskFunctions(plan.task),
     signal: controller.signal,
     onSecond: progress ? (summary, totals) => post({ type: 'second', summary, totals }) : undefined,
     ready: async () => {

@@ -1,0 +1,55 @@
+/**
+ * What a task run (`task`) hands the user's function on each call. One context belongs to one call
+ * slot: it is reused from call to call while they settle in time, and a call that times out keeps its
+ * own (aborted) context while the slot goes on with a new one.
+ */
+export interface TaskContext<State = unknown> {
+  /** What the module's `setup` returned in this thread; undefined without `setup`. */
+  readonly state: State;
+  /** This slot's calls before this one (0 for its first), warm-up included. */
+  readonly iteration: number;
+  /** The call slot within this thread, from 0: one of `concurrency` (`connections`) in flight. */
+  readonly slot: number;
+  /**
+   * Aborted when the call passes `timeout` (reason: a `TimeoutError` DOMException) and when the run
+   * ends (an `AbortError`): pass it to the client (`fetch`, `AbortSignal.any`, a gRPC deadline).
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Times `fn` as the named sub-step `name` (its latency from the call's view) and returns what it
+   * returns; what it throws is rethrown, and the step still counts.
+   */
+  measure<T>(name: string, fn: () => T | PromiseLike<T>): Promise<T>;
+  /** Ends the named sub-step `name` now: its time runs from the previous mark (or the call's start). */
+  mark(name: string): void;
+  /** Counts a check by name into `result.checks` (as `expect`'s checks are); returns `passed`. */
+  check(name: string, passed: boolean, message?: string): boolean;
+}
+
+/** A task: one unit of work, called again and again on salvo's schedule. Its rejection is an error. */
+export type TaskFunction<State = unknown> = (context: TaskContext<State>) => unknown;
+
+/** What a task module's `setup` receives, once per thread before the clock starts. */
+export interface TaskSetupContext {
+  /** Call slots in this thread (its share of `concurrency`). */
+  readonly concurrency: number;
+  /** Aborted when the run is aborted during setup. */
+  readonly signal: AbortSignal;
+}
+
+/** A task and the module functions around it, as one thread runs them. */
+export interface TaskFunctions {
+  task: TaskFunction<any>;
+  /** Once per thread before the clock starts; what it returns (awaited) is `ctx.state`. */
+  setup?: ((context: TaskSetupContext) => unknown) | undefined;
+  /** Once per thread after the run, also an aborted one, with the state `setup` returned. */
+  teardown?: ((state: any) => unknown) | undefined;
+}
+
+/** A task run in a plan: plain data. */
+export interface PlannedTask {
+  /** The module's `file:` or `data:` URL, which each worker thread imports; undefined for a function (in-process only). */
+  module: string | undefined;
+  /** The module's export that is the task: undefined for `default` (or `task`). */
+  exportName: string | undefined;
+}

@@ -1,0 +1,368 @@
+import { performance } from 'node:perf_hooks';
+import type { Plan } from '../shared/plan.js';
+import type { TaskFunctions } from '../shared/task.js';
+import type { Recorder, ShardStats } from '../stats/recorder.js';
+import type { GeneratorMonitor } from '../stats/generator.js';
+import { keepErrorSample } from '../stats/error-samples.js';
+import { addWarning } from '../shared/warnings.js';
+import { RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
+import type { Measuring } from '../runner/measuring.js';
+import { connectionTarget } from '../runner/ramp.js';
+import { Pacer } from '../runner/pacer.js';
+import { planSchedule, type RateSchedule } from '../runner/schedule.js';
+import { TaskCall, type CallOwner } from './call.js';
+import { TaskChecks } from './checks.js';
+import { StepRecorder } from './steps.js';
+
+/** `errors.byCode` of a call past `timeout`, as for HTTP requests. */
+export const TIMEOUT = 'TIMEOUT';
+/** `errors.byCode` of a call that failed with something that has neither a code nor a name. */
+export const TASK_FAILED = 'TASK_FAILED';
+/**
+ * A closed loop of calls that settle at once (no I/O) runs on microtasks alone, which would keep
+ * timers (the end of the run, timeouts, the seconds) from firing: after this long without a turn
+ * of the event loop, slots wait for one (setImmediate) before their next call.
+ */
+const YIELD_AFTER_MS = 2;
+
+/** The thread's task functions, and the state its `setup` returned. */
+export interface TaskRunHooks extends RunHooks {
+  task?: TaskFunctions | undefined;
+  /** What `setup` returned (`ctx.state`); `runTask` runs setup and sets it. */
+  state?: unknown;
+}
+
+/** One call slot: `concurrency` of them in a thread, each with one call in flight at most. */
+class Slot {
+  busy = false;
+  measured = false;
+  intendedAt = 0;
+  startedAt = 0;
+  /** When it last became free to take an open-loop slot. */
+  freedAt = 0;
+  iterations = 0;
+  constructor(
+    readonly index: number,
+    public call: TaskCall,
+  ) {}
+}
+
+/**
+ * The code a failed call counts under: the error's `code` (a string, or a number such as gRPC's
+ * status), else its name when it is more than `Error` (`TypeError`), else `TASK_FAILED`.
+ */
+export function taskErrorCode(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const { code, name } = error as { code?: unknown; name?: unknown };
+    if ((typeof code === 'string' && code !== '') || (typeof code === 'number' && Number.isFinite(code))) return String(code);
+    if (typeof name === 'string' && name !== '' && name !== 'Error') return name;
+  }
+  return TASK_FAILED;
+}
+
+/**
+ * The exchanges of a task run in one thread: a call of the user's function is the exchange, with no
+ * transport and no codec. Closed loop: each slot calls again when its call settles; open loop
+ * (`rate`, rate `stages`): calls fall due on the same schedule and pacer as HTTP's, taken by whichever
+ * slot is free, timed from when they were due. A call past `timeout` counts as `TIMEOUT` and its
+ * signal aborts; its slot goes on at once with a new context, and whatever the call does later is
+ * ignored. At the end, calls in flight have their signals aborted and are not waited for (as HTTP's
+ * requests in flight are neither waited for nor counted).
+ */
+export class TaskRunner implements Exchanges, CallOwner {
+  readonly tickMs: number;
+  readonly gauges: Exchanges['gauges'];
+  readonly #plan: Plan;
+  readonly #run: RunLifecycle;
+  readonly #task: TaskFunctions['task'];
+  readonly #state: unknown;
+  readonly #slots: Slot[];
+  readonly #schedule: RateSchedule | undefined;
+  readonly #freeSlots: Slot[] = [];
+  readonly #parked = new Set<Slot>();
+  readonly #checks = new TaskChecks();
+  readonly #steps = new StepRecorder();
+  #pacer: Pacer | undefined;
+  #recorder!: Recorder;
+  #monitor!: GeneratorMonitor;
+  #startAt = 0;
+  #measureAt = 0;
+  #endAt = Infinity;
+  #active: number;
+  #inFlight = 0;
+  #measuredSent = 0;
+  #slot = 0;
+  /** Calls given up on (timed out) that have not settled yet. */
+  #abandonedPending = 0;
+  #abandonedTotal = 0;
+  #stopped = false;
+  /** When the event loop last turned (see YIELD_AFTER_MS), and the slots waiting for the next turn. */
+  #turnAt = 0;
+  readonly #waiting: Slot[] = [];
+  #turnScheduled = false;
+
+  constructor(plan: Plan, hooks: TaskRunHooks) {
+    if (hooks.task === undefined) throw new Error('a task plan runs with its task functions (hooks.task)');
+    this.#plan = plan;
+    this.#task = hooks.task.task;
+    this.#state = hooks.state;
+    const peak = plan.ramps === 'connections' ? Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!)) : plan.connections;
+    this.#slots = Array.from({ length: peak }, (_, index) => new Slot(index, new TaskCall(index, this.#state, this)));
+    this.#active = plan.connections;
+    this.#schedule = planSchedule(plan);
+    this.tickMs = Math.min(100, Math.max(5, Math.floor(plan.timeoutMs / 10)));
+    this.gauges = {
+      connections: () => this.#inFlight,
+      targetRate: (second) => {
+        if (!this.#schedule) return undefined;
+        const from = this.#measureAt - this.#startAt + second * 1000;
+        return this.#schedule.countBefore(from + 1000) - this.#schedule.countBefore(from);
+      },
+    };
+    this.#run = new RunLifecycle(plan, hooks, this);
+  }
+
+  run(): Promise<ShardStats> {
+    return this.#run.run();
+  }
+
+  async open(): Promise<void> {
+    if (this.#schedule) {
+      this.#pacer = new Pacer(() => this.#pump());
+      await this.#pacer.ready();
+    }
+  }
+
+  begin(measuring: Measuring): void {
+    this.#startAt = measuring.startAt;
+    this.#measureAt = measuring.measureAt;
+    this.#endAt = measuring.endAt;
+    this.#recorder = measuring.recorder;
+    this.#monitor = measuring.monitor;
+    this.#steps.start(measuring.measureAt);
+  }
+
+  start(now: number): void {
+    this.#turnAt = now;
+    if (this.#schedule) {
+      for (let index = this.#slots.length - 1; index >= 0; index--) if (index < this.#active) this.#freeSlots.push(this.#slots[index]!);
+      this.#pump();
+      return;
+    }
+    for (const slot of this.#slots) this.#next(slot, now);
+  }
+
+  checks(): ReturnType<NonNullable<Exchanges['checks']>> {
+    return this.#checks.stats();
+  }
+
+  #amountReached(): boolean {
+    return this.#plan.amount !== undefined && this.#measuredSent >= this.#plan.amount;
+  }
+
+  /** Closed loop: call again on `slot` now, after a turn of the event loop, or not at all. */
+  #next(slot: Slot, now: number): void {
+    if (this.#stopped) return;
+    if (this.#schedule) {
+      this.#freeSlot(slot, now);
+      return;
+    }
+    if (slot.index >= this.#active) {
+      this.#parked.add(slot);
+      return;
+    }
+    if (this.#amountReached()) {
+      if (this.#inFlight === 0) this.#run.stop(false);
+      return;
+    }
+    if (now - this.#turnAt >= YIELD_AFTER_MS) {
+      this.#waiting.push(slot);
+      if (!this.#turnScheduled) {
+        this.#turnScheduled = true;
+        setImmediate(this.#onTurn);
+      }
+      return;
+    }
+    this.#call(slot, now, now);
+  }
+
+  readonly #onTurn = (): void => {
+    this.#turnScheduled = false;
+    const now = performance.now();
+    this.#turnAt = now;
+    if (this.#stopped) return;
+    if (now >= this.#endAt) {
+      this.#run.stop(false);
+      return;
+    }
+    const waiting = this.#waiting.splice(0);
+    for (const slot of waiting) this.#next(slot, now);
+  };
+
+  #freeSlot(slot: Slot, now: number): void {
+    slot.freedAt = now;
+    if (slot.index >= this.#active) return;
+    this.#freeSlots.push(slot);
+    if (this.#amountReached()) {
+      if (this.#inFlight === 0) this.#run.stop(false);
+      return;
+    }
+    this.#pump();
+  }
+
+  /** When slot `slot` of the schedule is due, performance.now() ms. */
+  readonly #dueAt = (slot: number): number => this.#startAt + this.#schedule!.timeOf(slot);
+
+  /** Open loop: calls every slot that is due on a free call slot, then waits for the next (see the engine's pump). */
+  #pump(): void {
+    if (this.#stopped) return;
+    const schedule = this.#schedule!;
+    const pacer = this.#pacer!;
+    let now = performance.now();
+    if (now >= this.#endAt) {
+      this.#run.stop(false);
+      return;
+    }
+    while (!this.#amountReached()) {
+      const due = this.#startAt + schedule.timeOf(this.#slot);
+      if (due >= this.#endAt) break;
+      if (due > now) {
+        pacer.waitFor(this.#slot, this.#dueAt);
+        return;
+      }
+      const slot = this.#freeSlots.pop();
+      if (slot === undefined) break; // every slot busy: the next call to settle pumps again
+      this.#slot++;
+      if (due >= this.#measureAt) this.#monitor.recordSendLag(now - Math.max(due, slot.freedAt));
+      this.#call(slot, due, now);
+      if (this.#stopped) return;
+      // The user's function ran synchronously up to its first await: the next call starts later.
+      now = performance.now();
+    }
+    pacer.pause();
+  }
+
+  #call(slot: Slot, intendedAt: number, now: number): void {
+    slot.busy = true;
+    slot.intendedAt = intendedAt;
+    slot.startedAt = now;
+    const measured = (slot.measured = intendedAt >= this.#measureAt);
+    if (measured) {
+      this.#measuredSent++;
+      this.#recorder.recordSent(0, now);
+    }
+    this.#inFlight++;
+    const call = slot.call;
+    call.begin(slot.iterations++, measured, now);
+    let result: unknown;
+    try {
+      result = this.#task(call);
+    } catch (error) {
+      // Settled on a later microtask, as a rejection would be: never inside this call (a closed
+      // loop of throwing calls would otherwise recurse).
+      result = Promise.reject(error);
+    }
+    if (typeof (result as PromiseLike<unknown> | null)?.then === 'function') (result as PromiseLike<unknown>).then(call.onFulfilled, call.onRejected);
+    else void Promise.resolve().then(call.onFulfilled);
+  }
+
+  settled(call: TaskCall, failed: boolean, error: unknown): void {
+    const now = performance.now();
+    const slot = this.#slots[call.slot]!;
+    slot.busy = false;
+    this.#inFlight--;
+    if (this.#stopped) return;
+    if (now >= this.#endAt) {
+      this.#run.stop(false);
+      return;
+    }
+    if (slot.measured) {
+      if (failed) this.#recordFailure(error, now);
+      else this.#recorder.recordCompleted(now - slot.intendedAt, now - slot.startedAt, now);
+    }
+    this.#next(slot, now);
+  }
+
+  #recordFailure(error: unknown, now: number): void {
+    const code = taskErrorCode(error);
+    this.#recorder.recordError(code, now);
+    keepErrorSample(this.#recorder.errorSamples, code, error);
+  }
+
+  settledLate(): void {
+    this.#abandonedPending--;
+  }
+
+  step(name: string, ms: number, failed: boolean, error: unknown): void {
+    if (!this.#stopped) this.#steps.record(name, ms, failed ? taskErrorCode(error) : undefined);
+  }
+
+  check(name: string, passed: boolean, message: string | undefined): void {
+    if (!this.#stopped) this.#checks.record(name, passed, message);
+  }
+
+  tick(now: number): void {
+    this.#turnAt = now;
+    const { timeoutMs } = this.#plan;
+    for (const slot of this.#slots) {
+      if (slot.busy && now - slot.startedAt >= timeoutMs) this.#timeOut(slot, now);
+    }
+    this.#rampSlots(now);
+  }
+
+  /** Gives up on the slot's call: `TIMEOUT`, its signal aborted, the slot on with a new context. */
+  #timeOut(slot: Slot, now: number): void {
+    const call = slot.call;
+    slot.call = new TaskCall(slot.index, this.#state, this);
+    slot.busy = false;
+    this.#inFlight--;
+    this.#abandonedPending++;
+    this.#abandonedTotal++;
+    call.abandon(new DOMException(`the task call took longer than timeout (${this.#plan.timeoutMs} ms)`, 'TimeoutError'));
+    if (slot.measured) this.#recorder.recordError(TIMEOUT, now);
+    this.#next(slot, now);
+  }
+
+  /** Closed-loop `stages`: moves the call slots in use toward each stage's target. */
+  #rampSlots(now: number): void {
+    if (this.#plan.ramps !== 'connections' || now < this.#measureAt) return;
+    const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - this.#measureAt);
+    if (target === this.#active) return;
+    const grew = target > this.#active;
+    this.#active = target;
+    if (!grew) return; // slots above the target park when their call settles
+    for (const slot of [...this.#parked]) {
+      if (slot.index < target) {
+        this.#parked.delete(slot);
+        this.#next(slot, now);
+      }
+    }
+  }
+
+  halt(_now: number, endAt: number): void {
+    this.#stopped = true;
+    this.#pacer?.close();
+    if (this.#schedule) {
+      const startOffset = this.#measureAt - this.#startAt;
+      let due = this.#schedule.countBefore(endAt - this.#startAt);
+      if (this.#plan.amount !== undefined) due = Math.min(due, this.#schedule.countBefore(startOffset) + this.#plan.amount);
+      this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset)));
+    }
+    const ended = new DOMException('the load test ended', 'AbortError');
+    for (const slot of this.#slots) if (slot.busy) slot.call.abandon(ended);
+    if (this.#abandonedPending > 0) {
+      addWarning(
+        this.#recorder.warnings,
+        'TASK_IGNORED_SIGNAL',
+        `${this.#abandonedPending} of the ${this.#abandonedTotal} calls that passed timeout (${this.#plan.timeoutMs} ms) had still not settled when the run ended, ` +
+          'though their ctx.signal was aborted: the task does not pass ctx.signal on to what it waits for, so each of those calls still holds what it opened ' +
+          '(a socket, a pool slot) and its slot went on beside it. Pass ctx.signal to the client (or race it) so that a call past timeout ends.',
+      );
+    }
+  }
+
+  async close(stats: ShardStats, endAt: number): Promise<void> {
+    const steps = this.#steps.finish(endAt, stats.durationMs, stats.aborted);
+    void steps;
+  }
+}
