@@ -2,12 +2,12 @@ import type { LoadResult } from '../shared/load-result.js';
 
 /**
  * The words a run's page speaks: requests for HTTP/1.1 and h2, messages for a message protocol
- * (WebSocket, Socket.IO: any result with `messages`), whose status codes are handshakes.
+ * (WebSocket, Socket.IO: any result with `messages`), whose status codes are handshakes, calls for a task run.
  */
 export interface RunWords {
-  /** `'request'` or `'message'`. */
+  /** `'request'`, `'message'` or `'call'`. */
   unit: string;
-  /** `'requests'` or `'messages'`. */
+  /** `'requests'`, `'messages'` or `'calls'`. */
   units: string;
   /** What the timeline's `completed` counts: `'completed'` (responses) or `'received'`. */
   completed: string;
@@ -18,7 +18,10 @@ export interface RunWords {
 const HTTP: RunWords = { unit: 'request', units: 'requests', completed: 'completed', handshakes: false };
 const MESSAGES: RunWords = { unit: 'message', units: 'messages', completed: 'received', handshakes: true };
 
+const CALLS: RunWords = { unit: 'call', units: 'calls', completed: 'completed', handshakes: false };
+
 export function runWords(result: LoadResult): RunWords {
+  if (result.transport === 'task') return CALLS;
   return result.messages !== undefined || result.transport === 'websocket' ? MESSAGES : HTTP;
 }
 
@@ -31,6 +34,7 @@ export function successfulStatus(code: string, words: RunWords): boolean {
 export function protocolName(result: LoadResult): string {
   if (result.transport === 'websocket') return 'WebSocket';
   if (result.transport === 'socket.io') return 'Socket.IO';
+  if (result.transport === 'task') return 'a task (your function)';
   if (result.transport === 'h2') return 'HTTP/2 (h2)';
   return `HTTP/1.1 (${result.transport})`;
 }

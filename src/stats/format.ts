@@ -48,6 +48,12 @@ export function formatResult(result: LoadResult): string {
       row('Handshakes', handshakes(result.statusCodes)),
       row('Close codes', statusCodes(websocket?.closeCodes ?? {})),
     );
+  } else if (result.transport === 'task') {
+    // A task's calls have no bytes and no status: what they did is counted, timed, or an error.
+    lines.push(
+      row('Calls/s', TWO_DECIMALS.format(result.requests.perSecond)),
+      row('Calls', `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ${COUNT.format(result.requests.missed)} missed`),
+    );
   } else {
     lines.push(
       row('Requests/s', TWO_DECIMALS.format(result.requests.perSecond)),
@@ -116,7 +122,10 @@ export function targetRateRange(result: LoadResult): [number, number] | undefine
 
 function headerLine(result: LoadResult): string {
   const messages = result.messages !== undefined;
-  const parts = [`transport ${result.transport}`, plural(result.connections, messages ? 'client' : 'connection')];
+  const parts =
+    result.transport === 'task'
+      ? [`concurrency ${COUNT.format(result.connections)}`]
+      : [`transport ${result.transport}`, plural(result.connections, messages ? 'client' : 'connection')];
   // Requests in flight per connection, in the protocol's words.
   const depth = result.merge?.plan?.pipelining ?? 1;
   if (depth > 1) parts.push(result.transport === 'h2' ? `${COUNT.format(depth)} streams per connection` : `pipelining ${COUNT.format(depth)}`);
@@ -124,7 +133,8 @@ function headerLine(result: LoadResult): string {
   const range = targetRateRange(result);
   if (range !== undefined) {
     const [low, high] = range;
-    parts.push(low === high ? `rate ${COUNT.format(low)} req/s` : `rate ${COUNT.format(low)} to ${COUNT.format(high)} req/s in stages`);
+    const unit = result.transport === 'task' ? 'calls/s' : 'req/s';
+    parts.push(low === high ? `rate ${COUNT.format(low)} ${unit}` : `rate ${COUNT.format(low)} to ${COUNT.format(high)} ${unit} in stages`);
   }
   if (result.aborted) parts.push('aborted');
   return `${result.url}: ${parts.join(', ')}`;
