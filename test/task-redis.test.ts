@@ -34,6 +34,12 @@ t.test("Redis SET and GET: the server's own command statistics equal the calls s
   t.equal(await commandCalls(admin, 'set'), 2000, 'SET calls at the server');
   t.equal(await commandCalls(admin, 'get'), 2000, 'GET calls at the server');
   t.same(result.checks?.byName, { 'read back': { passed: 2000, failed: 0 } });
+  // ctx.measure's steps are the run's names, each with a whole run's statistics.
+  t.same(Object.keys(result.byName ?? {}), ['set', 'get']);
+  t.equal(result.byName?.set?.requests.completed, 2000);
+  t.equal(result.byName?.get?.requests.completed, 2000);
+  t.ok(result.byName!.get!.latency.p50 > 0 && result.byName!.get!.latency.p50 <= result.latency.p50, `GET p50 ${result.byName!.get!.latency.p50} ms within the call's ${result.latency.p50} ms`);
+  t.equal(result.timeline.reduce((sum, second) => sum + (second.byName?.set?.completed ?? 0), 0), 2000, "each second's share of a step");
 });
 
 t.test('a Redis task module over 2 workers, then an open loop: INCR counted by the server equals salvo\'s calls', async (t) => {

@@ -202,6 +202,7 @@ t.test('a module task over 2 workers: setup per thread (ctx.state), the default 
   t.equal(result.requests.completed, 400);
   t.equal(result.workers, 2);
   t.equal(result.checks?.passed, 400);
+  t.equal(result.byName?.sleep?.requests.completed, 400, "ctx.measure's step over both threads, merged");
   t.equal(result.url, `task:${fixture('counting.mjs')}`);
 
   rmSync(dir, { recursive: true, force: true });

@@ -362,7 +362,8 @@ export class TaskRunner implements Exchanges, CallOwner {
   }
 
   async close(stats: ShardStats, endAt: number): Promise<void> {
+    // The named steps are the run's names: `result.byName`, merged as HTTP's request names are.
     const steps = this.#steps.finish(endAt, stats.durationMs, stats.aborted);
-    void steps;
+    if (steps !== undefined) stats.byName = steps;
   }
 }
