@@ -1,0 +1,31 @@
+// `npm test`, the quick loop: the fast module tests, the documentation's checks and one run of each
+// transport and protocol (smoke.test.ts), a few minutes on a busy 2-core machine. `npm run test:all`
+// runs every test file (tap's own include, package.json), as CI does on each Node version. A file
+// here is still run by test:all; a new test file goes here only if it takes a few seconds at most.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const QUICK = [
+  // module tests: parsers, encoders, statistics, options and their errors, formatting, the engine
+  // and the runner over fakes
+  'capacity-format', 'capacity-judge', 'checks', 'cli-errors', 'cli-progress', 'compare-statistics',
+  'engine', 'errors', 'format', 'h2-frames', 'hpack', 'http1-parser', 'http1-request', 'lifecycle',
+  'merge', 'options', 'outputs-options', 'outputs-remote-write', 'pacer', 'requests', 'schedule',
+  'segment', 'shard', 'socketio-packet', 'threshold-windows', 'thresholds', 'warnings',
+  'websocket-opening', 'websocket-options',
+  // the documentation: its code blocks and links, and every error and warning code
+  'docs', 'error-codes',
+  // each transport and protocol once, the pacer, worker threads and the built command
+  'smoke',
+];
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const files = QUICK.map((name) => `test/${name}.test.ts`);
+const missing = files.filter((file) => !existsSync(new URL(`../${file}`, import.meta.url)));
+if (missing.length > 0) {
+  console.error(`test/quick.mjs lists test files that do not exist: ${missing.join(', ')}`);
+  process.exit(1);
+}
+const tap = spawnSync(`${root}node_modules/.bin/tap`, [...files, ...process.argv.slice(2)], { cwd: root, stdio: 'inherit' });
+process.exit(tap.status ?? 1);
