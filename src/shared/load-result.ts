@@ -377,6 +377,8 @@ export interface ThresholdResult {
   /** The metric's value; for a windowed threshold the worst window's (the one furthest from passing). */
   actual: number;
   passed: boolean;
+  /** Why it failed when that is not its value: a `{name:...}` or `{scenario:...}` the run does not have. */
+  message?: string;
   /** A threshold with `window`: how every window of the run fared. */
   windows?: ThresholdWindows;
 }
@@ -459,6 +461,11 @@ export interface LoadResult {
    * add up to the run's. Absent in a WebSocket run.
    */
   byName?: Record<string, NameStats>;
+  /**
+   * A run with `scenarios`: each scenario's own result, as `runLoad` would give it for that scenario
+   * alone. The run's numbers are their exact sum.
+   */
+  byScenario?: Record<string, LoadResult>;
   checks?: CheckStats;
   /**
    * Findings that the numbers alone do not show, each `{ code, message }`, one per code; empty when

@@ -19,7 +19,7 @@ export function assertThresholds(result: LoadResult): void {
   const failed = thresholds.filter((t) => !t.passed);
   if (failed.length === 0) return;
   const lines = failed.map(
-    (t) => `  ${t.metric} ${t.expression}: actual ${formatThresholdActual(t.metric, t.actual)}`,
+    (t) => `  ${t.metric} ${t.expression}: ${t.message ?? `actual ${formatThresholdActual(t.metric, t.actual)}`}`,
   );
   throw new AssertionError({
     message: `${failed.length} of ${thresholds.length} thresholds failed:\n${lines.join('\n')}`,

@@ -283,7 +283,8 @@ function thresholds(results: ThresholdResult[]): string[] {
   results.forEach((t, i) => {
     const actual = formatThresholdActual(t.metric, t.actual);
     const windows = formatThresholdWindows(t);
-    lines.push(`  ${t.passed ? '✓' : '✗'} ${labels[i]!.padEnd(width)}  actual ${actual}${windows === '' ? '' : ` (${windows})`}`);
+    const detail = t.message ?? `actual ${actual}${windows === '' ? '' : ` (${windows})`}`;
+    lines.push(`  ${t.passed ? '✓' : '✗'} ${labels[i]!.padEnd(width)}  ${detail}`);
   });
   return lines;
 }

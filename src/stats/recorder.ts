@@ -321,6 +321,15 @@ export class Recorder {
    * once per second, never per request). Rates and percentiles are left out: they cannot decide early.
    */
   snapshot(checks: CheckStats | undefined): PartialLoadResult {
+    const partial = this.#snapshot(checks);
+    // `{name:...}` thresholds read their name's part; with one name it is the thread's.
+    const named = partial as { byName?: Record<string, PartialLoadResult> };
+    if (this.#names.length === 1) named.byName = { [this.#names[0]!]: { ...partial } };
+    else if (this.#named !== undefined) named.byName = Object.fromEntries(this.#named.map((named, index) => [this.#names[index]!, named.snapshot(undefined)]));
+    return partial;
+  }
+
+  #snapshot(checks: CheckStats | undefined): PartialLoadResult {
     this.#flush();
     return {
       requests: { sent: this.sent, completed: this.completed, retried: this.retried },

@@ -6,6 +6,7 @@ import type { PlannedThreshold, PlannedThresholds, ThresholdOperator } from '../
 import type { Thresholds } from '../shared/terms.js';
 import { durationOption } from '../shared/validate.js';
 import { judgeWindows, windowable, WINDOWED_METRICS } from './threshold-windows.js';
+import { missingScope, nameTimeline, scoped, splitScope } from './threshold-scope.js';
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
@@ -43,7 +44,8 @@ export const KNOWN_METRICS =
   'requests.sent, requests.completed, requests.perSecond, requests.missed, requests.retried, bytes.sent, ' +
   'bytes.received, errors.total, errors.rate, errors.byCode.<CODE>, statusCodes.<code>, ' +
   'statusCodes.<n>xx, checks.passed, checks.failed, checks.rate, messages.sent, messages.received, messages.perSecond ' +
-  `(WebSocket), durationMs, ${SERVER_METRICS.join(', ')} (monitor)`;
+  `(WebSocket), durationMs, ${SERVER_METRICS.join(', ')} (monitor); ` +
+  'any but the server ones for one request name or scenario: latency.p99{name:checkout}, errors.rate{scenario:browse}';
 
 const EXPRESSION = /^(<=|>=|==|!=|<|>)\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)$/i;
 
@@ -109,7 +111,7 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
 
 /** A threshold's `window`, in ms: whole seconds (the timeline's resolution), on a metric the timeline keeps. */
 function thresholdWindow(metric: string, option: string, window: unknown, abortOnFail: boolean): number {
-  if (!windowable(metric)) {
+  if (!windowable(splitScope(metric)?.metric ?? metric)) {
     throw new SalvoOptionError(`${option}.window needs a metric the timeline keeps per second (${WINDOWED_METRICS}); ${metric} is judged on the whole run only`, { option: `${option}.window`, value: window });
   }
   if (abortOnFail) {
@@ -144,13 +146,18 @@ export function evaluateThresholds(
 ): ThresholdResult[] {
   return compiled.map((threshold) => {
     const { metric, expression, operator, value, windowMs } = threshold;
+    const { metric: unscoped, scope } = splitScope(metric)!;
+    const part = scope === undefined ? result : scoped(result, scope);
+    if (part === undefined) return { metric, expression, actual: Number.NaN, passed: false, message: missingScope(result, scope!) };
+    const read = scope === undefined ? threshold.read : metricReader(unscoped)!.read;
     const judge = (judged: PartialLoadResult) => {
-      const actual = threshold.read(judged) ?? Number.NaN;
+      const actual = read(judged) ?? Number.NaN;
       return { actual, passed: compare(actual, operator, value) };
     };
-    if (windowMs === undefined) return { metric, expression, ...judge(result) };
+    if (windowMs === undefined) return { metric, expression, ...judge(part as PartialLoadResult) };
     const upper = operator === '<' || operator === '<=' ? true : operator === '>' || operator === '>=' ? false : undefined;
-    const { windows, worst } = judgeWindows(result, windowMs, judge, upper);
+    const windowed = scope?.kind === 'name' ? nameTimeline(result, scope.key, result.byName![scope.key]!) : (part as LoadResult);
+    const { windows, worst } = judgeWindows(windowed, windowMs, judge, upper);
     return { metric, expression, actual: worst, passed: windows.failed.length === 0, windows };
   });
 }
@@ -249,6 +256,18 @@ export interface MetricReader {
 
 /** The reader for a metric path, or undefined when the path names no metric. */
 export function metricReader(metric: string): MetricReader | undefined {
+  const split = splitScope(metric);
+  if (split?.scope !== undefined) {
+    const { scope } = split;
+    // The server is the run's, not a name's or a scenario's.
+    const base = split.metric.startsWith('server.') ? undefined : metricReader(split.metric);
+    if (base === undefined) return undefined;
+    return { monotone: base.monotone, read: (r) => {
+      const part = scoped(r, scope);
+      return part === undefined ? undefined : base.read(part);
+    } };
+  }
+  if (split === undefined) return undefined;
   if ((SERVER_METRICS as readonly string[]).includes(metric)) {
     // A figure no source gave is absent from the result: it fails a threshold, never passes as 0.
     const path = metric.split('.').slice(1);
