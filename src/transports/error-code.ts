@@ -6,6 +6,13 @@
 export const CONNECTION_CLOSED = 'ECONNCLOSED';
 
 /**
+ * The code for a non-idempotent request (POST, PATCH, ...) pipelined behind a response that announced
+ * the close: RFC 9112 says the server reads no further, but some (Node's node:http) have already
+ * processed it, so it is not sent again.
+ */
+export const CLOSED_NOT_IDEMPOTENT = 'ECONNCLOSED_NOT_IDEMPOTENT';
+
+/**
  * The code for a request in flight on a connection whose server sent a response nobody asked for
  * (one more than the requests written when it arrived): the responses no longer line up with the
  * requests, so the connection is closed and nothing more on it is credited.

@@ -13,6 +13,8 @@ import { sharedSecureContext } from './tls-setup.js';
 
 interface HttpRequest {
   options: http.RequestOptions;
+  /** The same on the retry Agent: a new connection, never one kept (see `HttpTransport.#retryAgent`). */
+  retryOptions: http.RequestOptions;
   body: Buffer | undefined;
   /** Bytes of the request on the wire, with the headers node:http adds. */
   wireBytes: number;
@@ -41,6 +43,8 @@ class HttpLane {
   /** Its socket, and how much had been read on it when the request got it: whether any of its response came. */
   socket: Socket | undefined;
   readBefore = 0;
+  /** How much had been written on its socket when the request got it: whether any of the request left. */
+  writtenBefore = 0;
   headers: http.IncomingHttpHeaders = {};
   chunks: Buffer[] = [];
   readonly onResponse: (response: http.IncomingMessage) => void;
@@ -62,6 +66,7 @@ class HttpLane {
     this.onSocket = (socket) => {
       this.socket = socket;
       this.readBefore = socket.bytesRead;
+      this.writtenBefore = socket.bytesWritten;
       if (socket.connecting) watchConnect(socket, transport.secure, transport.phases);
     };
     this.onFinish = () => {
@@ -98,6 +103,12 @@ class HttpTransport implements Transport<HttpRequest> {
   readonly #config: TransportConfig;
   readonly #sink: TransportSink;
   readonly #agent: http.Agent;
+  /**
+   * Retries go out on a connection of their own: the main Agent would hand them its longest idle
+   * socket, which a server closing idle connections may be closing too (the race again). Its sockets
+   * are closed after their response, not kept; requests on it still say keep-alive, as on the main one.
+   */
+  readonly #retryAgent: http.Agent;
   readonly #request: typeof http.request;
   readonly #agentOption: Pick<https.RequestOptions, 'agent'>;
   readonly #lanes = new Map<number, HttpLane>();
@@ -122,14 +133,18 @@ class HttpTransport implements Transport<HttpRequest> {
       maxSockets: config.keepAlive ? config.connections : Infinity,
       maxFreeSockets: config.connections,
     };
-    this.#agent = secure
-      ? new https.Agent({
-          ...config.tls,
-          ...agentOptions,
-          secureContext: sharedSecureContext(config.tls ?? {}),
-          ...(config.tlsSessionReuse ? {} : { maxCachedSessions: 0 }),
-        })
-      : new http.Agent(agentOptions);
+    const createAgent = (): http.Agent =>
+      secure
+        ? new https.Agent({
+            ...config.tls,
+            ...agentOptions,
+            secureContext: sharedSecureContext(config.tls ?? {}),
+            ...(config.tlsSessionReuse ? {} : { maxCachedSessions: 0 }),
+          })
+        : new http.Agent(agentOptions);
+    this.#agent = createAgent();
+    this.#retryAgent = createAgent();
+    this.#retryAgent.keepSocketAlive = () => false;
     this.#agentOption = { agent: this.#agent };
     this.#request = secure ? https.request : http.request;
   }
@@ -140,15 +155,17 @@ class HttpTransport implements Transport<HttpRequest> {
     if (request.body) headers['content-length'] = String(request.body.length);
     // An Agent without keepAlive still reuses a socket for queued requests unless told not to.
     if (!this.#config.keepAlive) headers.connection = 'close';
+    const options: http.RequestOptions = {
+      ...this.#agentOption,
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port || undefined,
+      method: request.method,
+      path: request.path,
+      headers,
+    };
     return {
-      options: {
-        ...this.#agentOption,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || undefined,
-        method: request.method,
-        path: request.path,
-        headers,
-      },
+      options,
+      retryOptions: { ...options, agent: this.#retryAgent },
       body: request.body,
       wireBytes:
         encodeRequest(url, request, this.#config.keepAlive).length +
@@ -166,19 +183,19 @@ class HttpTransport implements Transport<HttpRequest> {
     }
     state.chunks = this.capture ? [] : state.chunks;
     state.prepared = prepared;
-    this.#dispatch(state, prepared);
+    this.#dispatch(state, prepared.options, prepared.body);
     return prepared.wireBytes;
   }
 
-  #dispatch(state: HttpLane, prepared: HttpRequest): void {
+  #dispatch(state: HttpLane, options: http.RequestOptions, body: Buffer | undefined): void {
     state.written = false;
     state.socket = undefined;
-    const request = this.#request(prepared.options, state.onResponse);
+    const request = this.#request(options, state.onResponse);
     state.request = request;
     request.on('error', state.onError);
     request.on('socket', state.onSocket);
     request.on('finish', state.onFinish);
-    request.end(prepared.body);
+    request.end(body);
   }
 
   finish(lane: Lane, state: HttpLane): void {
@@ -198,6 +215,9 @@ class HttpTransport implements Transport<HttpRequest> {
   fail(lane: Lane, state: HttpLane, code: string): void {
     if (state.request === undefined) return;
     state.request = undefined;
+    // 'finish' comes once the whole request was handed over; on a reused (connected) socket a reset
+    // can come between the write and it.
+    if (state.readBefore > 0 && state.socket!.bytesWritten > state.writtenBefore) state.written = true;
     const answering = state.response !== undefined || (state.socket !== undefined && state.socket.bytesRead > state.readBefore);
     state.response = undefined;
     // An idempotent request on a reused connection (one that had answered before: node:http's
@@ -210,7 +230,7 @@ class HttpTransport implements Transport<HttpRequest> {
     if (this.#config.retry && !lane.retried && prepared.idempotent && reused && !answering && CLOSED_UNDER_CODES.has(code)) {
       lane.retried = true;
       const written = state.written;
-      this.#dispatch(state, prepared);
+      this.#dispatch(state, prepared.retryOptions, prepared.body);
       this.#sink.onRetry?.(lane, written ? prepared.wireBytes : 0);
       return;
     }
@@ -249,6 +269,7 @@ class HttpTransport implements Transport<HttpRequest> {
       state.request = undefined;
     }
     this.#agent.destroy();
+    this.#retryAgent.destroy();
   }
 }
 

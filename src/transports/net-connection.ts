@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { ResponseParser } from '../http1/parser.js';
 import type { ResponseHandler, ResponseParserOptions } from '../http1/response-handler.js';
 import { isHeadRequest, requestMethod } from '../http1/request.js';
-import { CONNECTION_CLOSED, UNSOLICITED_RESPONSE } from './error-code.js';
+import { CLOSED_NOT_IDEMPOTENT, CONNECTION_CLOSED, UNSOLICITED_RESPONSE } from './error-code.js';
 import type { Endpoint } from './endpoint.js';
 import { ConnectionLink, type ConnectionOwner } from './net-link.js';
 import type { SessionStore } from './tls-setup.js';
@@ -19,6 +19,7 @@ interface Lost {
 }
 
 const NOTHING_LOST: Lost = { lanes: [], requests: [] };
+const NO_FAILURES: ReadonlyArray<Lane | string> = [];
 
 function uncork(socket: Socket): void {
   socket.uncork();
@@ -41,6 +42,11 @@ export class Connection extends ConnectionLink implements ResponseHandler {
   #heads: boolean[];
   #first = 0;
   #count = 0;
+  /**
+   * The first `#written` lanes of the ring are on the wire (or queued for it); the rest wait
+   * unwritten for a connection that carries one request at a time (`closesEveryResponse`).
+   */
+  #written = 0;
   /**
    * Lanes whose requests were written before the bytes being parsed arrived: only they can be
    * answered by them. A request the sink sends from inside `onResponse` joins the ring at once,
@@ -91,6 +97,16 @@ export class Connection extends ConnectionLink implements ResponseHandler {
     if (this.link === undefined) this.open();
     this.released = false;
     this.#push(lane, request);
+    // Nothing that may not go again is pipelined behind a close: on a new connection a non-idempotent
+    // request waits for the first response to say the server keeps the connection open (RFC 9112
+    // 9.3.2), and while the server closes after every response each connection carries one request.
+    if (this.#written > 0 && (this.#written < this.#count - 1 || this.owner.closesEveryResponse || (!this.#reused && !isIdempotentMethod(requestMethod(request))))) return;
+    this.#write(request);
+  }
+
+  #write(request: Buffer): void {
+    this.#lastWrittenIdle = this.#written === 0;
+    this.#written++;
     const socket = this.socket;
     if (socket === undefined) {
       // A bare handle: written now, or as soon as it connects.
@@ -113,10 +129,20 @@ export class Connection extends ConnectionLink implements ResponseHandler {
   }
 
   carries(lane: Lane): boolean {
+    return this.#indexOf(lane) !== -1;
+  }
+
+  /** Whether `lane`'s request here has not reached the wire (a retried one went once already). */
+  unwritten(lane: Lane): boolean {
+    const index = this.#indexOf(lane);
+    return index !== -1 && !lane.retried && (!this.connected || index >= this.#written);
+  }
+
+  #indexOf(lane: Lane): number {
     for (let i = 0; i < this.#count; i++) {
-      if (this.#lanes[(this.#first + i) % this.#lanes.length] === lane) return true;
+      if (this.#lanes[(this.#first + i) % this.#lanes.length] === lane) return i;
     }
-    return false;
+    return -1;
   }
 
   /**
@@ -125,10 +151,13 @@ export class Connection extends ConnectionLink implements ResponseHandler {
    */
   abort(firstCode: string, restCode: string): void {
     const unsent = !this.connected;
+    const written = this.#written;
     const { lanes } = this.#drain();
     this.detach();
     // A retried request went on the wire once, on the connection before this one.
-    for (let i = 0; i < lanes.length; i++) this.#sink.onError(lanes[i]!, i === 0 ? firstCode : restCode, unsent && !lanes[i]!.retried);
+    for (let i = 0; i < lanes.length; i++) {
+      this.#sink.onError(lanes[i]!, i === 0 ? firstCode : restCode, (unsent || i >= written) && !lanes[i]!.retried);
+    }
   }
 
   /**
@@ -139,18 +168,20 @@ export class Connection extends ConnectionLink implements ResponseHandler {
    * on its way), got no byte of its response (`headAnswering`), is idempotent, and was not sent
    * again already. With more in flight the server may have processed some and its close reset the
    * connection, which can destroy responses it sent (RFC 9112 9.6): all of them fail, the first
-   * with `firstCode`.
+   * with `firstCode`. Requests that waited unwritten go on the next connection.
    */
   #lose(firstCode: string, restCode: string, headAnswering: boolean): void {
     const unsent = !this.connected;
-    const race = this.#reused && this.#count === 1 && this.#lastWrittenIdle && !headAnswering;
+    const written = this.#written;
+    const race = this.#reused && written === 1 && this.#lastWrittenIdle && !headAnswering;
     const { lanes, requests } = this.#drain();
     this.detach();
     for (let i = 0; i < lanes.length; i++) {
       const lane = lanes[i]!;
       const request = requests[i]!;
-      if (race && isIdempotentMethod(requestMethod(request)) && this.#resend(lane, request)) continue;
-      this.#sink.onError(lane, i === 0 ? firstCode : restCode, unsent && !lane.retried);
+      if (i >= written && !unsent) this.send(lane, request);
+      else if (race && isIdempotentMethod(requestMethod(request)) && this.#resend(lane, request)) continue;
+      else this.#sink.onError(lane, i === 0 ? firstCode : restCode, (unsent || i >= written) && !lane.retried);
     }
   }
 
@@ -186,6 +217,7 @@ export class Connection extends ConnectionLink implements ResponseHandler {
       return false;
     }
     this.#answerable--;
+    const first = !this.#reused;
     this.#reused = true;
     const lane = this.#shift()!;
     lane.firstByteAt = this.#firstByteAt === 0 ? FIRST_BYTE_IN_LAST_READ : this.#firstByteAt;
@@ -194,19 +226,45 @@ export class Connection extends ConnectionLink implements ResponseHandler {
     if (lane.writtenAt < this.readyAt) lane.writtenAt = this.readyAt;
     const reading = this.#reading;
     if (willClose || !this.endpoint.keepAlive || (this.released && this.#count === 0)) {
-      const { lanes, requests } = this.#drain();
-      this.detach();
-      // Pipelined behind a response that announced the close: the server read no further, so they
-      // go again, whatever their method, ahead of what the sink sends next.
-      const failed = lanes.length === 0 ? lanes : lanes.filter((other, i) => !willClose || !this.#resend(other, requests[i]!));
+      if (willClose && this.endpoint.keepAlive) this.owner.closesEveryResponse = first;
+      const failed = this.#closeAfter(willClose);
       this.#sink.onResponse(lane, status, bytes, details);
-      for (const other of failed) this.#sink.onError(other, CONNECTION_CLOSED);
+      for (let i = 0; i < failed.length; i += 2) this.#sink.onError(failed[i] as Lane, failed[i + 1] as string);
       return false;
     }
-    if (this.#count > 0) this.#parser.headRequest = this.#heads[this.#first]!;
+    if (this.owner.closesEveryResponse) this.owner.closesEveryResponse = false;
+    if (this.#count > 0) {
+      this.#parser.headRequest = this.#heads[this.#first]!;
+      while (this.#written < this.#count && (this.#written === 0 || !this.owner.closesEveryResponse)) {
+        this.#write(this.#requests[(this.#first + this.#written) % this.#lanes.length]!);
+      }
+    }
     this.#sink.onResponse(lane, status, bytes, details);
     // The sink may have cancelled a lane of this connection, which replaced it.
     return this.link === reading;
+  }
+
+  /**
+   * The response just read closed the connection. What was pipelined behind it the server should not
+   * have read (RFC 9112 9.6), but some servers (Node's node:http) process it all the same: only an
+   * idempotent request goes again (`ECONNCLOSED_NOT_IDEMPOTENT` for the others); those that waited
+   * unwritten go on the next connection. Both ahead of what the sink sends next.
+   */
+  #closeAfter(announced: boolean): ReadonlyArray<Lane | string> {
+    const written = this.#written;
+    const { lanes, requests } = this.#drain();
+    this.detach();
+    // Lane, code, lane, code, ...: allocated only when something failed behind the close.
+    let failed: Array<Lane | string> | undefined;
+    for (let i = 0; i < lanes.length; i++) {
+      const lane = lanes[i]!;
+      const request = requests[i]!;
+      if (i >= written) this.send(lane, request);
+      else if (!announced) (failed ??= []).push(lane, CONNECTION_CLOSED);
+      else if (!isIdempotentMethod(requestMethod(request))) (failed ??= []).push(lane, CLOSED_NOT_IDEMPOTENT);
+      else if (!this.#resend(lane, request)) (failed ??= []).push(lane, CONNECTION_CLOSED);
+    }
+    return failed ?? NO_FAILURES;
   }
 
   protected override onRead(link: object, nread: number, buffer: Buffer): void {
@@ -216,7 +274,7 @@ export class Connection extends ConnectionLink implements ResponseHandler {
       return;
     }
     this.#reading = link;
-    this.#answerable = this.#count;
+    this.#answerable = this.#written;
     // Requests the sink sends while responses are parsed leave in one write (batching is only
     // ever on sockets: bare handles carry one request at a time).
     const socket = this.batchWrites && this.writer === undefined ? this.socket : undefined;
@@ -241,7 +299,7 @@ export class Connection extends ConnectionLink implements ResponseHandler {
       return;
     }
     this.#reading = link;
-    this.#answerable = this.#count;
+    this.#answerable = this.#written;
     // A body delimited by the close completes here; a response cut short is a parse error.
     const error = this.#parser.finish();
     if (link !== this.link) return;
@@ -261,7 +319,6 @@ export class Connection extends ConnectionLink implements ResponseHandler {
     this.#requests[index] = request;
     this.#heads[index] = head;
     if (this.#count === 0) this.#parser.headRequest = head;
-    this.#lastWrittenIdle = this.#count === 0;
     this.#count++;
   }
 
@@ -272,6 +329,7 @@ export class Connection extends ConnectionLink implements ResponseHandler {
     this.#requests[this.#first] = undefined;
     this.#first = (this.#first + 1) % this.#lanes.length;
     this.#count--;
+    if (this.#written > 0) this.#written--;
     return lane;
   }
 

@@ -14,6 +14,13 @@ export interface ConnectionOwner {
   connectedCount: number;
   /** Send again what the server provably never processed (`TransportConfig.retry`). */
   readonly retry: boolean;
+  /**
+   * The server closed a connection after its first response (`Connection: close`, HTTP/1.0): it
+   * closes after every response, so each connection carries one request at a time, the rest waiting
+   * unwritten for the next connection, instead of being pipelined behind a close. Cleared by a
+   * response that keeps its connection open.
+   */
+  closesEveryResponse: boolean;
 }
 
 /**

@@ -30,6 +30,7 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
   /** Sockets connected now; kept by the connections. */
   connectedCount = 0;
   readonly retry: boolean;
+  closesEveryResponse = false;
 
   readonly #config: TransportConfig;
   readonly #sink: TransportSink;
@@ -83,8 +84,7 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
 
   unwritten(lane: Lane): boolean {
     const connection = this.#connections[this.#slotOf(lane)];
-    // A retried request went on the wire once already, whatever its new connection does.
-    return connection !== undefined && !connection.connected && !lane.retried && connection.carries(lane);
+    return connection !== undefined && connection.unwritten(lane);
   }
 
   async connect(count: number): Promise<void> {

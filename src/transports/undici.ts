@@ -7,12 +7,14 @@ import type { ResolvedRequest } from '../shared/exchange.js';
 import type { Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 import { flattenHeaders, isIdempotentMethod, Lane, responseHeadBytes } from './transport.js';
 import { encodeRequest } from '../http1/request.js';
-import { CONNECTION_CLOSED, errorCode } from './error-code.js';
+import { CLOSED_NOT_IDEMPOTENT, CONNECTION_CLOSED, errorCode } from './error-code.js';
 import { cachedLookup } from './lookup-cache.js';
 import { sharedSecureContext } from './tls-setup.js';
 
 interface UndiciRequest {
   options: Dispatcher.DispatchOptions;
+  /** The same, held alone on its connection until its response head arrives (`closesEveryResponse`). */
+  blockingOptions: Dispatcher.DispatchOptions;
   wireBytes: number;
   idempotent: boolean;
 }
@@ -34,8 +36,8 @@ const enum Fate {
  * goes out on; the socket's `write` tells (see `UndiciTransport.writing`).
  */
 class SocketState {
-  /** A response completed on it: a request that finds it closed went on a reused connection. */
-  answered = false;
+  /** Responses completed on it: a request that finds it closed after one went on a reused connection. */
+  responses = 0;
   fate = Fate.Open;
   /** Requests written on it whose responses have not ended. */
   inFlight = 0;
@@ -48,7 +50,14 @@ class SocketState {
   lostAlone = false;
 }
 
-const connectionClosed = (): Error => Object.assign(new Error('its connection closed while it was in flight'), { code: CONNECTION_CLOSED });
+const connectionClosed = (code: string = CONNECTION_CLOSED): Error => Object.assign(new Error('its connection closed while it was in flight'), { code });
+
+/**
+ * The abort of a request pipelined behind a close on a server that closes after every response:
+ * the transport sends it again itself, alone on its connection (see `closesEveryResponse`), instead of
+ * undici's re-send, which pipelines it behind the next close again. Compared by identity.
+ */
+const SEND_ALONE = new Error('sent again alone on a connection');
 
 /** Errors of a connection closed or reset under a request (undici's SocketError: 'other side closed'). */
 const CLOSED_UNDER_CODES: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
@@ -101,8 +110,15 @@ class LaneHandler implements Dispatcher.DispatchHandler {
       // undici sends again the pipelined requests behind the head of a connection that went. That
       // is the retry when the server provably never processed them; otherwise, as on `net`, such
       // a request is ECONNCLOSED. The abort closes the fresh socket before anything is written on it.
-      if (!this.#resendable(lane)) {
-        controller.abort(connectionClosed());
+      const socket = this.socket;
+      if (socket?.fate === Fate.Open) {
+        // Closed after a complete response with no header saying so (HTTP/1.0): announced all the same.
+        socket.fate = Fate.Announced;
+        if (socket.responses === 1) this.transport.learnCloses(true);
+      }
+      const refusal = this.#refusal(lane);
+      if (refusal !== undefined || this.transport.closesEveryResponse) {
+        controller.abort(refusal === undefined ? SEND_ALONE : connectionClosed(refusal));
         return;
       }
       lane.retried = true;
@@ -122,20 +138,25 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     }
   }
 
-  /** Whether a request that went out on a socket that went may go again (see `Fate`). */
-  #resendable(lane: Lane): boolean {
-    if (lane.retried || !this.transport.retry) return false;
+  /**
+   * Whether a request that went out on a socket that went may go again (see `Fate`): undefined when
+   * it may, else the code it fails with.
+   */
+  #refusal(lane: Lane): string | undefined {
+    if (lane.retried || !this.transport.retry) return CONNECTION_CLOSED;
     const socket = this.socket;
-    if (socket === undefined) return true;
+    if (socket === undefined) return undefined;
     switch (socket.fate) {
       case Fate.Abandoned:
-        return false;
+        return CONNECTION_CLOSED;
       case Fate.ClosedUnder:
         // Only the keep-alive race: with more in flight the server may have processed some, and its
         // close reset the connection, which can destroy responses it sent (RFC 9112 9.6).
-        return socket.answered && socket.lostAlone && this.request!.idempotent;
+        return socket.responses > 0 && socket.lostAlone && this.request!.idempotent ? undefined : CONNECTION_CLOSED;
       default:
-        return true;
+        // Behind a response that announced the close: the server should have read no further (RFC
+        // 9112 9.6), but Node's node:http processes what was pipelined all the same.
+        return this.request!.idempotent ? undefined : CLOSED_NOT_IDEMPOTENT;
     }
   }
 
@@ -149,7 +170,9 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     if (socket === undefined) return;
     for (const other of this.transport.handlers) {
       if (other === undefined || other === this || other.socket !== socket || other.lane === null || !other.written) continue;
-      if (!other.#resendable(other.lane)) other.controller?.abort(code === undefined ? connectionClosed() : Object.assign(new Error(code), { code }));
+      const refusal = other.#refusal(other.lane);
+      if (refusal !== undefined) other.controller?.abort(connectionClosed(code ?? refusal));
+      else if (this.transport.closesEveryResponse && socket.fate === Fate.Announced) other.controller?.abort(SEND_ALONE);
     }
   }
 
@@ -167,7 +190,10 @@ class LaneHandler implements Dispatcher.DispatchHandler {
   ): void {
     this.status = statusCode;
     const connection = headers.connection;
-    if (this.socket !== undefined && connection !== undefined && CLOSE_TOKEN.test(String(connection))) this.socket.fate = Fate.Announced;
+    if (this.socket !== undefined && connection !== undefined && CLOSE_TOKEN.test(String(connection))) {
+      this.socket.fate = Fate.Announced;
+      if (this.socket.responses === 0) this.transport.learnCloses(true);
+    }
     const raw = controller.rawHeaders;
     this.bytes = responseHeadBytes(statusMessage, Array.isArray(raw) ? raw : []);
     if (this.transport.capture) this.headers = flattenHeaders(headers);
@@ -184,7 +210,8 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     this.controller = undefined;
     const socket = this.socket;
     if (socket !== undefined) {
-      socket.answered = true;
+      // A second response on one connection: the server keeps connections open after all.
+      if (++socket.responses === 2) this.transport.learnCloses(false);
       socket.inFlight--;
       if (socket.fate === Fate.Announced) this.settleBehind();
     }
@@ -201,6 +228,13 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     const lane = this.lane;
     if (lane === null) return;
     this.controller = undefined;
+    if (error === SEND_ALONE) {
+      lane.retried = true;
+      this.written = false;
+      this.resending = true;
+      this.transport.dispatch(this);
+      return;
+    }
     const code = errorCode(error);
     // undici checks Content-Length against the body even for 204 and 304, which never have one
     // (RFC 9110 8.6 allows the header on a 304), and fails the request after its final status
@@ -218,7 +252,7 @@ class LaneHandler implements Dispatcher.DispatchHandler {
       this.settleBehind();
     }
     // Alone on a reused connection that closed before any byte of its response: sent again.
-    if (this.written && !this.answering && socket?.fate === Fate.ClosedUnder && socket.answered && this.#resendable(lane)) {
+    if (this.written && !this.answering && socket?.fate === Fate.ClosedUnder && this.#refusal(lane) === undefined) {
       lane.retried = true;
       this.written = false;
       this.resending = true;
@@ -241,12 +275,19 @@ class UndiciTransport implements Transport<UndiciRequest> {
   readonly retry: boolean;
   /** The handler whose request undici is starting: the next socket write is its (see `timedConnector`). */
   writing: LaneHandler | undefined;
+  /**
+   * Each request is dispatched `blocking` (alone on its connection until its response head comes)
+   * rather than pipelined behind a close: until a connection has answered a second response (the
+   * server keeps connections open), and again once a connection closes after its first.
+   */
+  closesEveryResponse: boolean;
 
   constructor(PoolClass: typeof Pool, buildConnector: typeof BuildConnector, config: TransportConfig, sink: TransportSink) {
     this.#config = config;
     this.sink = sink;
     this.capture = config.captureResponses;
     this.retry = config.retry;
+    this.closesEveryResponse = config.keepAlive && config.pipelining > 1;
     this.#pool = new PoolClass(config.url.origin, {
       connections: config.connections,
       pipelining: config.pipelining,
@@ -271,24 +312,31 @@ class UndiciTransport implements Transport<UndiciRequest> {
   }
 
   prepare(request: ResolvedRequest): UndiciRequest {
+    const options: Dispatcher.DispatchOptions = {
+      path: request.path,
+      method: request.method as Dispatcher.HttpMethod,
+      headers: request.headers,
+      body: request.body ?? null,
+      // reset: true sends `connection: close` and does not reuse the socket.
+      reset: !this.#config.keepAlive,
+      // undici holds the pipeline behind any request but HEAD until its response head arrives
+      // (`blocking`), and behind any but GET and HEAD until its response ends (`idempotent`): with
+      // them `pipelining` kept one request in flight, and the wait behind it counted as latency.
+      // Asked for pipelining, every request is pipelined, as on `net`.
+      blocking: false,
+      ...(this.#config.pipelining > 1 ? { idempotent: true } : {}),
+    };
     return {
-      options: {
-        path: request.path,
-        method: request.method as Dispatcher.HttpMethod,
-        headers: request.headers,
-        body: request.body ?? null,
-        // reset: true sends `connection: close` and does not reuse the socket.
-        reset: !this.#config.keepAlive,
-        // undici holds the pipeline behind any request but HEAD until its response head arrives
-        // (`blocking`), and behind any but GET and HEAD until its response ends (`idempotent`): with
-        // them `pipelining` kept one request in flight, and the wait behind it counted as latency.
-        // Asked for pipelining, every request is pipelined, as on `net`.
-        blocking: false,
-        ...(this.#config.pipelining > 1 ? { idempotent: true } : {}),
-      },
+      options,
+      blockingOptions: { ...options, blocking: true },
       wireBytes: this.#wireBytes(request),
       idempotent: isIdempotentMethod(request.method),
     };
+  }
+
+  /** What a connection just showed of the server's closes (see `closesEveryResponse`). */
+  learnCloses(closes: boolean): void {
+    if (this.#config.keepAlive && this.#config.pipelining > 1) this.closesEveryResponse = closes;
   }
 
   /** The bytes undici writes for `request`: salvo's encoding, with the headers undici adds itself. */
@@ -309,13 +357,14 @@ class UndiciTransport implements Transport<UndiciRequest> {
     handler.written = false;
     handler.resending = false;
     handler.request = prepared;
-    this.#pool.dispatch(prepared.options, handler);
+    this.#pool.dispatch(this.closesEveryResponse ? prepared.blockingOptions : prepared.options, handler);
     return prepared.wireBytes;
   }
 
   /** Dispatches a handler's request again (a retry). */
   dispatch(handler: LaneHandler): void {
-    this.#pool.dispatch(handler.request!.options, handler);
+    const { options, blockingOptions } = handler.request!;
+    this.#pool.dispatch(this.closesEveryResponse ? blockingOptions : options, handler);
   }
 
   cancel(lane: Lane, code: string): void {
