@@ -201,6 +201,13 @@ t.test('rate stages: the header gives the range of the target, not the starting 
   });
   const staged = formatResult(makeResult({ rate: 0, timeline: [second(0, 50), second(1, 200), second(2, 300)] }));
   t.match(staged.split('\n')[0], /, rate 0 to 300 req\/s in stages$/);
+  const plan = (stages: Array<{ durationMs: number; rate?: number; connections?: number }>, connections = 10) => ({ merge: { ...wholeRunMergeInfo().merge, plan: { ...wholeRunMergeInfo().merge.plan, connections, stages } } });
+  const written = formatResult(makeResult({ rate: 0, ...plan([{ durationMs: 2000, rate: 200 }, { durationMs: 2000, rate: 600 }, { durationMs: 2000, rate: 1000 }]), timeline: [second(0, 50), second(5, 900)] }));
+  t.match(written.split('\n')[0], /, rate 0 req\/s → 200 req\/s in 2 s → 600 req\/s in 2 s → 1,000 req\/s in 2 s$/, 'the stages as written: each ramps from the previous, to its rate');
+  const holds = formatResult(makeResult({ rate: 100, ...plan([{ durationMs: 500, rate: 200 }, { durationMs: 2000, rate: 200 }]) }));
+  t.match(holds.split('\n')[0], /, rate 100 req\/s → 200 req\/s in 0.5 s then holds 2 s$/, 'a stage that keeps the rate holds it');
+  const clients = formatResult(makeResult({ connections: 5, ...plan([{ durationMs: 1000, connections: 20 }], 5) }));
+  t.match(clients.split('\n')[0], /, 5 to 20 connections in stages, /, 'a 5 -> 20 ramp is not "5 connections"');
   const steady = formatResult(makeResult({ timeline: [second(0, 1000), second(1, 1000)] }));
   t.match(steady.split('\n')[0], /, rate 1,000 req\/s$/);
 });

@@ -3,7 +3,7 @@
 // timeline seconds and their histograms; a merged run and a result missing later fields open cleanly.
 import * as hdr from 'hdr-histogram-js';
 import t from 'tap';
-import { mergeResults, renderReport, runLoad, type LoadResult } from '../src/index.js';
+import { formatResult, mergeResults, renderReport, runLoad, type LoadResult } from '../src/index.js';
 import { headlessChromium } from './fixtures/browser.js';
 import { drawnPlots, openReport, seriesOf, tableCells, tableHead } from './fixtures/report-page.js';
 import { testServer } from './fixtures/test-server.js';
@@ -89,6 +89,25 @@ t.test('run reports speak the run, and their step figures are the result', async
     const head = (await page.$$eval('#steps-table thead th', (cells) => cells.map((cell) => cell.textContent))).slice(-2);
     t.same(head, ['server CPU', 'machine in']);
     t.same(rows.map((row) => row.slice(-2)), [['15%', '1.5 MB/s'], ['45%', '4.5 MB/s']]);
+  });
+
+  t.test('a plain rate ramp from 0 says each ramp and its mean target; a last partial second is drawn as one', async (t) => {
+    const server = await testServer(t);
+    const result = await runLoad({ url: server.url, connections: 10, stages: [{ duration: '1s', rate: 100 }, { duration: 1500, rate: 300 }] });
+    t.equal(result.timeline.length, 3, 'seconds 0, 1 and the half second 2');
+    const { page, problems } = await openReport(browser, renderReport(result), 'rate-ramp-from-zero');
+    t.same(problems, []);
+    t.match(await page.textContent('header'), 'target rate 0/s → 100/s in 1 s → 300/s in 1.5 s (0 to 300/s)', 'the stages as written, and their range');
+    const head = await tableHead(page, '#steps-table');
+    const rows = (await tableCells(page, '#steps-table')).map((row) => Object.fromEntries(head.map((name, i) => [name, row[i]])));
+    t.same(rows.map((row) => [row['target req/s'], row['lasts'], row['measured']]), [['0 → 100', '1 s', '1 s'], ['100 → 300', '1.5 s', '1 s']], 'each ramp from where the previous ended, and how long it lasts');
+    t.same(rows.map((row) => row['mean target/s']), [0, 1].map((i) => String(result.timeline[i]!.targetRate)), 'the mean target of the seconds measured');
+    const plots = await drawnPlots(page);
+    const throughput = plots['chart-throughput'];
+    t.same(throughput?.data[0], [1, 2, 2.5], 'the last point at the run\'s end');
+    t.same(seriesOf(throughput, 'completed'), [result.timeline[0]!.completed, result.timeline[1]!.completed, result.timeline[2]!.completed / 0.5], 'its count per second of its half');
+    t.match(await page.textContent('#partial-second'), 'ended 500 ms into its last second');
+    t.match(formatResult(result).replace(/\s+/g, ' '), 'rate 0 req/s → 100 req/s in 1 s → 300 req/s in 1.5 s');
   });
 
   t.test('a merged result reads like one run; a result without later fields still opens', async (t) => {

@@ -9,19 +9,42 @@ function optionalSeries(timeline: TimelineEntry[], field: string): number[] | un
   return values.length > 0 && values.every((v) => typeof v === 'number') ? (values as number[]) : undefined;
 }
 
+/**
+ * How much of a second the timeline's last entry covers, when the run ended inside it (a 3.2 s run's
+ * fourth second: 0.2); undefined when every entry is a whole second.
+ */
+export function partialLastSecond(result: LoadResult): number | undefined {
+  const last = result.timeline?.at(-1);
+  if (last === undefined) return undefined;
+  const share = Math.round(result.durationMs - last.second * 1000) / 1000;
+  return share > 0 && share < 1 ? share : undefined;
+}
+
+/**
+ * The x of each timeline point: the end of its second (a 3 s run reads 1 s, 2 s, 3 s), and for a
+ * last partial second the run's end (3.2 s), where its counts are drawn per second of its length.
+ */
+export function timelineX(result: LoadResult): number[] {
+  const timeline = result.timeline ?? [];
+  const share = partialLastSecond(result);
+  return timeline.map((entry, i) => (share !== undefined && i === timeline.length - 1 ? entry.second + share : entry.second + 1));
+}
+
 function timelineCharts(result: LoadResult): ChartSpec[] {
   const timeline = result.timeline ?? [];
   // One point is no line: a run shorter than two seconds gets no charts over time.
   if (timeline.length < 2) return [];
   const words = runWords(result);
-  // Each point at the end of its second: a 3 s run reads 1 s, 2 s, 3 s.
-  const x = timeline.map((entry) => entry.second + 1);
+  const x = timelineX(result);
   const column = (read: (entry: TimelineEntry) => number) => timeline.map(read);
+  // A count of the last partial second, per second of its length: 200 in 0.2 s is 1,000/s, not 200/s.
+  const share = partialLastSecond(result) ?? 1;
+  const perSecond = (read: (entry: TimelineEntry) => number) => timeline.map((entry, i) => (i === timeline.length - 1 ? read(entry) / share : read(entry)));
   const throughput: ChartSeries[] = [
-    { label: words.completed, color: COLORS.blue, scale: 'y', values: column((e) => e.completed), unit: '/s' },
+    { label: words.completed, color: COLORS.blue, scale: 'y', values: perSecond((e) => e.completed), unit: '/s' },
   ];
   // A listen-only run sends nothing: a line along zero would only hide the axis.
-  if (timeline.some((e) => e.sent > 0)) throughput.push({ label: 'sent', color: COLORS.grey, scale: 'y', values: column((e) => e.sent), unit: '/s', dash: [4, 4] });
+  if (timeline.some((e) => e.sent > 0)) throughput.push({ label: 'sent', color: COLORS.grey, scale: 'y', values: perSecond((e) => e.sent), unit: '/s', dash: [4, 4] });
   if (timeline.some((entry) => entry.targetRate !== undefined)) {
     throughput.push({ label: 'target', color: COLORS.green, scale: 'y', values: timeline.map((e) => e.targetRate ?? null), unit: '/s', dash: [2, 6] });
   }
@@ -35,7 +58,7 @@ function timelineCharts(result: LoadResult): ChartSpec[] {
       { label: 'p99', color: COLORS.orange, scale: 'y', values: column((e) => e.p99), unit: ' ms' },
     ]),
     overTime('chart-errors', 'Errors and open connections', 'errors/s', [
-      { label: 'errors', color: COLORS.red, scale: 'y', values: column((e) => e.errors), unit: '/s' },
+      { label: 'errors', color: COLORS.red, scale: 'y', values: perSecond((e) => e.errors), unit: '/s' },
       { label: 'open connections', color: COLORS.purple, scale: 'y2', values: column((e) => e.connections), unit: '' },
     ], 'connections'),
   ];

@@ -1,6 +1,6 @@
-import { targetRateRange } from '../stats/format.js';
+import { rateStagesText, targetRateRange } from '../stats/format.js';
 import type { LoadResult } from '../shared/load-result.js';
-import { reportCharts } from './charts.js';
+import { partialLastSecond, reportCharts } from './charts.js';
 import { escapeHtml, number, plural } from './html.js';
 import { chartGrid, renderPage } from './page.js';
 import { serverCharts } from './server-charts.js';
@@ -33,7 +33,9 @@ function header(result: LoadResult): string {
   if (depth !== undefined) meta.push(depth);
   meta.push(plural(result.workers, 'worker'), `${(result.durationMs / 1000).toFixed(2)} s measured`);
   const range = result.timeline === undefined ? undefined : targetRateRange(result);
-  if (range !== undefined) meta.push(range[0] === range[1] ? `target rate ${number(range[0])}/s` : `target rate ${number(range[0])} to ${number(range[1])}/s in stages`);
+  const stages = rateStagesText(result);
+  if (stages !== undefined) meta.push(`target rate ${stages} (${number(range![0])} to ${number(range![1])}/s)`);
+  else if (range !== undefined) meta.push(range[0] === range[1] ? `target rate ${number(range[0])}/s` : `target rate ${number(range[0])} to ${number(range[1])}/s in stages`);
   const segment = result.merge?.segment;
   if (segment !== undefined) meta.push(`segment ${segment.index + 1} of ${segment.count}`);
   return `<h1>salvo <span class="url">${escapeHtml(result.url)}</span>${badge}</h1><p class="meta">${escapeHtml(meta.join(' · '))}</p>`;
@@ -53,7 +55,12 @@ export function renderReport(result: LoadResult): string {
   const steps = stepCharts(result, figures);
   // The server's charts (`monitor`) under the load's, on the same time axis.
   const charts = [...reportCharts(result), ...serverCharts(result)];
-  const shortRun = (result.timeline ?? []).length < 2 ? '<p class="meta" id="no-timeline">The run was shorter than two seconds: no charts over time.</p>' : '';
+  const share = partialLastSecond(result);
+  const shortRun = (result.timeline ?? []).length < 2
+    ? '<p class="meta" id="no-timeline">The run was shorter than two seconds: no charts over time.</p>'
+    : share === undefined
+      ? ''
+      : `<p class="meta" id="partial-second">The run ended ${number(share * 1000)} ms into its last second: the charts' last point is at ${number(result.durationMs / 1000)} s, its counts per second of that part.</p>`;
   const body = [
     summaryCards(result),
     warningsSection(result),

@@ -1,5 +1,6 @@
 import type { LoadResult, ServerSecond } from '../shared/load-result.js';
 import type { ChartSeries, ChartSpec } from './chart-spec.js';
+import { timelineX } from './charts.js';
 
 /**
  * The server processes' CPU and the machine's CPU and network over the run (`monitor`), on the load
@@ -9,7 +10,8 @@ import type { ChartSeries, ChartSpec } from './chart-spec.js';
 export function serverCharts(result: LoadResult): ChartSpec[] {
   const timeline = result.timeline ?? [];
   if (result.server === undefined || timeline.length < 2) return [];
-  const x = timeline.map((entry) => entry.second + 1);
+  // The monitor's last second ends with the run: its figures are per second already.
+  const x = timelineX(result);
   const column = (read: (second: ServerSecond) => number | undefined) => timeline.map((entry) => (entry.server === undefined ? null : (read(entry.server) ?? null)));
   const has = (values: Array<number | null>) => values.some((value) => value !== null);
   const charts: ChartSpec[] = [];

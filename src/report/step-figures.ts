@@ -20,9 +20,13 @@ function columns(figures: StepFigures, result: LoadResult): StepColumn[] {
   const x = xName(figures, result);
   const list: StepColumn[] = [
     { header: 'stage', cell: (s) => String(s.stage) },
-    { header: figures.kind === 'rate' ? 'target req/s' : x.label, cell: (s) => number(s.target) },
+    // A ramp as written: from where the previous stage ended to its own target.
+    { header: figures.kind === 'rate' ? 'target req/s' : x.label, cell: (s) => (s.from === s.target ? number(s.target) : `${number(s.from)} → ${number(s.target)}`) },
   ];
+  if (figures.steps.some((s) => s.meanTarget !== undefined && s.from !== s.target)) list.push({ header: 'mean target/s', cell: (s) => number(s.meanTarget) });
   if (figures.steps.some((s) => s.open !== undefined)) list.push({ header: 'open', cell: (s) => number(s.open) });
+  list.push({ header: 'lasts', cell: (s) => `${number(s.plannedMs / 1000)} s` });
+  // An HTTP step counts the whole seconds within it: a 2 s hold starting mid-second has 1.
   list.push({ header: 'measured', cell: (s) => `${number(s.durationMs / 1000)} s` });
   // A listen-only run sends nothing: a column of zeros would only say so at length.
   if (figures.steps.some((s) => s.sent > 0)) list.push({ header: `${words.units} sent`, cell: (s) => number(s.sent) });
@@ -72,6 +76,9 @@ export function stepCharts(result: LoadResult, figures: StepFigures | undefined)
     ]),
     perStep('chart-steps-throughput', `${words.units === 'messages' ? 'Messages' : 'Requests'} per second and errors by ${label}`, `${words.units}/s`, [
       { label: `${words.completed}/s`, color: COLORS.green, scale: 'y', values: column((s) => s.perSecond), unit: '/s', points: true },
+      ...(sorted.some((s) => s.meanTarget !== undefined && s.from !== s.target)
+        ? [{ label: 'mean target', color: COLORS.grey, scale: 'y' as const, values: column((s) => s.meanTarget ?? null), unit: '/s', points: true, dash: [2, 6] }]
+        : []),
       { label: 'errors', color: COLORS.red, scale: 'y2', values: column((s) => s.errors), unit: '', points: true },
     ], 'errors'),
   ];

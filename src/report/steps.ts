@@ -5,9 +5,15 @@ import type { LoadResult, ServerSecond, TimelineEntry } from '../shared/load-res
 export interface StepPoint {
   /** Index into the run's `stages`. */
   stage: number;
-  /** The step's clients (connection stages) or target rate, req/s (rate stages): its x. */
+  /** The step's clients (connection stages) or target rate, req/s (rate stages): its x, where the stage ends. */
   target: number;
-  /** Time measured in the step, ms. */
+  /** Where the stage starts (the previous stage's target, or the run's `rate`/`connections`): equal to `target` when it holds. */
+  from: number;
+  /** Rate stages: the mean target of the seconds measured (a ramp from 0 to 200/s: about 100/s), what `perSecond` is to meet. */
+  meanTarget?: number;
+  /** The stage's planned length, ms. */
+  plannedMs: number;
+  /** Time measured in the step, ms (whole seconds within the stage, for an HTTP run). */
   durationMs: number;
   /** Connections open at the step's end (WebSocket runs). */
   open?: number;
@@ -170,10 +176,17 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
     const seconds = secondsWithin(timeline, fromMs, toMs);
     const errors = seconds.reduce((sum, i) => sum + timeline[i]!.errors, 0);
     const server = serverOver(timeline, seconds);
+    const targets = seconds.flatMap((i) => (timeline[i]!.targetRate === undefined ? [] : [timeline[i]!.targetRate!]));
+    const where = {
+      target: planned.stages[index]!.target,
+      from: index === 0 ? planned.start : planned.stages[index - 1]!.target,
+      plannedMs: planned.stages[index]!.durationMs,
+      ...(planned.kind === 'rate' && targets.length > 0 ? { meanTarget: targets.reduce((sum, v) => sum + v, 0) / targets.length } : {}),
+    };
     if (stage !== undefined) {
       if (stage.durationMs <= 0) continue;
       steps.push({
-        stage: index, target: planned.stages[index]!.target, durationMs: stage.durationMs, open: stage.open,
+        stage: index, ...where, durationMs: stage.durationMs, open: stage.open,
         sent: stage.sent, completed: stage.received, perSecond: stage.perSecond, errors,
         p50: stage.received > 0 ? stage.p50 : null, p99: stage.received > 0 ? stage.p99 : null,
         mean: meanOf(result.merge?.stages?.[index]), server,
@@ -184,14 +197,14 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
     const sum = (read: (entry: TimelineEntry) => number) => seconds.reduce((total, i) => total + read(timeline[i]!), 0);
     const completed = sum((e) => e.completed);
     steps.push({
-      stage: index, target: planned.stages[index]!.target, durationMs: seconds.length * 1000,
+      stage: index, ...where, durationMs: seconds.length * 1000,
       sent: sum((e) => e.sent), completed, perSecond: completed / seconds.length, errors, server,
       ...(exactSeconds ? latencyOf(seconds.map((i) => secondHistograms[i])) : { p50: null, p99: null, mean: null }),
     });
   }
   const which = holding
     ? 'Each step is a stage that holds its count; the stages that move between steps (their connecting periods) are left out.'
-    : 'The ramp never holds a count, so each stage is a step, at the count it ends on.';
+    : `The ramp never holds ${planned.kind === 'rate' ? 'a rate' : 'a count'}, so each stage is a step, from where the previous one ended to its own${planned.kind === 'rate' ? '; the mean target is what its seconds aimed at' : ''}.`;
   const how = measured !== undefined
     ? "A step's numbers are its stage's in websocket.stages; its errors (and the server's numbers) those of the timeline seconds within it."
     : `A step's numbers add up the timeline seconds wholly inside it${exactSeconds ? ", and its latency comes from those seconds' histograms (merge.timeline) added together" : '; this result has no per-second histograms, so no latency per step'}.`;

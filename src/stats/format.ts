@@ -116,26 +116,48 @@ export function formatThresholdActual(metric: string, actual: number): string {
  */
 export function targetRateRange(result: LoadResult): [number, number] | undefined {
   if (result.rate === undefined) return undefined;
+  // The stages as written (a ramp's seconds hold its means: a ramp to 1,000/s has no second at 1,000).
+  const stages = result.merge?.plan?.stages?.flatMap((stage) => (stage.rate === undefined ? [] : [stage.rate]));
+  if (stages !== undefined && stages.length > 0) return [Math.min(result.rate, ...stages), Math.max(result.rate, ...stages)];
   const targets = result.timeline.flatMap((second) => (second.targetRate === undefined ? [] : [second.targetRate]));
   return [Math.min(result.rate, ...targets), Math.max(result.rate, ...targets)];
 }
 
+/**
+ * A run's rate stages as the user wrote them, each from where the previous one ended (the run's
+ * `rate`, 0 without): `0 → 200/s in 2 s → 600/s in 2 s`, a stage that keeps the rate `then holds 2 s`;
+ * undefined without rate stages.
+ */
+export function rateStagesText(result: LoadResult): string | undefined {
+  const stages = result.merge?.plan?.stages;
+  if (result.rate === undefined || stages === undefined || stages.length === 0 || stages.some((stage) => stage.rate === undefined)) return undefined;
+  const seconds = (ms: number) => `${RATIO.format(ms / 1000)} s`;
+  let previous = result.rate;
+  const parts = [`${COUNT.format(previous)}/s`];
+  for (const { rate, durationMs } of stages) {
+    parts.push(rate === previous ? `then holds ${seconds(durationMs)}` : `→ ${COUNT.format(rate!)}/s in ${seconds(durationMs)}`);
+    previous = rate!;
+  }
+  return parts.join(' ');
+}
+
 function headerLine(result: LoadResult): string {
   const messages = result.messages !== undefined;
+  const noun = messages ? 'client' : 'connection';
+  const most = Math.max(...(result.merge?.plan?.stages ?? []).map((stage) => stage.connections ?? 0));
   const parts =
     result.transport === 'task'
       ? [`concurrency ${COUNT.format(result.connections)}`]
-      : [`transport ${result.transport}`, plural(result.connections, messages ? 'client' : 'connection')];
+      : [`transport ${result.transport}`, most > result.connections ? `${COUNT.format(result.connections)} to ${plural(most, noun)} in stages` : plural(result.connections, noun)];
   // Requests in flight per connection, in the protocol's words.
   const depth = result.merge?.plan?.pipelining ?? 1;
   if (depth > 1) parts.push(result.transport === 'h2' ? `${COUNT.format(depth)} streams per connection` : `pipelining ${COUNT.format(depth)}`);
   parts.push(plural(result.workers, 'worker'), formatDuration(result.durationMs));
   const range = targetRateRange(result);
-  if (range !== undefined) {
-    const [low, high] = range;
-    const unit = result.transport === 'task' ? 'calls/s' : 'req/s';
-    parts.push(low === high ? `rate ${COUNT.format(low)} ${unit}` : `rate ${COUNT.format(low)} to ${COUNT.format(high)} ${unit} in stages`);
-  }
+  const stages = rateStagesText(result);
+  const unit = result.transport === 'task' ? 'calls/s' : messages ? 'msg/s' : 'req/s';
+  if (stages !== undefined) parts.push(`rate ${stages.replaceAll('/s', ` ${unit}`)}`);
+  else if (range !== undefined) parts.push(range[0] === range[1] ? `rate ${COUNT.format(range[0])} ${unit}` : `rate ${COUNT.format(range[0])} to ${COUNT.format(range[1])} ${unit} in stages`);
   if (result.aborted) parts.push('aborted');
   return `${result.url}: ${parts.join(', ')}`;
 }
