@@ -9,7 +9,7 @@ const LAYERS = [
   ['protocols', '^src/(engine|websocket|tasks)/'],
   ['outputs', '^src/outputs/'],
   ['run', '^src/(workers/|monitor/|run\\.ts$|options\\.ts$|segment-options\\.ts$)'],
-  ['features', '^src/(compare|capacity|report)/'],
+  ['features', '^src/(compare|capacity|report|gate)/'],
   ['api', '^src/index\\.ts$'],
   ['cli', '^src/cli/'],
 ];

@@ -17,7 +17,7 @@ async function salvo(args: string[]) {
 /** Results that carry what the comparison reads: p50 per run, 100 completed, no errors. */
 const runs = (p50s: number[]) => p50s.map((p50) => ({ latency: { p50, p90: p50, p99: p50 }, requests: { perSecond: 1000 / p50, completed: 100 }, errors: { total: 0 } }));
 
-t.test('two files of runs: the table, and --fail exits 1 on a significant regression only', async (t) => {
+t.test('two files of runs: the table, and --fail exits 3 on a significant regression only', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'salvo-compare-'));
   const base = join(dir, 'base.json');
   const slower = join(dir, 'slower.json');
@@ -31,7 +31,7 @@ t.test('two files of runs: the table, and --fail exits 1 on a significant regres
   t.match(table.stdout, /^latency\.p50 +10\.2 +11\.2 +-9\.80 % +\*\*\* /m);
 
   const regressed = await salvo(['compare', base, slower, '--fail', 'latency.p50=5%']);
-  t.equal(regressed.code, 1, 'a 9.8% slowdown at *** fails a 5% margin');
+  t.equal(regressed.code, 3, 'a 9.8% slowdown at *** fails a 5% margin');
   t.match(regressed.stderr, /latency\.p50: -9\.80%/);
   const allowed = await salvo(['compare', base, slower, '--fail', 'latency.p50=15%']);
   t.equal(allowed.code, 0, 'and passes a 15% one');
@@ -50,7 +50,7 @@ t.test('two files of runs: the table, and --fail exits 1 on a significant regres
   // The report says what --fail decided; the saved JSON renders as the same comparison.
   const html = join(dir, 'compare.html');
   const reported = await salvo(['compare', base, slower, '--fail', 'latency.p50=5%', '--html', html]);
-  t.equal(reported.code, 1);
+  t.equal(reported.code, 3);
   t.match(reported.stderr, `salvo: report written to ${html}`);
   const page = await readFile(html, 'utf8');
   t.match(page, '<span class="badge failed">regression</span>');
@@ -151,6 +151,6 @@ t.test('the regression message shows means without float noise', async (t) => {
   await writeFile(base, JSON.stringify(runs([0.1, 0.2, 0.3, 0.2, 0.1, 0.2])));
   await writeFile(slower, JSON.stringify(runs([0.7, 0.8, 0.9, 0.7, 0.8, 0.9])));
   const { code, stderr } = await salvo(['compare', base, slower, '--fail', 'latency.p50=5%']);
-  t.equal(code, 1);
+  t.equal(code, 3);
   t.match(stderr, /latency\.p50: -336\.36% \(0\.1833 -> 0\.8\), p = /);
 });

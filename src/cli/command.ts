@@ -12,6 +12,8 @@ export const EXIT = {
   failed: 1,
   /** Bad flags, options or input files: nothing was run. */
   usage: 2,
+  /** A metric regressed: significantly worse than its margin (`salvo compare --fail`, `salvo history compare`). */
+  regressed: 3,
   /** Stopped by Ctrl-C (SIGINT, 128 + 2, as shells report it): what was measured is printed, but the run is not complete. */
   interrupted: 130,
 } as const;

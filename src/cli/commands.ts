@@ -2,6 +2,7 @@ import { SalvoOptionError, SalvoRangeError } from '../index.js';
 import { EXIT, UsageError, type Command, type CommandIO } from './command.js';
 import { capacityCommand } from './commands/capacity.js';
 import { compareCommand } from './commands/compare.js';
+import { historyCommand } from './commands/history.js';
 import { mergeCommand } from './commands/merge.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
@@ -11,7 +12,7 @@ import { socketIoInFlagTerms } from './socketio-flags.js';
  * Every subcommand of `salvo`, in help order. A new one is a file in commands/ exporting a
  * `Command`, and one line here.
  */
-export const COMMANDS: readonly Command[] = [runCommand, reportCommand, compareCommand, mergeCommand, capacityCommand];
+export const COMMANDS: readonly Command[] = [runCommand, reportCommand, compareCommand, mergeCommand, capacityCommand, historyCommand];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length)) + 2;
@@ -64,6 +65,7 @@ export function inFlagTerms(error: SalvoOptionError | SalvoRangeError): string {
 /**
  * The `salvo` command: `salvo <command> args` runs that command, anything else is `salvo run`'s.
  * Resolves with the exit status: 0 ok, 1 a threshold (or a command's verdict) failed, 2 bad input,
+ * 3 a metric regressed,
  * with the message on stderr. Any other error is a bug and propagates.
  */
 export async function runCli(argv: string[], io: CommandIO): Promise<number> {

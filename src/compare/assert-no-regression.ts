@@ -1,9 +1,9 @@
 import { AssertionError } from 'node:assert';
 import { SalvoOptionError } from '../shared/errors.js';
-import type { Comparison, Confidence } from './compare-results.js';
+import type { Comparison, ComparisonRow, Confidence } from './compare-results.js';
 
 /** The largest p-value that still counts at each level of stars. */
-const ALPHA: Record<Exclude<Confidence, ''>, number> = { '*': 0.05, '**': 0.01, '***': 0.001 };
+export const ALPHA: Record<Exclude<Confidence, ''>, number> = { '*': 0.05, '**': 0.01, '***': 0.001 };
 
 /** Options of `assertNoRegression`. */
 export interface NoRegressionOptions {
@@ -18,6 +18,17 @@ export interface NoRegressionOptions {
 function value(mean: number): string {
   if (!Number.isFinite(mean)) return String(mean);
   return Math.abs(mean) >= 1000 ? mean.toFixed(1) : String(Number(mean.toPrecision(4)));
+}
+
+/** Whether a metric got worse by more than `allowed` (a fraction of the baseline), and significantly at `alpha`. */
+export function regressed(row: ComparisonRow, allowed: number, alpha: number): boolean {
+  return row.pValue < alpha && row.improvement < -allowed;
+}
+
+/** A compared metric in one line: `latency.p99: -10.20% (20.1 -> 22.15), p = 1.2e-5 ***, allowed -5.00%`. */
+export function describeChange(row: ComparisonRow, allowed: number): string {
+  return `${row.metric}: ${(row.improvement * 100).toFixed(2)}% (${value(row.baseline)} -> ${value(row.candidate)}), ` +
+    `p = ${row.pValue.toPrecision(3)} ${row.confidence}, allowed -${(allowed * 100).toFixed(2)}%`;
 }
 
 /** `'5%'`, `'0.5 %'` or a fraction (0.05) to a fraction; a SalvoOptionError naming `metric` otherwise. */
@@ -58,12 +69,7 @@ export function assertNoRegression(
         { option: `margins[${JSON.stringify(metric)}]`, value: margin, mentions: ['metrics'] },
       );
     }
-    if (row.pValue < alpha && row.improvement < -allowed) {
-      regressions.push(
-        `  ${metric}: ${(row.improvement * 100).toFixed(2)}% (${value(row.baseline)} -> ${value(row.candidate)}), ` +
-          `p = ${row.pValue.toPrecision(3)} ${row.confidence}, allowed -${(allowed * 100).toFixed(2)}%`,
-      );
-    }
+    if (regressed(row, allowed, alpha)) regressions.push(`  ${describeChange(row, allowed)}`);
   }
   if (regressions.length === 0) return;
   throw new AssertionError({

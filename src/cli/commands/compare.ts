@@ -12,7 +12,7 @@ const COMPARE_FLAGS = {
   alternate: { type: 'string', value: 'ABBA|ABAB', help: 'order of the runs (default ABBA, which cancels linear drift)' },
   pause: { type: 'string', value: 'TIME', help: 'pause between runs, to let the server settle (default 0)' },
   metric: { type: 'string', multiple: true, value: 'PATH', help: 'a metric to compare (thresholds syntax); repeat (default: req/s, p50, p90, p99, errors.rate)' },
-  fail: { type: 'string', multiple: true, value: "'PATH=5%'", help: 'exit 1 when PATH is significantly worse than this margin; repeat' },
+  fail: { type: 'string', multiple: true, value: "'PATH=5%'", help: 'exit 3 when PATH is significantly worse than this margin; repeat' },
   confidence: { type: 'string', value: '*|**|***', help: 'how sure a --fail must be (default **)' },
   json: { type: 'boolean', help: 'print the runs and the comparison as JSON' },
   html: { type: 'string', value: 'FILE', help: 'also write an HTML report (both spectra, each interval, the verdict) to FILE' },
@@ -101,7 +101,7 @@ function failFlags(values: string[] | undefined, confidence: string | undefined,
 
 const isUrl = (text: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
 
-/** `salvo compare A B`: stored runs or live URLs, the compare.R table, exit 1 on a regression. */
+/** `salvo compare A B`: stored runs or live URLs, the compare.R table, exit 3 on a regression. */
 export const compareCommand: Command = {
   name: 'compare',
   summary: 'is B faster than A? repeated runs compared with statistical confidence',
@@ -185,7 +185,7 @@ export const compareCommand: Command = {
       } catch (error) {
         if (!(error instanceof AssertionError)) throw error;
         io.stderr.write(`salvo compare: ${error.message}\n`);
-        verdict = EXIT.failed;
+        verdict = EXIT.regressed;
       }
     }
     return interrupted ? EXIT.interrupted : verdict;
