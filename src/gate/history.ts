@@ -2,18 +2,25 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
-import type { LoadResult } from '../shared/load-result.js';
+import type { LoadResult, NameStats } from '../shared/load-result.js';
 import type { BuildLabels } from './ci-labels.js';
 
 /** The `format` of every history file; a later layout gets a new one. */
 export const HISTORY_FORMAT = 'salvo-history/1';
 
+/** The per-second and per-phase detail a history leaves out of a run, its names and its scenarios. */
+type Detail = 'timeline' | 'merge' | 'phaseHistograms' | 'histogramUncorrected';
+
 /**
  * One run as a history keeps it: the result without its per-second timeline, its merge detail and
- * its phase and uncorrected histograms, so that an entry stays a few kilobytes. The encoded latency
- * histogram stays: every latency metric can be read again from it.
+ * its phase and uncorrected histograms (nor those of its `byName` and `byScenario` entries), so that
+ * an entry stays a few kilobytes. The encoded latency histograms stay: every latency metric can be
+ * read again from them.
  */
-export type StoredRun = Omit<LoadResult, 'timeline' | 'merge' | 'phaseHistograms' | 'histogramUncorrected'>;
+export type StoredRun = Omit<LoadResult, Detail | 'byName' | 'byScenario'> & {
+  byName?: Record<string, Omit<NameStats, Detail>>;
+  byScenario?: Record<string, StoredRun>;
+};
 
 /** One file of a history: the runs of one build of one test, with what labels it. */
 export interface HistoryEntry extends BuildLabels {
@@ -60,7 +67,16 @@ function testFolder(dir: string, testId: string): string {
 
 /** The part of a result a history keeps (see `StoredRun`). */
 export function storedRun(result: LoadResult): StoredRun {
-  const { timeline: _timeline, merge: _merge, phaseHistograms: _phases, histogramUncorrected: _uncorrected, ...kept } = result;
+  const { byName, byScenario, ...rest } = result;
+  return {
+    ...withoutDetail(rest),
+    ...(byName === undefined ? {} : { byName: Object.fromEntries(Object.entries(byName).map(([name, stats]) => [name, withoutDetail(stats)])) }),
+    ...(byScenario === undefined ? {} : { byScenario: Object.fromEntries(Object.entries(byScenario).map(([name, scenario]) => [name, storedRun(scenario)])) }),
+  };
+}
+
+function withoutDetail<T extends Partial<Record<Detail, unknown>>>(stats: T): Omit<T, Detail> {
+  const { timeline: _timeline, merge: _merge, phaseHistograms: _phases, histogramUncorrected: _uncorrected, ...kept } = stats;
   return kept;
 }
 
