@@ -48,6 +48,7 @@ export type {
   RequestBody,
   RequestContext,
   RequestSpec,
+  ScenarioOptions,
   SocketIoOptions,
   Stage,
   WebSocketMessage,

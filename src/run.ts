@@ -13,6 +13,7 @@ import type { LiveOutputs } from './outputs/live.js';
 import { runWorkers } from './workers/pool.js';
 import { segmentPlan } from './workers/shard.js';
 import { watchServer } from './monitor/watch.js';
+import { runScenarios } from './scenarios.js';
 
 /** Who hears of each closed second of the whole run: `onProgress` and the outputs. */
 function secondListener({ onProgress }: PlanHooks, outputs: LiveOutputs | undefined): OnRolledSecond | undefined {
@@ -49,6 +50,7 @@ async function startOutputs(hooks: PlanHooks, plan: Plan): Promise<LiveOutputs |
  * SalvoRangeError naming the option; network trouble never rejects: it is counted in `errors`.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  if (typeof options === 'object' && options !== null && options.scenarios !== undefined) return runScenarios(options, runLoad);
   const imported = await importOptionModules(options);
   const { plan: whole, hooks } = planLoad(imported.options, imported.requestsModule, imported.task);
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);

@@ -105,6 +105,12 @@ export interface LoadOptions {
   task?: TaskFunction<any> | string;
   /** A task run's calls in flight over all workers: another name for `connections`. Default 10. */
   concurrency?: number;
+  /**
+   * Several workloads at once on the run's one clock, by name (`{ browse: {...}, checkout: {...} }`),
+   * each with its own load shape and requests; the options here are the defaults each overrides.
+   * `result.byScenario` holds each one's result, and the run's numbers are their exact sum.
+   */
+  scenarios?: Record<string, ScenarioOptions>;
   /** Which client sends the requests. Default `'net'`. */
   transport?: TransportName;
   /** The single request's name in `result.byName`. Default: the method and the url's path (`'GET /search'`). */
@@ -314,4 +320,15 @@ export interface WebSocketOptions {
   perMessageDeflate?: boolean;
   /** Subprotocols offered in `Sec-WebSocket-Protocol`. */
   protocols?: string | string[];
+}
+
+/**
+ * One of `scenarios`: the options of a run of its own (any of `LoadOptions` but those of the whole
+ * run), over the run's as defaults, and when it starts.
+ */
+export interface ScenarioOptions extends Omit<LoadOptions, 'url' | 'scenarios' | 'thresholds' | 'onProgress' | 'outputs' | 'monitor' | 'signal' | 'segment' | 'startAt'> {
+  /** Default: the run's `url`. */
+  url?: string;
+  /** How long after the run's measured start this scenario's starts. Default 0. */
+  start?: Duration;
 }

@@ -19,6 +19,8 @@ export function countsMessages(transport: ResultTransport): boolean {
 export interface ProgressEvent extends TimelineEntry {
   /** Totals since the measured run began. */
   totals: { sent: number; completed: number; errors: number; retried: number };
+  /** A run with `scenarios`: the scenario this second is of (each scenario reports its own seconds). */
+  scenario?: string;
 }
 
 /** `result.messages` of a WebSocket run. */
@@ -82,6 +84,8 @@ export interface MergePlan {
   warmupMs: number;
   /** `METHOD /path` of each request of the sequence. */
   requests: string[];
+  /** A run with `scenarios`: each scenario's plan (the rest of this plan is the first scenario's). */
+  scenarios?: Record<string, MergePlan>;
 }
 
 /** What `mergeResults` needs besides the numbers of a result; plain JSON. */

@@ -16,7 +16,8 @@ export function mergeNames(result: LoadResult, shards: readonly ShardStats[], me
     const histograms = result.timeline.map(() => '');
     named.timeline.forEach((second, index) => {
       const entry = result.timeline[second.second];
-      if (entry === undefined) return;
+      // A second where the name did nothing (before a scenario started, say) has no entry: zeros.
+      if (entry === undefined || second.sent + second.completed + second.errors === 0) return;
       (entry.byName ??= {})[name] = { sent: second.sent, completed: second.completed, errors: second.errors, p50: second.p50, p99: second.p99 };
       histograms[second.second] = named.merge.timeline[index] ?? '';
     });

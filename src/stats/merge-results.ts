@@ -113,6 +113,18 @@ function assertMergeable(results: unknown): asserts results is LoadResult[] {
 }
 
 /**
+ * Adds up results of parts that ran on one clock (segments, machines, a run's scenarios), aligned on
+ * wall-clock seconds from the earliest `startedAt`: the one merge, with nothing judged.
+ */
+export function sumResults(results: readonly LoadResult[], header: ResultHeader): LoadResult {
+  const startedAt = Math.min(...results.map((result) => result.startedAt));
+  const merged = mergeStats(header, results.map((result) => resultAsShard(result, result.startedAt - startedAt)), false);
+  // A source that several segments watched (the one server behind them all) is counted once.
+  if (results.some((result) => result.merge.server !== undefined)) attachServer(merged, mergeSeries(results.map((result) => result.merge.server), startedAt));
+  return merged;
+}
+
+/**
  * Merges the results of one run's segments (or of whole runs of one plan, on several machines)
  * exactly, as if one generator had run them: counts, status codes, errors, bytes and checks added up;
  * latency merged from the histograms; the timeline aligned on wall-clock seconds from the earliest
@@ -128,7 +140,6 @@ export function mergeResults(results: readonly LoadResult[], options: MergeResul
   }
   const thresholds = options.thresholds ?? results[0]!.merge.thresholds;
   const compiled = thresholds === undefined ? undefined : parseThresholds(thresholds);
-  const startedAt = Math.min(...results.map((result) => result.startedAt));
   const rates = results.filter((result) => result.rate !== undefined);
   const header: ResultHeader = {
     url: results[0]!.url,
@@ -140,9 +151,13 @@ export function mergeResults(results: readonly LoadResult[], options: MergeResul
     rate: rates.length === 0 ? undefined : Math.round(rates.reduce((sum, result) => sum + result.rate!, 0) * 1e6) / 1e6,
     merge: { plan: results[0]!.merge.plan, ...(thresholds !== undefined ? { thresholds } : {}) },
   };
-  const merged = mergeStats(header, results.map((result) => resultAsShard(result, result.startedAt - startedAt)), false);
-  // A source that several segments watched (the one server behind them all) is counted once.
-  if (results.some((result) => result.merge.server !== undefined)) attachServer(merged, mergeSeries(results.map((result) => result.merge.server), startedAt));
+  const merged = sumResults(results, header);
+  if (results.some((result) => result.byScenario !== undefined)) {
+    const scenarios = [...new Set(results.flatMap((result) => Object.keys(result.byScenario ?? {})))];
+    merged.byScenario = Object.fromEntries(
+      scenarios.map((scenario) => [scenario, mergeResults(results.flatMap((result) => result.byScenario?.[scenario] ?? []), { force: options.force ?? false })]),
+    );
+  }
   if (problems.length > 0) {
     addWarning(merged.warnings, 'MERGE_MISMATCH', `merged with force although ${problems.join('; ')}: the numbers add up parts of different runs or miss some; read them with that in mind.`);
   }

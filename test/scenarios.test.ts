@@ -1,0 +1,133 @@
+// `scenarios`: an open-loop scenario at a fixed rate and a closed-loop one at once, against a server
+// that counts requests per path: each scenario's counts are what the server saw on its path, its
+// rate its own, and the run's numbers their exact sum.
+import http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import t, { type Test } from 'tap';
+import { mergeResults, runLoad, type LoadResult } from '../src/index.js';
+import { inSomeRun } from './fixtures/timing.js';
+
+async function countingServer(t: Test) {
+  const byPath: Record<string, number> = {};
+  const server = http.createServer((request, response) => {
+    const path = request.url!.split('?')[0]!;
+    byPath[path] = (byPath[path] ?? 0) + 1;
+    response.end('ok');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, byPath, reset: () => Object.keys(byPath).forEach((key) => delete byPath[key]) };
+}
+
+/** The scenarios add up to the run. */
+function addsUp(t: Test, result: LoadResult): void {
+  const parts = Object.values(result.byScenario!);
+  for (const field of ['sent', 'completed', 'missed', 'retried'] as const) {
+    t.equal(parts.reduce((sum, part) => sum + part.requests[field], 0), result.requests[field], `scenarios add up to requests.${field}`);
+  }
+  t.equal(parts.reduce((sum, part) => sum + part.bytes.received, 0), result.bytes.received, 'and to bytes.received');
+  t.equal(parts.reduce((sum, part) => sum + part.errors.total, 0), result.errors.total, 'and to errors.total');
+  t.equal(result.timeline.reduce((sum, second) => sum + second.completed, 0), result.requests.completed, 'the timeline holds every response');
+}
+
+t.test('an open-loop scenario at a fixed rate beside a closed loop: each its own rate and counts', async (t) => {
+  const server = await countingServer(t);
+  const RATE = 300;
+  await inSomeRun(t, 3, async (timing) => {
+    server.reset();
+    const result = await runLoad({
+      url: server.url,
+      duration: 2000,
+      connections: 2,
+      scenarios: {
+        browse: { url: `${server.url}/browse`, rate: RATE, connections: 10 },
+        checkout: { requests: [{ path: '/cart' }, { name: 'pay', method: 'POST', path: '/pay', body: '{}' }] },
+      },
+    });
+    const { browse, checkout } = result.byScenario!;
+    // Sent, not completed: the requests in flight at the end reached the server, unanswered.
+    t.equal(browse!.requests.sent, server.byPath['/browse'], 'browse: what the server saw on its path');
+    t.equal(checkout!.requests.sent, (server.byPath['/cart'] ?? 0) + (server.byPath['/pay'] ?? 0), 'checkout: what the server saw on its paths');
+    t.equal(checkout!.byName!.pay!.requests.sent, server.byPath['/pay'], 'a scenario\'s names');
+    t.same(Object.keys(result.byName!), ['GET /browse', 'GET /cart', 'pay'], 'the run has every scenario\'s names');
+    t.equal(browse!.requests.sent + browse!.requests.missed, RATE * 2, 'browse: every slot of its own schedule sent or missed');
+    t.equal(browse!.rate, RATE);
+    t.equal(result.rate, RATE, 'the run\'s rate is the open-loop scenarios\'');
+    t.equal(result.connections, 12, 'the run\'s connections are the scenarios\'');
+    t.equal(checkout!.connections, 2, 'checkout has the run\'s connections as its default');
+    addsUp(t, result);
+    timing.ok(Math.abs(browse!.requests.perSecond - RATE) <= RATE * 0.02, `browse ${browse!.requests.perSecond.toFixed(1)}/s within 2% of ${RATE}/s`);
+    timing.ok(checkout!.requests.perSecond > 3 * RATE, `checkout saturates on its own: ${checkout!.requests.perSecond.toFixed(0)}/s`);
+  });
+});
+
+t.test('start and duration place a scenario inside the run', async (t) => {
+  const server = await countingServer(t);
+  await inSomeRun(t, 3, async (timing) => {
+    server.reset();
+    const result = await runLoad({
+      url: server.url,
+      connections: 1,
+      duration: 3000,
+      scenarios: { early: { url: `${server.url}/early` }, late: { url: `${server.url}/late`, start: '2s', duration: '1s' } },
+    });
+    const { early, late } = result.byScenario!;
+    t.equal(early!.durationMs, 3000);
+    t.equal(late!.durationMs, 1000);
+    t.equal(result.durationMs, 3000, 'the run spans its scenarios');
+    const offset = late!.startedAt - early!.startedAt;
+    timing.ok(Math.abs(offset - 2000) < 50, `late started 2 s after the run: ${offset.toFixed(1)} ms`);
+    t.equal(late!.requests.sent, server.byPath['/late']);
+    t.same(result.timeline.slice(0, 2).map((second) => Object.keys(second.byName ?? {})), [['GET /early'], ['GET /early']], 'the late scenario\'s names appear in its seconds only');
+    addsUp(t, result);
+  });
+});
+
+t.test('thresholds on a scenario; abortOnFail in one scenario ends them all', async (t) => {
+  const server = await countingServer(t);
+  const result = await runLoad({
+    url: server.url,
+    connections: 1,
+    duration: 20_000,
+    scenarios: { a: { url: `${server.url}/a` }, b: { url: `${server.url}/b`, amount: 50 } },
+    thresholds: {
+      'requests.completed{scenario:b}': '== 50',
+      'requests.completed{scenario:a}': { threshold: '< 200', abortOnFail: true },
+      'errors.rate{scenario:c}': '< 0.01',
+    },
+  });
+  t.equal(result.byScenario!.b!.requests.completed, 50);
+  t.equal(result.byScenario!.a!.aborted, true, 'a aborted on its threshold');
+  t.ok(result.durationMs < 10_000, `long before its 20 s: ${result.durationMs} ms`);
+  t.same(result.thresholds!.map((threshold) => threshold.passed), [true, false, false]);
+  t.match(result.thresholds![2]!.message, /no scenario "c" in this run \(scenarios: "a", "b"\)/);
+  t.equal(result.ok, false);
+});
+
+t.test('two segments of a scenarios run merge exactly, scenario by scenario', async (t) => {
+  const server = await countingServer(t);
+  const options = {
+    url: server.url,
+    connections: 2,
+    startAt: Date.now() + 1000,
+    scenarios: { one: { url: `${server.url}/one`, amount: 301 }, two: { url: `${server.url}/two`, amount: 200, connections: 4 } },
+  };
+  const segments = await Promise.all([0, 1].map((index) => runLoad({ ...options, segment: { index, count: 2 } })));
+  const merged = mergeResults(segments.map((result) => JSON.parse(JSON.stringify(result)) as LoadResult));
+  t.equal(merged.byScenario!.one!.requests.completed, 301);
+  t.equal(merged.byScenario!.two!.requests.completed, 200);
+  t.same(server.byPath, { '/one': 301, '/two': 200 });
+  t.equal(merged.byName!['GET /one']!.requests.completed, 301);
+  addsUp(t, merged);
+});
+
+t.test('a scenario\'s bad option is named from the run\'s options', async (t) => {
+  const url = 'http://127.0.0.1:9/';
+  await t.rejects(runLoad({ url, scenarios: { browse: { rate: -1 } } }), { option: 'scenarios.browse.rate', message: /^scenarios\.browse: rate/ });
+  await t.rejects(runLoad({ url, scenarios: { browse: { rat: 5 } as never } }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios.browse.rat' });
+  await t.rejects(runLoad({ url, scenarios: { browse: { thresholds: {} } as never } }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios.browse.thresholds' });
+  await t.rejects(runLoad({ url, scenarios: {} }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios' });
+  await t.rejects(runLoad({ url, scenarios: { a: 5 as never } }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios.a' });
+});
