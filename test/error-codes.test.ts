@@ -11,30 +11,24 @@ import ts from 'typescript';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const PAGE = 'docs/errors-and-warnings.md';
 
-/** UPPER_SNAKE_CASE literals in src/ that are not codes salvo emits, each with why. */
+/**
+ * UPPER_SNAKE_CASE literals in src/ that are not codes salvo emits, each with why. Lists of names
+ * (three or more such literals as the elements of one array or the arguments of one call: HTTP/2's
+ * error names, CI variables) and the `value` names of the CLI's flags are left out by the scan.
+ */
 const NOT_CODES: Record<string, string> = {
   // HTTP methods
-  GET: 'method', HEAD: 'method', POST: 'method', PUT: 'method', PATCH: 'method', DELETE: 'method', OPTIONS: 'method',
-  TRACE: 'method', CONNECT: 'method', QUERY: 'method', PROPFIND: 'method', PROPPATCH: 'method',
-  // the CLI's value names in --help, its signal and parseArgs' error codes
-  TIME: 'flag value name', RATE: 'flag value name', FILE: 'flag value name', TEXT: 'flag value name',
-  EVENT: 'flag value name', PATH: 'flag value name', NAME: 'flag value name', JSON: 'flag value name',
-  FIELD: 'flag value name', EXPR: 'flag value name', FRACTION: 'flag value name', PID: 'flag value name',
-  URL: 'flag value name', CODE: 'flag value name', CPU: 'flag value name', ABBA: 'run order', ABAB: 'run order',
-  SIGINT: 'signal', ERR_PARSE_ARGS: "node:util parseArgs' code, read by the CLI",
-  ERR_PARSE_ARGS_UNKNOWN_OPTION: "node:util parseArgs' code, read by the CLI",
+  GET: 'method', HEAD: 'method', POST: 'method',
+  // the CLI's run orders, its signal and parseArgs' error codes
+  ABBA: 'run order', ABAB: 'run order', SIGINT: 'signal',
+  ERR_PARSE_ARGS: "node:util parseArgs' code, read by the CLI", ERR_PARSE_ARGS_UNKNOWN_OPTION: "node:util parseArgs' code, read by the CLI",
   // Node's and the libraries' codes that salvo reads (they are counted as given, in the table's second part)
   ECONNRESET: "Node's", EPIPE: "Node's", EMFILE: "Node's", ENFILE: "Node's", ENOENT: "Node's (a file the CLI reads)",
   EPROTO: "Node's (TLS)", ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL: "Node's (TLS without h2 by ALPN: H2_NOT_SUPPORTED)",
   UND_ERR_SOCKET: "undici's", UND_ERR_RES_CONTENT_LENGTH_MISMATCH: "undici's",
-  // HTTP/2 error code names (RFC 9113 7): counted as H2_<NAME> and H2_RST_<NAME>
-  NO_ERROR: 'HTTP/2 error name', PROTOCOL_ERROR: 'HTTP/2 error name', INTERNAL_ERROR: 'HTTP/2 error name',
-  FLOW_CONTROL_ERROR: 'HTTP/2 error name', SETTINGS_TIMEOUT: 'HTTP/2 error name', STREAM_CLOSED: 'HTTP/2 error name',
-  FRAME_SIZE_ERROR: 'HTTP/2 error name', REFUSED_STREAM: 'HTTP/2 error name', CANCEL: 'HTTP/2 error name',
-  COMPRESSION_ERROR: 'HTTP/2 error name', CONNECT_ERROR: 'HTTP/2 error name', ENHANCE_YOUR_CALM: 'HTTP/2 error name',
-  INADEQUATE_SECURITY: 'HTTP/2 error name', HTTP_1_1_REQUIRED: 'HTTP/2 error name',
   // other words
   SALVO_RAW_TCP: 'an environment variable', TCP: "Node's handle type", SATURATED: 'a word of the report',
+  RATE: 'a flag value name', CPU: 'a word of the report',
 };
 
 function sourceFiles(dir: string): string[] {
@@ -52,6 +46,22 @@ interface Found {
   at: string;
 }
 
+function isCodeLike(node: ts.Node): node is ts.StringLiteral | ts.NoSubstitutionTemplateLiteral {
+  return (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && node.text.length >= 3 && /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(node.text);
+}
+
+/** An element of an array, or an argument of a call, beside two or more other code-like literals: a list of names. */
+function inList(node: ts.Node): boolean {
+  const parent = node.parent;
+  const items = ts.isArrayLiteralExpression(parent) ? parent.elements : ts.isCallExpression(parent) ? parent.arguments : undefined;
+  return items !== undefined && items.filter(isCodeLike).length >= 3;
+}
+
+/** `value: 'DIR'` in a flag's definition: the name of its value in --help. */
+function isFlagValueName(node: ts.Node): boolean {
+  return ts.isPropertyAssignment(node.parent) && node.parent.initializer === node && node.parent.name.getText() === 'value';
+}
+
 /** The source's code-like literals, where each is. */
 function sourceCodes(): Found[] {
   const found: Found[] = [];
@@ -59,7 +69,7 @@ function sourceCodes(): Found[] {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
       const at = () => `${relative(root, file)}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
-      if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$/.test(node.text) && node.text.length >= 3) {
+      if (isCodeLike(node) && !inList(node) && !isFlagValueName(node)) {
         found.push({ code: node.text, prefix: false, at: at() });
       } else if (ts.isTemplateExpression(node) && /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*_$/.test(node.head.text)) {
         found.push({ code: node.head.text, prefix: true, at: at() });
