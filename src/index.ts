@@ -78,3 +78,4 @@ export type { AddToHistoryOptions, HistoryEntry, StoredRun } from './gate/histor
 export type { BaselineEntry, CompareWithHistoryOptions, GateMetric, HistoryComparison } from './gate/history-compare.js';
 export type { BuildLabels } from './gate/ci-labels.js';
 export type { GateCheck, GateOutcome } from './gate/outcome.js';
+export { renderTrendReport, type TrendReportOptions } from './report/trend-report.js';

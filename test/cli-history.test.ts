@@ -75,6 +75,11 @@ t.test('add, list, compare (exit 3, JUnit, summary on $GITHUB_STEP_SUMMARY, --ad
   t.equal(again.code, 0, 'the accepted change is the baseline now');
   t.match(JSON.parse(again.stdout), { ok: true, runs: { baseline: 3, candidate: 3 }, baseline: [{ commit: 'bbbb2222', branch: 'main', runs: 3 }] });
   t.match(await readFile(join(dir, 'again.md'), 'utf8'), /^### salvo: api ✅ passed/);
+  const trend = await salvo(['history', 'trend', '--dir', history, '--id', 'api', '--fail', 'latency.p50=5%', '--html', join(dir, 'trend.html')]);
+  t.equal(trend.code, 0, trend.stderr);
+  const page = await readFile(join(dir, 'trend.html'), 'utf8');
+  t.match(page, /<span class="worse">regressed: latency\.p50<\/span>/, 'the slow build is flagged');
+  t.match(page, 'id="chart-trend-latency-p50"');
 });
 
 t.test('a threshold failed in a run: exit 1, its JUnit case failed with the numbers', async (t) => {
@@ -96,7 +101,7 @@ t.test('bad flags: exit 2, the flag named', async (t) => {
     [['history', 'compare', '--id', 'api', '--fail', 'latency.p50=soon', 'a.json'], /--fail "latency\.p50=soon": the margin must be a percentage/],
     [['history', 'compare', '--id', 'api', '--fail', 'latency.p5=5%', 'a.json'], /--fail "latency\.p5=5%": "latency\.p5" names no metric/],
     [['history', 'compare', '--id', 'api', '--confidence', '****', 'a.json'], /--confidence must be/],
-    [['history', 'remove', '--id', 'api'], /the actions are add, compare, accept and list/],
+    [['history', 'remove', '--id', 'api'], /the actions are add, compare, accept, list and trend/],
     [['history', 'add', '--id', 'api', '--dir', dir, join(dir, 'missing.json')], /cannot read .*missing\.json/],
     [['history', 'add', '--id', '../up', '--dir', dir, join(dir, 'missing.json')], /cannot read|testId must be/],
   ];

@@ -1,6 +1,6 @@
 import {
   acceptInHistory, addToHistory, baselineEntries, ciLabels, compareWithHistory, DEFAULT_MARGINS, formatJUnit,
-  formatSummary, historyTestIds, readHistory, writeSummary, type GateOutcome, type LoadResult,
+  formatSummary, historyTestIds, readHistory, renderTrendReport, writeSummary, type GateOutcome, type LoadResult,
 } from '../../index.js';
 import { parseMargin } from '../../compare/assert-no-regression.js';
 import { checkWritable, EXIT, parseFlags, readResultFile, UsageError, writeOutput, type Command, type CommandIO, type ParsedFlags } from '../command.js';
@@ -21,6 +21,7 @@ const HISTORY_FLAGS = {
   junit: { type: 'string', value: 'FILE', help: 'compare: write the verdict as JUnit XML (a case per threshold and metric)' },
   summary: { type: 'string', value: 'FILE', help: 'compare: write the verdict as Markdown (default: append to $GITHUB_STEP_SUMMARY when set)' },
   report: { type: 'string', multiple: true, value: 'TITLE=HREF', help: 'compare: an HTML report for the summary to link; repeat' },
+  html: { type: 'string', value: 'FILE', help: 'trend: write the HTML trend report to FILE' },
   json: { type: 'boolean', help: 'print the comparison, or list, as JSON' },
   help: { short: 'h', type: 'boolean', help: 'this help' },
 } as const satisfies Record<string, Flag>;
@@ -29,12 +30,14 @@ const USAGE = `usage: salvo history add     --id TEST [--dir DIR] RESULT.json ..
        salvo history compare --id TEST [--dir DIR] RESULT.json ... [--fail 'PATH=5%'] [--add] [--junit FILE] [--summary FILE]
        salvo history accept  --id TEST [--dir DIR] [ENTRY_ID | COMMIT]
        salvo history list    [--id TEST] [--dir DIR]
+       salvo history trend   --id TEST [--dir DIR] --html FILE [--fail 'PATH=5%']
 
 A baseline history for CI gates: each build's repeated runs (salvo --json > run-N.json) stored as one
 plain-JSON file per build under DIR/TEST/, labelled with the commit and branch. compare tests a build's
 runs against the latest baseline entries (Welch's t-test, one run one sample): a metric regresses when
 it is significantly worse (at --confidence) by more than its margin. accept moves the baseline forward
-to an entry (a slowdown that was meant): older entries no longer count.
+to an entry (a slowdown that was meant): older entries no longer count. trend draws every build's
+metrics, the baseline and the builds that regressed.
 
 exit status: 0 passed; 1 a threshold of a run failed; 3 a metric regressed; 2 bad flags or files.
 
@@ -174,8 +177,17 @@ export const historyCommand: Command = {
       }
       case 'list':
         return list(values, io);
+      case 'trend': {
+        const id = testId(values, 'trend');
+        if (values.html === undefined) throw new UsageError('salvo history trend needs --html FILE: where the trend report goes');
+        await checkWritable('--html', values.html);
+        const gated = margins(values.fail);
+        await writeOutput(values.html, renderTrendReport(id, await readHistory(values.dir ?? '.salvo-history', id), { margins: gated }), io);
+        io.stderr.write(`salvo: trend report written to ${values.html}\n`);
+        return EXIT.ok;
+      }
       default:
-        throw new UsageError(`salvo history ${JSON.stringify(action)}: the actions are add, compare, accept and list`);
+        throw new UsageError(`salvo history ${JSON.stringify(action)}: the actions are add, compare, accept, list and trend`);
     }
   },
 };
