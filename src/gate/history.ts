@@ -17,8 +17,8 @@ type Detail = 'timeline' | 'merge' | 'phaseHistograms' | 'histogramUncorrected';
  * an entry stays a few kilobytes. The encoded latency histograms stay: every latency metric can be
  * read again from them.
  */
-export type StoredRun = Omit<LoadResult, Detail | 'byName' | 'byScenario'> & {
-  byName?: Record<string, Omit<NameStats, Detail>>;
+export type StoredRun = Omit<LoadResult, 'timeline' | 'merge' | 'phaseHistograms' | 'histogramUncorrected' | 'byName' | 'byScenario'> & {
+  byName?: Record<string, Omit<NameStats, 'merge' | 'phaseHistograms' | 'histogramUncorrected'>>;
   byScenario?: Record<string, StoredRun>;
 };
 
