@@ -4,7 +4,7 @@ export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js
 export { assertThresholds } from './stats/assert.js';
 export { renderReport } from './report/render.js';
 export { renderCapacityReport } from './report/capacity-report.js';
-export { renderComparisonReport, type ComparisonReportOptions } from './report/comparison-report.js';
+export { renderComparisonReport, type ComparisonReportInput, type ComparisonReportOptions } from './report/comparison-report.js';
 export { parseDuration } from './shared/validate.js';
 export { SalvoOptionError, SalvoRangeError, SalvoTaskSetupError, type SalvoErrorDetail } from './shared/errors.js';
 export type { TaskContext, TaskFunction, TaskSetupContext } from './shared/task.js';
@@ -22,6 +22,7 @@ export type {
 export type {
   CheckStats,
   ErrorSample,
+  FailedStats,
   GeneratorStats,
   LatencyStats,
   LoadResult,

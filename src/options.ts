@@ -149,7 +149,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   }
   const durationMs =
     options.duration !== undefined
-      ? durationOption('duration', options.duration)
+      ? durationOption('duration', options.duration, { secondsLikely: true })
       : (stagedMs ?? (amount === undefined ? DEFAULT_DURATION_MS : undefined));
 
   if (options.keepAlive !== undefined && typeof options.keepAlive !== 'boolean') {
@@ -205,7 +205,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     requests,
     names,
     requestsModule,
-    timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : durationOption('timeout', options.timeout),
+    timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : durationOption('timeout', options.timeout, { secondsLikely: true }),
     warmupMs,
     expect,
     thresholds,

@@ -7,7 +7,7 @@ import type { LatencyStats, LoadResult } from '../src/shared/load-result.js';
 import type { Thresholds } from '../src/shared/terms.js';
 
 function latency(p50: number, p99: number, mean = p50): LatencyStats {
-  return { min: p50 / 2, mean, stddev: 1, max: p99 * 1.5, p50, p75: p50, p90: p99, p95: p99, p99, p999: p99 };
+  return { count: 100, min: p50 / 2, mean, stddev: 1, max: p99 * 1.5, p50, p75: p50, p90: p99, p95: p99, p99, p999: p99 };
 }
 
 interface Shape {

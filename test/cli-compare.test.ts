@@ -1,9 +1,10 @@
 // `salvo compare`, in process: stored runs from files and live URLs, the table, exit statuses.
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { runCli } from '../src/cli/commands.js';
+import { renderComparisonReport } from '../src/index.js';
 import { Capture } from './fixtures/cli.js';
 import { testServer } from './fixtures/test-server.js';
 
@@ -67,7 +68,7 @@ t.test('bad input exits 2 and names it', async (t) => {
   await writeFile(one, JSON.stringify(runs([10])));
   const cases: Array<[string[], RegExp]> = [
     [['compare', one], /takes a baseline and a candidate; got 1/],
-    [['compare', one, one], /baseline must be an array of at least 2 results/],
+    [['compare', one, one], /baseline has 1 run .*: a comparison needs at least 2 runs a side/],
     [['compare', one, 'http://127.0.0.1:9/'], /two result files or two URLs/],
     [['compare', join(dir, 'missing.json'), one], /cannot read .*missing\.json/],
     [['compare', 'http://127.0.0.1:9/', 'http://127.0.0.1:9/', '-n', '1'], /runs must be an integer of at least 2/],
@@ -153,4 +154,20 @@ t.test('the regression message shows means without float noise', async (t) => {
   const { code, stderr } = await salvo(['compare', base, slower, '--fail', 'latency.p50=5%']);
   t.equal(code, 3);
   t.match(stderr, /latency\.p50: -336\.36% \(0\.1833 -> 0\.8\), p = /);
+});
+
+t.test('saved single results and directories of them compare; too few runs to tell is said', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'salvo-compare-'));
+  const [base, cand] = [join(dir, 'base'), join(dir, 'cand')];
+  await Promise.all([base, cand].map((side) => mkdir(side)));
+  // Two single results (salvo --json) a side: throughput down 60%, with too much spread for two runs.
+  const [b1, b2] = runs([10, 20]);
+  const [c1, c2] = runs([14, 60]);
+  await Promise.all([[base, b1], [base, b2], [cand, c1], [cand, c2]].map(([side, run], i) => writeFile(join(side as string, `run-${i}.json`), JSON.stringify(run))));
+  const { code, stdout } = await salvo(['compare', base, cand, '--metric', 'requests.perSecond']);
+  t.equal(code, 0);
+  t.match(stdout, /^requests\.perSecond +75 +44\.048 +-41\.27 %/m);
+  t.match(stdout, /requests\.perSecond moved -41\.27 %, but with 2 baseline and 2 candidate runs only a change beyond ±[0-9.,]+ % is significant at \*: more runs \(-n\) narrow that\./);
+  const report = renderComparisonReport({ baseline: [b1, b2] as never, candidate: [c1, c2] as never }, { confidence: '**' });
+  t.match(report, /<span class="badge neutral">too few runs to tell<\/span>/);
 });

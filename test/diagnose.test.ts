@@ -101,11 +101,11 @@ t.test('FILE_LIMIT: EMFILE during a run is counted and explained', { skip: proce
 
 /** A merged result as `diagnose` sees it. */
 function resultWith(overrides: Partial<LoadResult>): LoadResult {
-  const latency = { min: 0, mean: 0, stddev: 0, max: 0, p50: 0, p75: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
+  const latency = { count: 1000, min: 0, mean: 0, stddev: 0, max: 0, p50: 0, p75: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
   return {
     url: 'http://127.0.0.1:1/', transport: 'net', connections: 10, workers: 1,
-    requests: { sent: 1000, completed: 1000, perSecond: 100, missed: 0, retried: 0 },
-    latency, latencyUncorrected: latency, statusCodes: { 200: 1000 }, errors: { total: 0, byCode: {} },
+    requests: { sent: 1000, completed: 1000, perSecond: 100, missed: 0, retried: 0, unfinished: 0 },
+    latency, latencyUncorrected: latency, statusCodes: { 200: 1000 }, errors: { total: 0, byCode: {} }, failed: { total: 0, byStatus: {} },
     bytes: { sent: 100_000, received: 100_000 }, durationMs: 10_000, timeline: [], aborted: false,
     warnings: [], ok: true, histogram: '', histogramUncorrected: '', ...noPhases(), ...wholeRunMergeInfo(),
     generator: { cpuPercent: 10, eventLoopUtilization: 0.1, eventLoopDelayP99Ms: 1, saturated: false }, ...overrides,

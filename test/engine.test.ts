@@ -132,7 +132,7 @@ t.test('an error is counted, and the lane backs off 5, 10, 20 ms before sending 
 });
 
 t.test('a request with no answer is cancelled as TIMEOUT by the tick, and the lane goes on', async (t) => {
-  const { stats, transport } = await runFake({ connections: 1, amount: 3, timeout: 50 }, (n) => (n === 0 ? 'hang' : { answer: 0 }));
+  const { stats, transport } = await runFake({ connections: 1, amount: 3, timeout: '50ms' }, (n) => (n === 0 ? 'hang' : { answer: 0 }));
   t.equal(transport.sends.length, 3);
   t.same(stats.errorsByCode, { TIMEOUT: 1 });
   t.equal(stats.completed, 2);

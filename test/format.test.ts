@@ -5,7 +5,7 @@ import { noPhases } from './fixtures/phases.js';
 import type { LatencyStats, LoadResult } from '../src/shared/load-result.js';
 
 const latency: LatencyStats = {
-  min: 0.5, mean: 2.3456, stddev: 1.1, max: 45.678, p50: 1.234, p75: 2.5, p90: 4.75, p95: 6, p99: 12.3456, p999: 40.1,
+  count: 9990, min: 0.5, mean: 2.3456, stddev: 1.1, max: 45.678, p50: 1.234, p75: 2.5, p90: 4.75, p95: 6, p99: 12.3456, p999: 40.1,
 };
 
 function makeResult(overrides: Partial<LoadResult> = {}): LoadResult {
@@ -15,11 +15,12 @@ function makeResult(overrides: Partial<LoadResult> = {}): LoadResult {
     connections: 10,
     workers: 2,
     rate: 1000,
-    requests: { sent: 10_000, completed: 9_990, perSecond: 999, missed: 3, retried: 0 },
+    requests: { sent: 10_000, completed: 9_990, perSecond: 999, missed: 3, retried: 0, unfinished: 0 },
     latency,
     latencyUncorrected: { ...latency, p99: 8.5, max: 30.25 },
     statusCodes: { '500': 10, '200': 9_980 },
     errors: { total: 10, byCode: { TIMEOUT: 3, ECONNRESET: 7 } },
+    failed: { total: 20, byStatus: { 500: 10 } },
     bytes: { sent: 1_234_567, received: 12_345_678 },
     durationMs: 10_000,
     timeline: [],
@@ -63,6 +64,7 @@ t.test('a rate-mode run, line by line', async (t) => {
       'Requests      10,000 sent, 9,990 completed, 3 missed, 0 retried',
       'Status codes  200: 9,980  500: 10',
       'Errors        10 (ECONNRESET 7, TIMEOUT 3)',
+      'Failed        20 of 10,000 (0.20%: status 500 10, errors 10)',
       'Generator     CPU 4.3% of a core, event loop 20% busy, delay p99 1.500 ms, send lag p50 0.050 / p99 0.250 / max 1.125 ms',
       'Checks        19,970 passed, 10 failed (99.95% passed)',
       '  status               9,980 passed, 10 failed',
@@ -86,9 +88,10 @@ t.test('a closed-loop run has one latency row and no rate', async (t) => {
       latency: { ...latency, max: 1045.678 },
       durationMs: 60_000,
       aborted: true,
-      requests: { sent: 1_234_567, completed: 1_234_560, perSecond: 20_576.005, missed: 0, retried: 0 },
+      requests: { sent: 1_234_567, completed: 1_234_560, perSecond: 20_576.005, missed: 0, retried: 0, unfinished: 0 },
       bytes: { sent: 999, received: 999_996 },
       statusCodes: {},
+      failed: { total: 0, byStatus: {} },
       errors: { total: 0, byCode: {} },
       checks: undefined,
       thresholds: undefined,
@@ -152,7 +155,7 @@ t.test('formatThresholdActual', async (t) => {
   t.equal(formatThresholdActual('errors.rate', 0.012345), '0.0123');
   t.equal(formatThresholdActual('errors.rate', 0.0000123), '0.0000123');
   t.equal(formatThresholdActual('checks.rate', 1), '1');
-  t.equal(formatThresholdActual('checks.rate', Number.NaN), 'n/a');
+  t.equal(formatThresholdActual('checks.rate', Number.NaN), 'no data');
   t.equal(formatThresholdActual('requests.completed', 1_234_567), '1,234,567');
   t.equal(formatThresholdActual('requests.perSecond', 1234.5678), '1,234.57');
 });
@@ -220,7 +223,7 @@ t.test('the summary speaks the protocol: streams, handshakes, a listen-only run'
 
   const listening = makeResult({
     transport: 'websocket', rate: undefined, statusCodes: { '101': 18, '403': 2 },
-    requests: { sent: 0, completed: 800, perSecond: 200, missed: 0, retried: 0 },
+    requests: { sent: 0, completed: 800, perSecond: 200, missed: 0, retried: 0, unfinished: 0 },
     messages: { sent: 0, received: 800, perSecond: 200 }, websocket: { closeCodes: { '1006': 1 } },
   });
   const summary = formatResult(listening);

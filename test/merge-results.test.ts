@@ -71,7 +71,7 @@ t.test('merging segment results is exact: histograms byte for byte, counts, seco
   t.equal(encodeHistogram(decoded), merged.histogram, 're-encoding gives the same bytes');
   decoded.destroy();
 
-  t.same(merged.requests, { sent: 1800, completed: 1800, perSecond: 600, missed: 0, retried: 0 });
+  t.same(merged.requests, { sent: 1800, completed: 1800, perSecond: 600, missed: 0, retried: 0, unfinished: 0 });
   t.same(merged.statusCodes, { 200: 1620, 500: 180 });
   t.same(merged.errors, { total: 3, byCode: { ECONNRESET: 3 } });
   t.same(merged.bytes, { sent: 18_000, received: 180_000 });

@@ -48,10 +48,12 @@ t.test('two shards merge exactly into the distribution of their union', async (t
   t.equal(merged.timeline[1]!.p50, 1.5);
 });
 
-t.test('an empty run reports zeros, not NaN', async (t) => {
+t.test('an empty run has no latency (count 0, NaN: null in JSON), and zero rates', async (t) => {
   const recorder = new Recorder(0, gauges, undefined);
   const result = mergeShards(plan, [recorder.finish(0, 0, true, undefined)], true);
-  t.equal(result.latency.p99, 0);
+  t.equal(result.latency.count, 0);
+  t.ok(Number.isNaN(result.latency.p99), 'no latency is not zero latency');
+  t.same([result.requests.unfinished, result.failed], [0, { total: 0, byStatus: {} }]);
   t.equal(result.requests.perSecond, 0);
   t.equal(result.aborted, true);
   t.same(result.timeline, []);

@@ -27,7 +27,11 @@ const cases: Array<[string, unknown, typeof SalvoOptionError | typeof SalvoRange
   ['pipelining without keep-alive', { url, pipelining: 4, keepAlive: false }, SalvoOptionError, /pipelining 4 needs keepAlive/],
   ['zero timeout', { url, timeout: 0 }, SalvoRangeError, /timeout must be more than zero; got 0 ms$/],
   ['negative timeout', { url, timeout: -1 }, SalvoRangeError, /timeout .*got -1/],
-  ['fractional timeout', { url, timeout: 1.5 }, SalvoRangeError, /timeout .*whole number.*1.5/],
+  ['fractional timeout', { url, timeout: 100.5 }, SalvoRangeError, /timeout .*whole number.*100.5/],
+  // A bare number is ms; one that small was surely meant as seconds (autocannon's -d 10).
+  ['duration in seconds', { url, duration: 10 }, SalvoRangeError, /^duration 10 is 10 ms \(a bare number is milliseconds\): for seconds write '10s' \(or 10000\); for milliseconds on purpose write '10ms'$/],
+  ['timeout in seconds', { url, timeout: 5 }, SalvoRangeError, /^timeout 5 is 5 ms .*write '5s'/],
+  ['fractional timeout in seconds', { url, timeout: 1.5 }, SalvoRangeError, /^timeout 1.5 is 1.5 ms .*write '1.5s' \(or 1500\)/],
   ['bad timeout string', { url, timeout: 'soon' }, SalvoOptionError, /timeout must be milliseconds or a string.*"soon"/],
   ['zero amount', { url, amount: 0 }, SalvoRangeError, /amount .*got 0/],
   ['fractional amount', { url, amount: 10.5 }, SalvoRangeError, /amount .*got 10.5/],

@@ -31,9 +31,9 @@ function resultOf(seconds: Second[], lastMs = 1000): LoadResult {
   const info = wholeRunMergeInfo();
   return {
     url: 'http://localhost:3000/', transport: 'net', connections: 1, workers: 1,
-    requests: { sent: completed + errors, completed, perSecond: completed / (durationMs / 1000), missed: 0, retried: 0 },
+    requests: { sent: completed + errors, completed, perSecond: completed / (durationMs / 1000), missed: 0, retried: 0, unfinished: 0 },
     latency: latencyStats(whole), latencyUncorrected: latencyStats(whole),
-    statusCodes: { '200': completed }, errors: { total: errors, byCode: errors === 0 ? {} : { ECONNRESET: errors } },
+    statusCodes: { '200': completed }, errors: { total: errors, byCode: errors === 0 ? {} : { ECONNRESET: errors } }, failed: { total: errors, byStatus: {} },
     bytes: { sent: 0, received: 0 }, durationMs, timeline, aborted: false, warnings: [],
     generator: { cpuPercent: 0, eventLoopUtilization: 0, eventLoopDelayP99Ms: 0, saturated: false },
     ok: true, histogram: encodeHistogram(whole), histogramUncorrected: encodeHistogram(whole),

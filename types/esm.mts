@@ -1,5 +1,5 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareOptions, type CompareResultsOptions, type GeneratorStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError } from 'salvo';
+import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareOptions, type CompareResultsOptions, type GeneratorStats, type FailedStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
@@ -14,6 +14,12 @@ const options: LoadOptions = {
 };
 const result: LoadResult = await runLoad(options);
 const p99: number = result.latency.p99;
+// No latency is not zero latency: count 0 and NaN statistics (null in JSON); failed and unfinished requests.
+const timed: number = result.latency.count;
+const failed: FailedStats = result.failed;
+const unfinished: number = result.requests.unfinished;
+const samples: ErrorSample[] | undefined = result.errors.samples;
+console.log(timed, failed.total, failed.byStatus['500'], unfinished, samples?.[0]?.where);
 const optionError = new SalvoOptionError('connections must be a positive integer; got 0', { option: 'connections', value: 0 });
 const code: string = optionError.code;
 // 0.x code that builds the error itself still compiles.

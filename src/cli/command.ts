@@ -14,9 +14,30 @@ export const EXIT = {
   usage: 2,
   /** A metric regressed: significantly worse than its margin (`salvo compare --fail`, `salvo history compare`). */
   regressed: 3,
+  /** No request succeeded (warning `NO_SUCCESS`): a refused port, a bad host name, an untrusted certificate... */
+  noSuccess: 4,
+  /** More than half of the requests failed (warning `MOSTLY_FAILED`). */
+  mostlyFailed: 5,
+  /** A hook of the user's (`setupRequest`, `onResponse`) threw: `errors.samples` has its message and stack. */
+  hookFailed: 6,
   /** Stopped by Ctrl-C (SIGINT, 128 + 2, as shells report it): what was measured is printed, but the run is not complete. */
   interrupted: 130,
 } as const;
+
+const HOOK_CODES = ['SETUP_REQUEST_FAILED', 'ON_RESPONSE_FAILED'];
+
+/**
+ * The exit status of a finished run, the first that applies: 1 a threshold failed, 3 no request
+ * succeeded, 4 most failed, 5 a hook of the user's threw, else 0.
+ */
+export function runExitStatus(result: LoadResult): number {
+  if (result.thresholds?.some((threshold) => !threshold.passed)) return EXIT.failed;
+  const codes = new Set(result.warnings.map((warning) => warning.code));
+  if (codes.has('NO_SUCCESS')) return EXIT.noSuccess;
+  if (codes.has('MOSTLY_FAILED')) return EXIT.mostlyFailed;
+  if (HOOK_CODES.some((code) => (result.errors.byCode[code] ?? 0) > 0)) return EXIT.hookFailed;
+  return result.ok ? EXIT.ok : EXIT.failed;
+}
 
 /** Where a command writes: stdout carries only the result, stderr everything else. */
 export interface CommandIO {

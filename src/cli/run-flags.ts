@@ -38,7 +38,8 @@ export const RUN_USAGE = `usage: salvo URL [flags]
 
 Load-tests URL (http: or https:; ws: or wss: a WebSocket run; with --socketio-* flags the origin of
 a Socket.IO server) and prints a summary; progress goes to stderr, the result alone to stdout.
-Exit status: 0 ok, 1 a threshold failed, 2 bad flags or options, 130 stopped by Ctrl-C
+Exit status: 0 ok, 1 a threshold failed, 2 bad flags or options, 4 no request succeeded,
+5 most requests failed, 6 a setupRequest/onResponse hook threw, 130 stopped by Ctrl-C
 (the partial result is printed).
 
 flags:

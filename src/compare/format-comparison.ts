@@ -1,11 +1,39 @@
 import type { Comparison, ComparisonRow, ConfidenceLevel } from './compare-results.js';
 
+
 const PERCENT = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const VALUE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 const LEVELS: ReadonlyArray<[ConfidenceLevel, string]> = [['95', '(*)'], ['99', '(**)'], ['99.9', '(***)']];
 
 function percent(fraction: number): string {
   return `${fraction >= 0 ? '' : '-'}${PERCENT.format(Math.abs(fraction) * 100)} %`;
+}
+
+/**
+ * The smallest change (a fraction of the baseline mean) that would be significant at `level` with
+ * these runs' spread and count: the half-width of the interval of the difference. Undefined without
+ * an interval (fewer than 2 runs with a value) or a baseline of 0.
+ */
+export function detectableChange(row: ComparisonRow, level: ConfidenceLevel): number | undefined {
+  const interval = row.intervals?.[level];
+  if (interval === undefined || row.baseline === 0) return undefined;
+  return Math.abs(interval[1] - interval[0]) / 2 / Math.abs(row.baseline);
+}
+
+/** A change this large (a fraction) that is not significant is worth a word about the runs. */
+const NOTABLE_CHANGE = 0.05;
+
+/**
+ * Rows that moved by a notable fraction without reaching `level`: too few runs (or too much noise)
+ * to tell, with the change these runs could have detected. One line each.
+ */
+export function tooFewRuns(comparison: Comparison, level: ConfidenceLevel, stars: string): string[] {
+  const { baseline, candidate } = comparison.runs;
+  return comparison.rows.flatMap((row) => {
+    const detectable = detectableChange(row, level);
+    if (detectable === undefined || row.confidence.length >= stars.length || Math.abs(row.improvement) < NOTABLE_CHANGE) return [];
+    return [`${row.metric} moved ${percent(row.improvement)}, but with ${baseline} baseline and ${candidate} candidate runs only a change beyond ±${PERCENT.format(detectable * 100)} % is significant at ${stars}: more runs (-n) narrow that.`];
+  });
 }
 
 /**
@@ -36,7 +64,7 @@ export function formatComparison(comparison: Comparison): string {
   const widths = header.map((_, column) => Math.max(...[header, ...body].map((cells) => cells[column]!.length)));
   const line = (cells: string[]) =>
     cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
-  const lines = [line(header), ...body.map(line), ''];
+  const lines = [line(header), ...body.map(line), '', ...tooFewRuns(comparison, '95', '*')];
   lines.push(
     `${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate runs; Welch's t-test on per-run values.`,
     'Improvement is positive when the candidate is better. Stars: * p < 0.05, ** p < 0.01, *** p < 0.001.',

@@ -267,6 +267,12 @@ export class Engine implements TransportSink, Exchanges {
     this.#inFlight++;
     const prepared = this.#sequence.next(lane);
     if (prepared === undefined) {
+      // In `sent` with its error, so that every request sent ends in exactly one count.
+      lane.sentBytes = 0;
+      if (lane.measured) {
+        this.#recorder.recordSent(0, now, this.#nameOf[lane.requestIndex]);
+        this.#recorder.recordThrown('SETUP_REQUEST_FAILED', `requests[${lane.requestIndex}].setupRequest`, this.#sequence.thrown);
+      }
       this.onError(lane, 'SETUP_REQUEST_FAILED');
       return;
     }
@@ -277,19 +283,21 @@ export class Engine implements TransportSink, Exchanges {
 
   onResponse(lane: Lane, status: number, bytesReceived: number, details?: ResponseDetails): void {
     const now = performance.now();
-    lane.busy = false;
-    lane.failures = 0;
-    this.#inFlight--;
     if (this.#stopped) return;
+    // Answered after the end: still busy, so `halt` counts it in `requests.unfinished`.
     if (now >= this.#endAt) {
       this.#run.stop(false);
       return;
     }
+    lane.busy = false;
+    lane.failures = 0;
+    this.#inFlight--;
     // A response whose `onResponse` hook threw is that request's error instead of a completion: each
     // request ends in exactly one of `completed` and `errors`.
     const handled = this.#sequence.answered(lane, status, details);
     const name = this.#nameOf[lane.requestIndex];
     if (lane.measured && !handled) {
+      this.#recorder.recordThrown('ON_RESPONSE_FAILED', `requests[${lane.requestIndex}].onResponse`, this.#sequence.thrown);
       this.#recorder.recordError('ON_RESPONSE_FAILED', now, name);
       this.#recorder.recordReceivedBytes(bytesReceived, name);
     } else if (lane.measured) {
@@ -324,7 +332,8 @@ export class Engine implements TransportSink, Exchanges {
     if (this.#stopped) return;
     if (lane.measured) {
       const name = this.#nameOf[lane.requestIndex];
-      if (unsent) this.#recorder.recordUnsent(lane.sentBytes, now, name);
+      // A request whose connection never opened stays in `sent` with its error; its bytes never left.
+      if (unsent) this.#recorder.recordUnwrittenBytes(lane.sentBytes, name);
       this.#recorder.recordError(code, now, name);
     }
     lane.failures++;
@@ -356,7 +365,10 @@ export class Engine implements TransportSink, Exchanges {
     }
   }
 
-  /** In-flight requests are neither waited for nor counted as errors; those never written are taken back out. */
+  /**
+   * In-flight requests are not waited for: those written are counted in `requests.unfinished`, those
+   * still waiting for a connection are taken back out of `sent` (nothing of them reached the server).
+   */
   halt(now: number, endAt: number): void {
     this.#stopped = true;
     this.#pacer?.close();
@@ -368,7 +380,9 @@ export class Engine implements TransportSink, Exchanges {
       this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset)));
     }
     for (const lane of this.#lanes) {
-      if (lane.busy && lane.measured && this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now, this.#nameOf[lane.requestIndex]);
+      if (!lane.busy || !lane.measured) continue;
+      if (this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now, this.#nameOf[lane.requestIndex]);
+      else this.#recorder.recordUnfinished(this.#nameOf[lane.requestIndex]);
     }
     for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);
   }

@@ -14,6 +14,8 @@ const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, i
  * opaque prepared payloads between lanes and the transport; this is the HTTP side of an exchange.
  */
 export class RequestSequence {
+  /** What the last hook that failed threw (`next` returned undefined, or `answered` false), for `errors.samples`. */
+  thrown: unknown;
   /** The transport must hand headers and bodies to `answered` (checks or hooks read them). */
   readonly captureResponses: boolean;
   readonly checker: ResponseChecker | undefined;
@@ -94,7 +96,8 @@ export class RequestSequence {
       const draft: RequestSpec = { ...spec, headers: { ...spec?.headers } };
       const built = spec?.setupRequest?.(draft, context) ?? draft;
       return this.#transport.prepare(resolveRequestSpec(`requests[${index}]`, built, this.#requests[index]!));
-    } catch {
+    } catch (error) {
+      this.thrown = error;
       return undefined;
     }
   }
@@ -112,7 +115,8 @@ export class RequestSequence {
     try {
       this.#specs?.[lane.requestIndex]?.onResponse?.(status, details?.body ?? Buffer.alloc(0), this.#contexts[lane.connection] ?? NO_CONTEXT);
       return true;
-    } catch {
+    } catch (error) {
+      this.thrown = error;
       return false;
     }
   }

@@ -18,7 +18,7 @@ export interface SeriesKind {
 }
 
 /** The cumulative counters: live from the running totals, at the end from the merged result. */
-function counters(kind: SeriesKind, { sent, completed, retried, statusCodes, errorsByCode }: Omit<RunningTotals, 'errors'>): Point[] {
+function counters(kind: SeriesKind, { sent, completed, retried, statusCodes, errorsByCode, failed }: Omit<RunningTotals, 'errors'>): Point[] {
   const points: Point[] = kind.messages
     ? [
         { name: 'salvo_messages_sent_total', value: sent },
@@ -27,6 +27,8 @@ function counters(kind: SeriesKind, { sent, completed, retried, statusCodes, err
     : [
         { name: 'salvo_requests_sent_total', value: sent },
         { name: 'salvo_requests_retried_total', value: retried },
+        // k6's http_req_failed: errors and the statuses the run does not accept.
+        { name: 'salvo_requests_failed_total', value: failed },
         ...Object.entries(statusCodes).map(([status, count]): Point => ({ name: 'salvo_responses_total', label: ['status', status], value: count })),
       ];
   for (const [code, count] of Object.entries(errorsByCode)) points.push({ name: 'salvo_errors_total', label: ['code', code], value: count });
@@ -60,7 +62,7 @@ export function secondPoints(kind: SeriesKind, summary: Omit<SecondSummary, 'his
 /** The final totals, from the merged result: what makes the counters exact once the run is over. */
 export function resultPoints(kind: SeriesKind, result: LoadResult): Point[] {
   const { sent, completed, retried } = result.requests;
-  return counters(kind, { sent, completed, retried, statusCodes: result.statusCodes, errorsByCode: result.errors.byCode });
+  return counters(kind, { sent, completed, retried, statusCodes: result.statusCodes, errorsByCode: result.errors.byCode, failed: result.failed.total });
 }
 
 /** The server's second, from `monitor` (each field only when a source reports it): the processes as `salvo_server_*`, node_exporter as `salvo_machine_*`. */

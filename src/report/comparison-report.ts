@@ -1,5 +1,5 @@
 import type { NoRegressionOptions } from '../compare/assert-no-regression.js';
-import type { Comparison, ComparisonRow, ConfidenceLevel } from '../compare/compare-results.js';
+import { compareResults, type Comparison, type ComparisonRow, type ConfidenceLevel } from '../compare/compare-results.js';
 import type { ComparisonRuns } from '../compare/run-comparison.js';
 import { addEncodedInto, createHistogram, encodeHistogram } from '../stats/histogram.js';
 import type { LoadResult } from '../shared/load-result.js';
@@ -86,9 +86,15 @@ function rowsTable(comparison: Comparison, verdicts: ReadonlyMap<string, RowVerd
   return section('Metrics', note + table(head, rows, { className: 'numbers comparison', id: 'comparison-rows', caption: `${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate runs` }), 'metrics');
 }
 
-function runsOf(input: ComparisonRuns | Comparison): { comparison: Comparison; baseline: LoadResult[]; candidate: LoadResult[] } {
+/** What a report can be given: runs with their comparison, runs alone (compared here), or a bare comparison. */
+export type ComparisonReportInput = ComparisonRuns | Comparison | { baseline: LoadResult | LoadResult[]; candidate: LoadResult | LoadResult[]; comparison?: Comparison };
+
+function runsOf(input: ComparisonReportInput): { comparison: Comparison; baseline: LoadResult[]; candidate: LoadResult[] } {
   if ('rows' in input) return { comparison: input, baseline: [], candidate: [] };
-  return { comparison: input.comparison, baseline: input.baseline ?? [], candidate: input.candidate ?? [] };
+  const baseline = input.baseline === undefined ? [] : ([] as LoadResult[]).concat(input.baseline);
+  const candidate = input.candidate === undefined ? [] : ([] as LoadResult[]).concat(input.candidate);
+  // Runs without their comparison (saved results): compared here, with compareResults' defaults.
+  return { comparison: input.comparison ?? compareResults(baseline, candidate), baseline, candidate };
 }
 
 /**
@@ -98,7 +104,7 @@ function runsOf(input: ComparisonRuns | Comparison): { comparison: Comparison; b
  * stars and intervals at 95/99/99.9% with a bar of the 99% one, and the verdict: with `margins`,
  * whether `assertNoRegression` would pass; without, what got significantly better or worse.
  */
-export function renderComparisonReport(input: ComparisonRuns | Comparison, options: ComparisonReportOptions = {}): string {
+export function renderComparisonReport(input: ComparisonReportInput, options: ComparisonReportOptions = {}): string {
   const { comparison, baseline, candidate } = runsOf(input);
   const verdict = comparisonVerdict(comparison, options);
   const spectra = spectraChart('chart-comparison-spectrum', 'Latency by percentile, both sides', [
@@ -107,7 +113,7 @@ export function renderComparisonReport(input: ComparisonRuns | Comparison, optio
   ]);
   const charts = spectra === undefined ? [] : [spectra];
   const urls = [...new Set([...baseline, ...candidate].map((run) => run.url))];
-  const header = `<h1>salvo compare${urls.length === 0 ? '' : ` <span class="url">${escapeHtml(urls.join(' vs '))}</span>`}<span class="badge ${verdict.failed ? 'failed' : 'passed'}">${escapeHtml(verdict.badge)}</span></h1>` +
+  const header = `<h1>salvo compare${urls.length === 0 ? '' : ` <span class="url">${escapeHtml(urls.join(' vs '))}</span>`}<span class="badge ${verdict.tone}">${escapeHtml(verdict.badge)}</span></h1>` +
     `<p class="meta">${escapeHtml(`${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate runs · ${comparison.rows.length} metrics`)}</p>`;
   const counts = (kind: RowVerdict) => [...verdict.rows.values()].filter((v) => v === kind).length;
   const body = [

@@ -11,7 +11,7 @@ main { max-width: 1280px; margin: 0 auto; }
 header h1 { font-size: 20px; margin: 0 0 4px; display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
 header .url { font-family: ui-monospace, Menlo, Consolas, monospace; font-weight: 500; word-break: break-all; }
 .badge { font-size: 12px; padding: 2px 10px; border-radius: 999px; color: #fff; }
-.badge.passed { background: var(--pass); } .badge.failed { background: var(--fail); } .badge.aborted { background: #a16207; }
+.badge.passed { background: var(--pass); } .badge.failed { background: var(--fail); } .badge.aborted { background: #a16207; } .badge.neutral { background: #64748b; }
 .meta { color: var(--muted); margin: 0 0 16px; }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(140px, 1fr)); gap: 12px; margin-bottom: 16px; }
 .card, section, .chart { background: #fff; border: 1px solid var(--line); border-radius: 8px; }

@@ -6,6 +6,7 @@ import { chartGrid, renderPage } from './page.js';
 import { serverCharts } from './server-charts.js';
 import {
   checksSection,
+  errorSamplesSection,
   generatorSection,
   latencySection,
   phasesSection,
@@ -18,12 +19,24 @@ import { stepCharts, stepsSection } from './step-figures.js';
 import { stepFigures } from './steps.js';
 import { concurrencyPerConnection, protocolName, runWords } from './words.js';
 
+/**
+ * The run's verdict as a badge: red when a threshold failed, nothing succeeded or most requests
+ * failed; green only when thresholds passed; grey with no thresholds to judge by.
+ */
+function badge(result: LoadResult): string {
+  const codes = new Set((Array.isArray(result.warnings) ? result.warnings : []).map((warning) => warning.code));
+  const judged = result.thresholds !== undefined && result.thresholds.length > 0;
+  const failedThreshold = judged && result.thresholds!.some((threshold) => !threshold.passed);
+  const [tone, text] = result.aborted ? ['aborted', 'aborted']
+    : failedThreshold ? ['failed', 'thresholds failed']
+    : codes.has('NO_SUCCESS') || result.ok === false ? ['failed', 'no request succeeded']
+    : codes.has('MOSTLY_FAILED') ? ['failed', 'most requests failed']
+    : judged ? ['passed', 'thresholds passed']
+    : ['neutral', 'no thresholds'];
+  return `<span class="badge ${tone}">${text}</span>`;
+}
+
 function header(result: LoadResult): string {
-  let badge = '';
-  if (result.aborted) badge = '<span class="badge aborted">aborted</span>';
-  else if (result.thresholds !== undefined && result.thresholds.length > 0) {
-    badge = result.ok ? '<span class="badge passed">thresholds passed</span>' : '<span class="badge failed">thresholds failed</span>';
-  }
   const words = runWords(result);
   const meta = [protocolName(result)];
   const noun = words.handshakes ? 'client' : 'connection';
@@ -38,7 +51,7 @@ function header(result: LoadResult): string {
   else if (range !== undefined) meta.push(range[0] === range[1] ? `target rate ${number(range[0])}/s` : `target rate ${number(range[0])} to ${number(range[1])}/s in stages`);
   const segment = result.merge?.segment;
   if (segment !== undefined) meta.push(`segment ${segment.index + 1} of ${segment.count}`);
-  return `<h1>salvo <span class="url">${escapeHtml(result.url)}</span>${badge}</h1><p class="meta">${escapeHtml(meta.join(' · '))}</p>`;
+  return `<h1>salvo <span class="url">${escapeHtml(result.url)}</span>${badge(result)}</h1><p class="meta">${escapeHtml(meta.join(' · '))}</p>`;
 }
 
 /**
@@ -65,6 +78,9 @@ export function renderReport(result: LoadResult): string {
     summaryCards(result),
     warningsSection(result),
     thresholdsSection(result),
+    errorSamplesSection(result),
+    // Failed checks are a verdict: near the top, with the thresholds.
+    (result.checks?.failed ?? 0) > 0 ? checksSection(result) : '',
     chartGrid(steps),
     stepsSection(result, figures),
     shortRun + chartGrid(charts),
@@ -72,7 +88,7 @@ export function renderReport(result: LoadResult): string {
     latencySection(result),
     phasesSection(result),
     generatorSection(result),
-    checksSection(result),
+    (result.checks?.failed ?? 0) > 0 ? '' : checksSection(result),
   ];
   return renderPage({
     title: `salvo: ${result.url}`,

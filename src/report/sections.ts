@@ -1,4 +1,4 @@
-import { formatThresholdActual, formatThresholdWindows, thresholdLabel } from '../stats/format.js';
+import { formatThresholdActual, formatThresholdWindows, thresholdLabel, noLatencyReason } from '../stats/format.js';
 import type { LatencyStats, LoadResult } from '../shared/load-result.js';
 import { bytes, cards, escapeHtml, isRecord, ms, number, percent, section, table } from './html.js';
 import { runWords, successfulStatus, type RunWords } from './words.js';
@@ -22,7 +22,16 @@ function completedNote(result: LoadResult): string {
   const notes = [`of ${number(result.requests.sent)} sent`];
   if ((result.requests.retried ?? 0) > 0) notes.push(`${number(result.requests.retried)} retried`);
   if ((result.requests.missed ?? 0) > 0) notes.push(`${number(result.requests.missed)} missed`);
+  if ((result.requests.unfinished ?? 0) > 0) notes.push(`${number(result.requests.unfinished)} unfinished (no answer by the end)`);
   return notes.join(', ');
+}
+
+/** Failed requests (errors and statuses the run does not accept), k6's http_req_failed, beside errors. */
+function failedCard(result: LoadResult): [string, string, string?] {
+  // A result saved before `failed` existed.
+  if (result.failed === undefined) return ['failed', 'n/a'];
+  const ended = result.requests.completed + result.errors.total;
+  return ['failed', number(result.failed.total), ended > 0 ? `${percent(result.failed.total / ended)} of requests` : undefined];
 }
 
 /** The headline numbers, as cards, in the run's words. */
@@ -33,7 +42,7 @@ export function summaryCards(result: LoadResult): string {
   const latency: Array<[string, string]> = [['p50', ms(result.latency.p50)], ['p99', ms(result.latency.p99)], ['max', ms(result.latency.max)]];
   const errors: [string, string, string?] = ['errors', number(result.errors.total), errorsNote(result, words)];
   if (!words.handshakes) {
-    return cards([['requests/s', number(result.requests.perSecond)], ...latency, errors, ['completed', number(result.requests.completed), completedNote(result)], received]);
+    return cards([['requests/s', number(result.requests.perSecond)], ...latency, failedCard(result), errors, ['completed', number(result.requests.completed), completedNote(result)], received]);
   }
   const messages = result.messages ?? { sent: result.requests.sent, received: result.requests.completed, perSecond: result.requests.perSecond };
   const accepted = result.statusCodes?.['101'] ?? 0;
@@ -46,6 +55,16 @@ export function summaryCards(result: LoadResult): string {
     ['handshakes', number(accepted), closes > 0 ? `accepted; ${number(closes)} closed by the server or network` : 'accepted (101)'],
     received,
   ]);
+}
+
+/** `errors.samples`: the exceptions the user's own hooks threw, near the top (a bug in a hook is not the server's). */
+export function errorSamplesSection(result: LoadResult): string {
+  const samples = Array.isArray(result.errors?.samples) ? result.errors.samples : [];
+  if (samples.length === 0) return '';
+  const items = samples.map((sample) =>
+    `<li><code>${escapeHtml(sample.where ?? sample.code)}</code> <code>${escapeHtml(sample.message)}</code> (${escapeHtml(sample.code)})` +
+    (sample.stack ? `<pre>${escapeHtml(sample.stack)}</pre>` : '') + '</li>');
+  return section('Errors with a message', `<ul class="warnings">${items.join('')}</ul>`, 'error-samples');
 }
 
 /** `result.warnings`, first on the page when there are any. */
@@ -101,6 +120,8 @@ export function responsesSection(result: LoadResult): string {
 const LATENCY_FIELDS: ReadonlyArray<keyof LatencyStats> = ['min', 'p50', 'p75', 'p90', 'p95', 'p99', 'p999', 'max', 'mean', 'stddev'];
 
 export function latencySection(result: LoadResult): string {
+  // Nothing timed (count 0; a result saved before count existed with every field 0 or null): say why, no zero rows.
+  if (!(result.latency.count > 0) && !(result.latency.p50 > 0)) return section('Latency', `<p id="no-latency">${escapeHtml(noLatencyReason(result))}</p>`, 'latency');
   const row = (label: string, stats: LatencyStats) => [label, ...LATENCY_FIELDS.map((f) => ms(stats[f]))];
   const words = runWords(result);
   const rows = [row(result.rate === undefined ? (words.handshakes ? 'per message' : 'per request') : 'corrected', result.latency)];

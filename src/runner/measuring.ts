@@ -41,6 +41,7 @@ export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd
     0,
     { ...gauges, generator: () => monitor.closeSecond() },
     onSecond && ((summary) => onSecond(summary, recorder.totals())),
+    plan.expect?.status?.allowed,
   );
   recorder.nameRequests(plan.names);
   const monitor = new GeneratorMonitor(openLoop);

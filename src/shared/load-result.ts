@@ -136,8 +136,14 @@ export interface ServerReadingSecond {
   eventLoopLagMs?: number;
 }
 
-/** Latency distribution in milliseconds (floats with microsecond precision). */
+/**
+ * Latency distribution in milliseconds (floats with microsecond precision). When nothing was timed
+ * (`count` 0: no response came, or no message carried a timestamp) every statistic is NaN, `null`
+ * once the result is JSON: no latency is not zero latency.
+ */
 export interface LatencyStats {
+  /** How many responses (or messages) were timed. */
+  count: number;
   min: number;
   mean: number;
   stddev: number;
@@ -192,6 +198,8 @@ export interface ErrorSample {
   message: string;
   /** The top lines of its stack, where it was thrown. */
   stack?: string;
+  /** For an exception of the user's code: which function threw, as the options name it (`requests[1].setupRequest`). */
+  where?: string;
 }
 
 /** One second of the run. */
@@ -245,6 +253,8 @@ export interface NameStats {
   latencyUncorrected: LatencyStats;
   statusCodes: Record<string, number>;
   errors: { total: number; byCode: Record<string, number> };
+  /** The name's failed requests (see `LoadResult.failed`). */
+  failed: FailedStats;
   bytes: { sent: number; received: number };
   phases: Phases;
   phaseHistograms: PhaseHistograms;
@@ -364,6 +374,14 @@ export interface GeneratorStats {
   saturated: boolean;
 }
 
+/** `result.failed`: failed requests (see `LoadResult.failed`). */
+export interface FailedStats {
+  /** Errors plus responses whose status the run does not accept. */
+  total: number;
+  /** The responses whose status the run does not accept, by status (the errors are in `errors.byCode`). */
+  byStatus: Record<string, number>;
+}
+
 /** Outcome of the `expect` checks. */
 export interface CheckStats {
   passed: number;
@@ -411,7 +429,10 @@ export interface LoadResult {
   rate?: number;
   /** In a WebSocket run the same counts as `messages` (sent, and received as completed). */
   requests: {
-    /** Requests written. */
+    /**
+     * Requests sent: written, or failed before they could be (a refused connection, a failed TLS
+     * handshake, a `setupRequest` that threw), each with its error.
+     */
     sent: number;
     /** Responses received (any status). */
     completed: number;
@@ -427,6 +448,11 @@ export interface LoadResult {
      * the first (the `retry` option): each is still one request in `sent` and one answer.
      */
     retried: number;
+    /**
+     * Requests sent that had no answer yet when the run ended (a server that hangs, a slow response
+     * at the end): `sent = completed + errors.total + unfinished`.
+     */
+    unfinished: number;
   };
   /** WebSocket runs: messages sent and received. */
   messages?: MessageStats;
@@ -452,6 +478,12 @@ export interface LoadResult {
    * at most 3 per code and 10 in all, absent when there were none.
    */
   errors: { total: number; byCode: Record<string, number>; samples?: ErrorSample[] };
+  /**
+   * Failed requests, as k6's `http_req_failed`: a response whose status the run does not accept (by
+   * default 400 and above; `expect.status` sets what is accepted), or a request that ended in an
+   * error.
+   */
+  failed: FailedStats;
   bytes: { sent: number; received: number };
   /** Length of the measured part of the run. */
   durationMs: number;

@@ -39,10 +39,27 @@ export function parseDuration(value: Duration, name = 'duration'): number {
   return durationOption(name, value);
 }
 
-/** `parseDuration` for an option called `name`: with `allowZero`, 0 is accepted. */
-export function durationOption(name: string, value: Duration, { allowZero = false } = {}): number {
+/**
+ * A bare number of at most this many ms for a run's `duration` or `timeout` is almost surely meant
+ * as seconds (autocannon's and wrk's `-d 10`, k6's `'10s'` without the unit): no load test runs for
+ * 10 ms, and no server answers within 5 ms on purpose.
+ */
+const LIKELY_SECONDS_MAX = 60;
+
+/**
+ * `parseDuration` for an option called `name`: with `allowZero`, 0 is accepted; with `secondsLikely`,
+ * a bare number from 1 to 60 is rejected as meant for seconds (`'10ms'` says milliseconds on purpose).
+ */
+export function durationOption(name: string, value: Duration, { allowZero = false, secondsLikely = false } = {}): number {
   let ms: number;
   if (typeof value === 'number') {
+    if (secondsLikely && value >= 1 && value <= LIKELY_SECONDS_MAX) {
+      throw new SalvoRangeError(
+        `${name} ${value} is ${value} ms (a bare number is milliseconds): for seconds write '${value}s' (or ${value * 1000}); ` +
+          `for milliseconds on purpose write '${value}ms'`,
+        { option: name, value },
+      );
+    }
     ms = value;
   } else if (typeof value === 'string') {
     const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)\s*$/.exec(value);

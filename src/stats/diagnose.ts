@@ -7,6 +7,7 @@ import type { LoadResult } from '../shared/load-result.js';
 import { openFileLimit } from './file-limit.js';
 import { targetRateRange } from './format.js';
 import { addWarning } from '../shared/warnings.js';
+import { failureAdvice } from './failure-advice.js';
 
 /** Responses needed before a distribution says anything about the server. */
 const MIN_RESPONSES = 10;
@@ -31,6 +32,27 @@ export function diagnose(result: LoadResult, plan: Plan): void {
   fileLimit(result);
   portsExhausted(result, plan);
   rateNotMet(result, plan);
+  failureAdvice(result);
+  notTimed(result, plan);
+}
+
+/** Messages came and none was timed: the latency is absent, and the user needs to know why. */
+function notTimed(result: LoadResult, plan: Plan): void {
+  const received = result.messages?.received ?? 0;
+  if (received === 0 || result.latency.count > 0) return;
+  const field = plan.websocket?.timestampField ?? plan.socketio?.listen?.timestampField;
+  const why = field !== undefined
+    ? `no message carried the timestamp field \`${field}\` as a number of epoch ms at the top level of its JSON ` +
+      '(a missing, nested or ISO-string field is not read)'
+    : plan.websocket?.timestampFunction === true
+      ? 'the timestamp function returned no number for any of them'
+      : 'nothing in the run times a message: no reply was awaited and no timestamp was given';
+  addWarning(
+    result.warnings,
+    'NOT_TIMED',
+    `${received} messages were received and none was timed: ${why}. The latency statistics are absent (null), not 0. ` +
+      'Point timestamp at the field the server fills with Date.now(), or give a function (data) => epoch ms.',
+  );
 }
 
 function nagleDelay(result: LoadResult): void {

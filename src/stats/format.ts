@@ -61,12 +61,14 @@ export function formatResult(result: LoadResult): string {
       row(
         'Requests',
         `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ` +
-          `${COUNT.format(result.requests.missed)} missed, ${COUNT.format(result.requests.retried ?? 0)} retried`,
+          `${COUNT.format(result.requests.missed)} missed, ${COUNT.format(result.requests.retried ?? 0)} retried` +
+          (result.requests.unfinished ? `, ${COUNT.format(result.requests.unfinished)} unfinished (no answer by the end)` : ''),
       ),
       row('Status codes', statusCodes(result.statusCodes)),
     );
   }
-  lines.push(row('Errors', errors(result.errors)));
+  lines.push(row('Errors', errors(result.errors)), ...errorSamples(result.errors.samples));
+  if (messages === undefined && result.failed !== undefined) lines.push(row('Failed', failed(result)));
   if (websocket?.stages !== undefined) lines.push('', ...stagesTable(websocket.stages), '');
   if (result.generator !== undefined) lines.push(row('Generator', generator(result.generator)));
   if (result.server !== undefined) lines.push(...serverRows(result.server, countsMessages(result.transport)));
@@ -78,11 +80,6 @@ export function formatResult(result: LoadResult): string {
   return lines.join('\n');
 }
 
-/**
- * A threshold's actual value as the summary and `assertThresholds` print it: latencies and
- * durations in ms, rates with up to 4 decimals, counts with thousands separators, `n/a` when the
- * metric had no value.
- */
 /** A threshold as written, with its window when it has one: `latency.p99 < 50 (every 10 s window)`. */
 export function thresholdLabel(t: ThresholdResult): string {
   return `${t.metric} ${t.expression}${t.windows === undefined ? '' : ` (every ${t.windows.durationMs / 1000} s window)`}`;
@@ -98,8 +95,14 @@ export function formatThresholdWindows(t: ThresholdResult): string {
     : `worst window; ${windows.failed.length} of ${windows.judged} windows failed, the first seconds ${first.from}-${first.to}`;
 }
 
-export function formatThresholdActual(metric: string, actual: number): string {
-  if (Number.isNaN(actual)) return 'n/a';
+/**
+ * A threshold's actual value as the summary and `assertThresholds` print it: latencies and
+ * durations in ms, rates with up to 4 decimals, counts with thousands separators, `no data` when the
+ * metric had no value.
+ */
+export function formatThresholdActual(metric: string, actual: number | null): string {
+  // NaN in memory, null from JSON: the metric had no value (nothing timed, a rate over nothing).
+  if (actual === null || Number.isNaN(actual)) return 'no data';
   if (metric.startsWith('latency') || metric === 'durationMs' || metric === 'server.cpuPerRequestMs' || metric === 'server.eventLoopLagMs') {
     return `${formatMs(actual)} ms`;
   }
@@ -162,7 +165,16 @@ function headerLine(result: LoadResult): string {
   return `${result.url}: ${parts.join(', ')}`;
 }
 
+/** Why a run has no latency, in its own words: no response, or messages none of which was timed. */
+export function noLatencyReason(result: LoadResult): string {
+  if (result.messages !== undefined && result.messages.received > 0) {
+    return `none of the ${COUNT.format(result.messages.received)} messages received was timed (see warning NOT_TIMED)`;
+  }
+  return result.messages !== undefined ? 'no messages received' : 'no responses';
+}
+
 function latencyTable(result: LoadResult): string[] {
+  if (!(result.latency.count > 0) && !(result.latency.p50 > 0)) return [row('Latency', noLatencyReason(result))];
   const rows: string[][] = [['Latency (ms)', ...LATENCY_COLUMNS.map(([, title]) => title)]];
   const cells = (stats: LatencyStats): string[] => LATENCY_COLUMNS.map(([key]) => formatMs(stats[key]));
   // Closed-loop runs measure both from the actual write, so a second row would only repeat the first.
@@ -276,6 +288,28 @@ function errors(errors: LoadResult['errors']): string {
   return `${COUNT.format(errors.total)} (${byCode.join(', ')})`;
 }
 
+/** Exceptions from the user's hooks, under the errors: where, what, how often, and the top of the stack. */
+function errorSamples(samples: LoadResult['errors']['samples']): string[] {
+  const lines: string[] = [];
+  for (const sample of samples ?? []) {
+    lines.push(`  ✗ ${sample.where ?? sample.code}: ${sample.message}`);
+    for (const frame of sample.stack?.split('\n') ?? []) lines.push(`      ${frame.trim()}`);
+  }
+  return lines;
+}
+
+/** Failed requests beside errors: how many of the requests that ended, and which statuses. */
+function failed(result: LoadResult): string {
+  const { total, byStatus } = result.failed;
+  if (total === 0) return '0';
+  const ended = result.requests.completed + result.errors.total;
+  const parts = Object.entries(byStatus)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([status, count]) => `status ${status} ${COUNT.format(count)}`);
+  if (result.errors.total > 0) parts.push(`errors ${COUNT.format(result.errors.total)}`);
+  return `${COUNT.format(total)} of ${COUNT.format(ended)} (${TWO_DECIMALS.format((total / ended) * 100)}%: ${parts.join(', ')})`;
+}
+
 function checks(stats: CheckStats): string[] {
   const total = stats.passed + stats.failed;
   const share = total === 0 ? '' : ` (${TWO_DECIMALS.format((stats.passed / total) * 100)}% passed)`;
@@ -320,8 +354,8 @@ function row(label: string, value: string): string {
 }
 
 /** Milliseconds: 3 decimals below 10 ms (where microseconds matter), 2 above. */
-function formatMs(ms: number): string {
-  if (Number.isNaN(ms)) return 'n/a';
+function formatMs(ms: number | null): string {
+  if (ms === null || Number.isNaN(ms)) return 'n/a';
   return Math.abs(ms) < 10 ? THREE_DECIMALS.format(ms) : TWO_DECIMALS.format(ms);
 }
 

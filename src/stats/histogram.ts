@@ -90,14 +90,16 @@ export function slotTop(us: number): number {
 
 const US_PER_MS = 1000;
 
-/** Percentiles and moments of a µs histogram, in ms. An empty histogram gives zeros. */
+/** Percentiles and moments of a µs histogram, in ms. An empty histogram gives NaN (null in JSON): nothing was timed. */
 export function latencyStats(histogram: hdr.Histogram): LatencyStats {
   if (histogram.totalCount === 0) {
-    return { min: 0, mean: 0, stddev: 0, max: 0, p50: 0, p75: 0, p90: 0, p95: 0, p99: 0, p999: 0 };
+    const none = Number.NaN;
+    return { count: 0, min: none, mean: none, stddev: none, max: none, p50: none, p75: none, p90: none, p95: none, p99: none, p999: none };
   }
   const at = (percentile: number) => histogram.getValueAtPercentile(percentile) / US_PER_MS;
   const { mean, stddev } = moments(histogram);
   return {
+    count: histogram.totalCount,
     min: histogram.minNonZeroValue / US_PER_MS,
     mean: mean / US_PER_MS,
     stddev: stddev / US_PER_MS,

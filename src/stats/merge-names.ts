@@ -1,5 +1,5 @@
 import type { LoadResult, NameStats } from '../shared/load-result.js';
-import type { ShardStats } from './recorder.js';
+import { failedByDefault, type ShardStats } from './recorder.js';
 
 /**
  * `result.byName` from the shards' `byName`: each name's shards merged by the one merge (`merge`,
@@ -27,6 +27,7 @@ export function mergeNames(result: LoadResult, shards: readonly ShardStats[], me
       latencyUncorrected: named.latencyUncorrected,
       statusCodes: named.statusCodes,
       errors: named.errors,
+      failed: named.failed,
       bytes: named.bytes,
       phases: named.phases,
       phaseHistograms: named.phaseHistograms,
@@ -66,6 +67,9 @@ export function nameAsShard(result: LoadResult, name: string, stats: NameStats, 
     errors: stats.errors.total,
     errorsByCode: stats.errors.byCode,
     statusCodes: stats.statusCodes,
+    // Saved before these existed: nothing unfinished, the default statuses failed.
+    unfinished: stats.requests.unfinished ?? 0,
+    failedByStatus: stats.failed?.byStatus ?? failedByDefault(stats.statusCodes),
     bytesSent: stats.bytes.sent,
     bytesReceived: stats.bytes.received,
     durationMs,

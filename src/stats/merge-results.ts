@@ -2,7 +2,7 @@ import { SalvoOptionError } from '../shared/errors.js';
 import type { LoadResult } from '../shared/load-result.js';
 import type { Thresholds } from '../shared/terms.js';
 import { mergeStats, type ResultHeader } from './merge.js';
-import type { ShardStats } from './recorder.js';
+import { failedByDefault, type ShardStats } from './recorder.js';
 import { judgeThresholds, parseThresholds } from './thresholds.js';
 import { addWarning } from '../shared/warnings.js';
 import { resultWebSocket } from './websocket-merge.js';
@@ -67,6 +67,9 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
     errorsByCode: result.errors.byCode,
     ...(result.errors.samples !== undefined ? { errorSamples: result.errors.samples } : {}),
     statusCodes: result.statusCodes,
+    // Results saved before these existed: nothing was counted unfinished, and the default statuses failed.
+    unfinished: result.requests.unfinished ?? 0,
+    failedByStatus: result.failed?.byStatus ?? failedByDefault(result.statusCodes),
     bytesSent: result.bytes.sent,
     bytesReceived: result.bytes.received,
     durationMs: offsetMs + result.durationMs,

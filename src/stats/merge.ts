@@ -11,6 +11,13 @@ import { mergeWebSocket, messageStats } from './websocket-merge.js';
 import { mergeNames } from './merge-names.js';
 import { mergeErrorSamples } from './error-samples.js';
 
+/** Failed requests: the errors and the responses with a status the run does not accept. */
+function failedStats(errors: number, byStatus: Record<string, number>): LoadResult['failed'] {
+  let total = errors;
+  for (const count of Object.values(byStatus)) total += count;
+  return { total, byStatus };
+}
+
 /** One merged second: its numbers, and the encoded histogram of one shard until a second adds to it. */
 interface MergedSecond {
   entry: TimelineEntry;
@@ -64,7 +71,7 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
       continue;
     }
     const histogram = merged.histogram ?? (merged.encoded === '' ? undefined : decodeHistogram(merged.encoded));
-    if (histogram !== undefined) {
+    if (histogram !== undefined && histogram.totalCount > 0) {
       const stats = latencyStats(histogram);
       merged.entry.p50 = stats.p50;
       merged.entry.p99 = stats.p99;
@@ -143,14 +150,16 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   const uncorrected = createHistogram();
   const statusCodes: Record<string, number> = {};
   const errorsByCode: Record<string, number> = {};
+  const failedByStatus: Record<string, number> = {};
   let checks: CheckStats | undefined;
-  let sent = 0, completed = 0, missed = 0, retried = 0, errors = 0, bytesSent = 0, bytesReceived = 0, durationMs = 0;
+  let sent = 0, completed = 0, missed = 0, retried = 0, unfinished = 0, errors = 0, bytesSent = 0, bytesReceived = 0, durationMs = 0;
   let startedAt = Infinity;
   for (const shard of shards) {
     sent += shard.sent;
     completed += shard.completed;
     missed += shard.missed;
     retried += shard.retried;
+    unfinished += shard.unfinished;
     errors += shard.errors;
     bytesSent += shard.bytesSent;
     bytesReceived += shard.bytesReceived;
@@ -158,6 +167,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
     startedAt = Math.min(startedAt, shard.startedAt);
     addCounts(statusCodes, shard.statusCodes);
     addCounts(errorsByCode, shard.errorsByCode);
+    addCounts(failedByStatus, shard.failedByStatus);
     addEncodedInto(corrected, shard.histogram);
     addEncodedInto(uncorrected, shard.histogramUncorrected);
     if (shard.checks) checks = checks ? mergeCheckStats(checks, shard.checks) : shard.checks;
@@ -180,6 +190,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
       perSecond: durationMs > 0 ? completed / (durationMs / 1000) : 0,
       missed,
       retried,
+      unfinished,
     },
     ...(webSocket !== undefined ? { messages: messageStats(sent, completed, durationMs), websocket: webSocket.websocket } : {}),
     latency: latencyStats(corrected),
@@ -188,6 +199,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
     phaseHistograms,
     statusCodes,
     errors: { total: errors, byCode: errorsByCode, ...(errorSamples.length > 0 ? { samples: errorSamples } : {}) },
+    failed: failedStats(errors, failedByStatus),
     bytes: { sent: bytesSent, received: bytesReceived },
     durationMs,
     startedAt,

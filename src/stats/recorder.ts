@@ -6,6 +6,7 @@ import type { Warning } from '../shared/warnings.js';
 import type { ShardWebSocket } from '../shared/websocket.js';
 import { createHistogram, encodeHistogram, latencyUs, slotTop } from './histogram.js';
 import { PendingLatencies } from './pending-latencies.js';
+import { keepErrorSample } from './error-samples.js';
 
 /** Adds counts by key (status codes, error codes, close codes) into `target`. */
 export function addCounts(target: Record<string, number>, source: Record<string, number>): void {
@@ -55,6 +56,10 @@ export interface ShardStats {
   /** The first few errors kept with their message (`errors.samples`); absent when none were. */
   errorSamples?: ErrorSample[];
   statusCodes: Record<string, number>;
+  /** Requests still in flight (written, no answer yet) when the run ended (`requests.unfinished`). */
+  unfinished: number;
+  /** Responses whose status the run does not accept, by status (`failed.byStatus`). */
+  failedByStatus: Record<string, number>;
   bytesSent: number;
   bytesReceived: number;
   durationMs: number;
@@ -88,7 +93,18 @@ export interface SecondSummary extends ShardSecond {
 }
 
 /** A thread's (or, merged, the run's) counts since the measured run began, sent with each closed second. */
-export type RunningTotals = Pick<ShardStats, 'sent' | 'completed' | 'errors' | 'retried' | 'statusCodes' | 'errorsByCode'>;
+export type RunningTotals = Pick<ShardStats, 'sent' | 'completed' | 'errors' | 'retried' | 'statusCodes' | 'errorsByCode'> & {
+  /** Failed requests so far (`failed.total`). */
+  failed: number;
+};
+
+/** `accepted[status]` is 1 for a status the run accepts when no `expect.status` says otherwise: below 400, as k6 has it. */
+export const DEFAULT_ACCEPTED_STATUS: Uint8Array = new Uint8Array(1000).fill(1, 100, 400);
+
+/** The failed responses by status of counts saved without them (results before 1.0): the default rule's. */
+export function failedByDefault(statusCodes: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(statusCodes).filter(([status]) => DEFAULT_ACCEPTED_STATUS[Number(status)] !== 1));
+}
 
 /** The maximum in ms as the final result will report it. */
 function maxOf(histogram: hdr.Histogram): number {
@@ -122,6 +138,8 @@ export class Recorder {
   errors = 0;
   missed = 0;
   retried = 0;
+  /** Requests in flight at the end (`recordUnfinished`, as the runner halts). */
+  unfinished = 0;
   bytesSent = 0;
   bytesReceived = 0;
   readonly #statusCounts = new Uint32Array(1000);
@@ -151,6 +169,8 @@ export class Recorder {
     public startAt: number,
     readonly gauges: Gauges,
     readonly onSecond: ((summary: SecondSummary) => void) | undefined,
+    /** `accepted[status]` is 1 for a status that is not a failed request (`expect.status`, else below 400). */
+    readonly acceptedStatus: Uint8Array = DEFAULT_ACCEPTED_STATUS,
   ) {
     this.#nextSecondAt = startAt + 1000;
   }
@@ -168,7 +188,7 @@ export class Recorder {
    */
   nameRequests(names: readonly string[]): void {
     this.#names = names;
-    if (names.length > 1) this.#named = names.map(() => new Recorder(this.startAt, NAME_GAUGES, undefined));
+    if (names.length > 1) this.#named = names.map(() => new Recorder(this.startAt, NAME_GAUGES, undefined, this.acceptedStatus));
   }
 
   /** The recorder of name index `name`; undefined with a single name (this one records it). */
@@ -190,6 +210,18 @@ export class Recorder {
     if (this.#named !== undefined) this.#named[name]!.recordSentBytes(bytes);
   }
 
+  /** Bytes of a request that failed before they reached the wire (a refused connection): the request stays in `sent`, with its error. */
+  recordUnwrittenBytes(bytes: number, name = 0): void {
+    this.bytesSent -= bytes;
+    if (this.#named !== undefined) this.#named[name]!.recordUnwrittenBytes(bytes);
+  }
+
+  /** A request still in flight when the run ended (`requests.unfinished`). */
+  recordUnfinished(name = 0): void {
+    this.unfinished++;
+    if (this.#named !== undefined) this.#named[name]!.recordUnfinished();
+  }
+
   /** Bytes of a response counted as an error (its `onResponse` hook threw). */
   recordReceivedBytes(bytes: number, name = 0): void {
     this.bytesReceived += bytes;
@@ -206,9 +238,9 @@ export class Recorder {
   }
 
   /**
-   * Takes back a request counted by `recordSent` that never reached the wire. It is taken from the
-   * second it failed in: its connection fails within the second it was sent but for a rare one that
-   * straddles the boundary, whose second keeps it rather than going below zero.
+   * Takes back a request counted by `recordSent` that never reached the wire and has no outcome (it
+   * waited for a connection when the run ended). It is taken from the second it is taken back in
+   * but for a rare one sent in an earlier second, whose second keeps it rather than going below zero.
    */
   recordUnsent(bytes: number, now: number, name = 0): void {
     if (now >= this.#nextSecondAt) this.rollTo(now);
@@ -282,6 +314,13 @@ export class Recorder {
     if (this.#named !== undefined) this.#named[name]!.recordError(code, now);
   }
 
+  /** An exception from the user's code (`where`: `requests[1].onResponse`), its request counted under `code` by `recordError`. */
+  recordThrown(code: string, where: string, thrown: unknown): void {
+    const kept = this.errorSamples.length;
+    keepErrorSample(this.errorSamples, code, thrown);
+    if (this.errorSamples.length > kept) this.errorSamples[kept]!.where = where;
+  }
+
   /** Closes every whole second before `now` (the engine calls this from its tick too); the names' first. */
   rollTo(now: number): void {
     if (this.#named !== undefined) for (const named of this.#named) named.rollTo(now);
@@ -337,6 +376,7 @@ export class Recorder {
       latencyUncorrected: { max: maxOf(this.#uncorrected) },
       statusCodes: this.#statusCodes(),
       errors: { total: this.errors, byCode: Object.fromEntries(this.#errorCodes) },
+      failed: { total: this.errors + this.#failedResponses() },
       bytes: { sent: this.bytesSent, received: this.bytesReceived },
       ...(checks ? { checks } : {}),
     };
@@ -351,7 +391,25 @@ export class Recorder {
       retried: this.retried,
       statusCodes: this.#statusCodes(),
       errorsByCode: Object.fromEntries(this.#errorCodes),
+      failed: this.errors + this.#failedResponses(),
     };
+  }
+
+  /** Responses with a status the run does not accept, by status: read at the end and once a second, never per response. */
+  #failedByStatus(): Record<string, number> {
+    const failed: Record<string, number> = {};
+    this.#statusCounts.forEach((count, status) => {
+      if (count > 0 && this.acceptedStatus[status] !== 1) failed[String(status)] = count;
+    });
+    return failed;
+  }
+
+  #failedResponses(): number {
+    let failed = 0;
+    this.#statusCounts.forEach((count, status) => {
+      if (this.acceptedStatus[status] !== 1) failed += count;
+    });
+    return failed;
   }
 
   #statusCodes(): Record<string, number> {
@@ -387,6 +445,8 @@ export class Recorder {
       errorsByCode: Object.fromEntries(this.#errorCodes),
       ...(this.errorSamples.length > 0 ? { errorSamples: this.errorSamples } : {}),
       statusCodes: this.#statusCodes(),
+      unfinished: this.unfinished,
+      failedByStatus: this.#failedByStatus(),
       bytesSent: this.bytesSent,
       bytesReceived: this.bytesReceived,
       durationMs,

@@ -7,6 +7,7 @@ import type { Thresholds } from '../shared/terms.js';
 import { durationOption } from '../shared/validate.js';
 import { judgeWindows, windowable, WINDOWED_METRICS } from './threshold-windows.js';
 import { missingScope, nameTimeline, scoped, splitScope } from './threshold-scope.js';
+import { nothingSucceeded } from './failure-advice.js';
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
@@ -41,8 +42,8 @@ const RENAMED_METRICS: Record<string, string> = {
 
 export const KNOWN_METRICS =
   `latency.<stat> and latencyUncorrected.<stat> (stat: ${LATENCY_STATS.join(', ')}), ` +
-  'requests.sent, requests.completed, requests.perSecond, requests.missed, requests.retried, bytes.sent, ' +
-  'bytes.received, errors.total, errors.rate, errors.byCode.<CODE>, statusCodes.<code>, ' +
+  'requests.sent, requests.completed, requests.perSecond, requests.missed, requests.retried, requests.unfinished, bytes.sent, ' +
+  'bytes.received, failed.total, failed.rate, errors.total, errors.rate, errors.byCode.<CODE>, statusCodes.<code>, ' +
   'statusCodes.<n>xx, checks.passed, checks.failed, checks.rate, messages.sent, messages.received, messages.perSecond ' +
   `(WebSocket), durationMs, ${SERVER_METRICS.join(', ')} (monitor); ` +
   'any but the server ones for one request name or scenario: latency.p99{name:checkout}, errors.rate{scenario:browse}';
@@ -162,11 +163,13 @@ export function evaluateThresholds(
   });
 }
 
-/** Sets `result.thresholds` and `result.ok` (runLoad and mergeResults alike); without thresholds `ok` stays. */
+/**
+ * Sets `result.thresholds` and `result.ok` (runLoad and mergeResults alike): `ok` is false when a
+ * threshold failed or when no request succeeded (nothing measured cannot pass, thresholds or not).
+ */
 export function judgeThresholds(result: LoadResult, compiled: readonly CompiledThreshold[] | undefined): void {
-  if (compiled === undefined) return;
-  result.thresholds = evaluateThresholds(compiled, result);
-  result.ok = result.thresholds.every((threshold) => threshold.passed);
+  if (compiled !== undefined) result.thresholds = evaluateThresholds(compiled, result);
+  result.ok = (result.thresholds?.every((threshold) => threshold.passed) ?? true) && !(result.failed !== undefined && nothingSucceeded(result));
 }
 
 /**
@@ -283,11 +286,18 @@ export function metricReader(metric: string): MetricReader | undefined {
       const stat = LATENCY_STATS.find((s) => s === field);
       if (stat === undefined) return undefined;
       // max only grows as samples are added; min shrinks but reads 0 before the first sample.
-      return { monotone: stat === 'max', read: (r) => (measuredNothing(r) ? Number.NaN : r[group]?.[stat]) };
+      return {
+        monotone: stat === 'max',
+        read: (r) => {
+          // Nothing timed reads NaN in memory and null from JSON: "no data", never a pass.
+          const value = r[group]?.[stat] as number | null | undefined;
+          return measuredNothing(r) || r[group]?.count === 0 || value === null ? Number.NaN : value;
+        },
+      };
     }
     case 'requests':
       if (field === 'perSecond') return { monotone: false, read: (r) => r.requests?.perSecond };
-      if (field === 'sent' || field === 'completed' || field === 'missed' || field === 'retried') {
+      if (field === 'sent' || field === 'completed' || field === 'missed' || field === 'retried' || field === 'unfinished') {
         return { monotone: true, read: (r) => r.requests?.[field] };
       }
       return undefined;
@@ -300,6 +310,11 @@ export function metricReader(metric: string): MetricReader | undefined {
       return { monotone: true, read: (r) => r.bytes?.[field] };
     case 'errors':
       return errorsReader(field, extra, metric);
+    case 'failed':
+      if (field === 'total') return { monotone: true, read: (r) => r.failed?.total };
+      // Over the requests that ended (responses and errors), as errors.rate: k6's http_req_failed.
+      if (field === 'rate') return { monotone: false, read: (r) => ratio(r.failed?.total, r.errors?.total, r.requests?.completed) };
+      return undefined;
     case 'statusCodes':
       return statusReader(field);
     case 'checks':
@@ -335,12 +350,7 @@ function errorsReader(field: string, extra: string | undefined, metric: string):
     if (field !== 'rate') return undefined;
     return {
       monotone: false,
-      read: (r) => {
-        const errors = r.errors?.total;
-        const completed = r.requests?.completed;
-        if (errors === undefined || completed === undefined) return undefined;
-        return errors + completed === 0 ? Number.NaN : errors / (errors + completed);
-      },
+      read: (r) => ratio(r.errors?.total, r.errors?.total, r.requests?.completed),
     };
   }
   const code = metric.slice('errors.byCode.'.length);
@@ -350,6 +360,12 @@ function errorsReader(field: string, extra: string | undefined, metric: string):
     monotone: true,
     read: (r) => (r.errors?.byCode === undefined ? undefined : (r.errors.byCode[code] ?? 0)),
   };
+}
+
+/** `count` over the requests that ended (`errors` + `completed`); NaN over none, undefined when a part is unknown. */
+function ratio(count: number | undefined, errors: number | undefined, completed: number | undefined): number | undefined {
+  if (count === undefined || errors === undefined || completed === undefined) return undefined;
+  return errors + completed === 0 ? Number.NaN : count / (errors + completed);
 }
 
 function statusReader(field: string): MetricReader | undefined {

@@ -32,6 +32,8 @@ export function connectionErrorCode(code: number): string {
 export interface H2StreamConnection {
   /** Ends the stream; true when its request never reached the wire. */
   cancel(stream: H2Stream): boolean;
+  /** The session's preface and SETTINGS went out: streams opened before are written then. */
+  readonly connected: boolean;
 }
 
 /** Per lane, made once and reused by each of its requests: the stream it has open now, if any. */

@@ -92,6 +92,14 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     this.sink.onError(lane, code, unsent);
   }
 
+  unwritten(lane: Lane): boolean {
+    const stream = this.#streams[lane.id];
+    const connection = stream?.connection;
+    if (connection === undefined) return false;
+    // Waiting for the server's stream limit, or on a session that never opened.
+    return stream!.queued !== undefined || (!connection.connected && !lane.retried);
+  }
+
   async connect(count: number): Promise<void> {
     const opening: Array<Promise<void>> = [];
     for (let slot = 0; slot < Math.min(count, this.#slots.length); slot++) {

@@ -187,6 +187,12 @@ class HttpTransport implements Transport<HttpRequest> {
     return prepared.wireBytes;
   }
 
+  unwritten(lane: Lane): boolean {
+    const state = this.#lanes.get(lane.id);
+    // Still in the Agent's queue or its socket's buffer: node:http had not handed it to the kernel.
+    return state?.request !== undefined && !state.written && !lane.retried;
+  }
+
   #dispatch(state: HttpLane, options: http.RequestOptions, body: Buffer | undefined): void {
     state.written = false;
     state.socket = undefined;

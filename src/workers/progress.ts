@@ -5,7 +5,7 @@ import { addEncodedInto, createHistogram } from '../stats/histogram.js';
 
 type Totals = RunningTotals;
 
-const noTotals = (): Totals => ({ sent: 0, completed: 0, errors: 0, retried: 0, statusCodes: {}, errorsByCode: {} });
+const noTotals = (): Totals => ({ sent: 0, completed: 0, errors: 0, retried: 0, statusCodes: {}, errorsByCode: {}, failed: 0 });
 
 interface PendingSecond {
   reported: Set<number>;
@@ -114,6 +114,7 @@ export class ProgressMerger {
       totals.completed += shardTotals.completed;
       totals.errors += shardTotals.errors;
       totals.retried += shardTotals.retried;
+      totals.failed += shardTotals.failed;
       addCounts(totals.statusCodes, shardTotals.statusCodes);
       addCounts(totals.errorsByCode, shardTotals.errorsByCode);
     }

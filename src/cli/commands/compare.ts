@@ -1,5 +1,6 @@
 import { AssertionError } from 'node:assert';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { assertNoRegression, compareResults, formatComparison, renderComparisonReport, runComparison, type Comparison, type LoadResult } from '../../index.js';
 import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
 import { parseMargin } from '../../compare/assert-no-regression.js';
@@ -24,8 +25,9 @@ const USAGE = `usage: salvo compare BASELINE.json CANDIDATE.json [flags]
 
 Is the candidate faster than the baseline? Compares repeated runs with Welch's t-test, one run one
 sample, and prints improvement, confidence (* p<0.05, ** p<0.01, *** p<0.001) and accuracy per metric.
-A file holds a JSON array of results (or the JSON of a previous salvo compare --json); two URLs are
-load-tested alternately with the load flags, -n times each.
+Each side is a saved result (salvo --json), a JSON array of them, a directory of such files, or the
+JSON of a previous salvo compare --json; at least 2 runs a side. Two URLs are load-tested
+alternately with the load flags, -n times each.
 
 flags:
 ${flagsHelp(COMPARE_FLAGS)}
@@ -34,19 +36,39 @@ load flags (URLs only):
 ${flagsHelp(LOAD_FLAGS)}
 `;
 
-/** Results of one side from a file: an array of results, or one side of `salvo compare --json`. */
+const isResult = (value: unknown): boolean => typeof value === 'object' && value !== null && 'latency' in value && 'requests' in value;
+
+/**
+ * The runs of one side: a saved result, an array of them, one side of `salvo compare --json`, or a
+ * directory of such files (its `.json` files in name order), as users keep them.
+ */
 async function readRuns(path: string, side: 'baseline' | 'candidate'): Promise<LoadResult[]> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new UsageError(`cannot read ${path} as JSON: ${(error as Error).message}`);
+  let files = [path];
+  if ((await stat(path).catch(() => undefined))?.isDirectory() === true) {
+    files = (await readdir(path)).filter((name) => name.endsWith('.json')).sort().map((name) => join(path, name));
+    if (files.length === 0) throw new UsageError(`${path} is a directory without .json files; save each run with salvo --json > ${join(path, 'run-1.json')}`);
   }
-  const runs = Array.isArray(parsed) ? parsed : (parsed as Record<string, unknown> | null)?.[side];
-  if (!Array.isArray(runs) || !runs.every((run) => typeof run === 'object' && run !== null && 'latency' in run)) {
-    throw new UsageError(`${path} must hold a JSON array of salvo results (one per run), or the JSON of salvo compare --json`);
+  const runs: LoadResult[] = [];
+  for (const file of files) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readFile(file, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`cannot read ${file} as JSON: ${(error as Error).message}`);
+    }
+    const found = isResult(parsed) ? [parsed] : Array.isArray(parsed) ? parsed : (parsed as Record<string, unknown> | null)?.[side];
+    if (!Array.isArray(found) || !found.every(isResult)) {
+      throw new UsageError(`${file} must hold a salvo result (salvo --json), a JSON array of them, or the JSON of salvo compare --json`);
+    }
+    runs.push(...(found as LoadResult[]));
   }
-  return runs as LoadResult[];
+  if (runs.length < 2) {
+    throw new UsageError(
+      `${side} has ${runs.length} run (${path}): a comparison needs at least 2 runs a side, since one run has no spread to test against; ` +
+        'save several runs (salvo URL --json > runs/1.json, ...) and give the directory, or compare two URLs with -n',
+    );
+  }
+  return runs;
 }
 
 const CONFIDENCE = ['*', '**', '***'] as const;

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { formatResult, renderReport, runLoad } from '../../index.js';
-import { checkWritable, EXIT, writeOutput, type Command } from '../command.js';
+import { checkWritable, EXIT, runExitStatus, writeOutput, type Command } from '../command.js';
 import { ProgressLine } from '../progress-line.js';
 import { parseRunFlags, RUN_USAGE } from '../run-flags.js';
 
@@ -55,6 +55,6 @@ export const runCommand: Command = {
       io.stderr.write(`salvo: interrupted: the result above covers ${(result.durationMs / 1000).toFixed(1)} s of the run, not all of it\n`);
       return EXIT.interrupted;
     }
-    return result.ok ? EXIT.ok : EXIT.failed;
+    return runExitStatus(result);
   },
 };
