@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
-import { runLoad, SalvoOptionError, SalvoTaskSetupError, type TaskContext } from '../src/index.js';
+import { findCapacity, mergeResults, runComparison, runLoad, SalvoOptionError, SalvoTaskSetupError, type TaskContext } from '../src/index.js';
 import { inSomeRun } from './fixtures/timing.js';
 
 const fixture = (name: string) => new URL(`./fixtures/tasks/${name}`, import.meta.url).href;
@@ -243,4 +243,29 @@ t.test('bad task options name the option', async (t) => {
   await reject({ task: './no-such-task.mjs' }, 'task', /could not import/);
   await reject({ task: `${fixture('counting.mjs')}#nope` }, 'task', /has no 'nope' export/);
   await reject({ task: `${fixture('counting.mjs')}#not-a-name` }, 'task', /must be a JavaScript name/);
+});
+
+t.test('runComparison and findCapacity take task runs', async (t) => {
+  const sleeping = (ms: number) => async () => void (await sleep(ms));
+  const comparison = await runComparison({ baseline: { task: sleeping(1), concurrency: 2, duration: 300 }, candidate: { task: sleeping(1), concurrency: 2, duration: 300 }, runs: 2 });
+  t.equal(comparison.baseline.length, 2);
+  t.equal(comparison.candidate[0]?.transport, 'task');
+  t.ok(comparison.comparison.rows.some((row) => row.metric === 'latency.p50'));
+
+  let calls = 0;
+  const capacity = await findCapacity({ task: async () => void calls++, concurrency: 4, slo: { 'errors.rate': '< 0.01' }, start: 50, max: 100, stepDuration: 300, precision: 0.5 });
+  t.ok(capacity.steps.length >= 1, `${capacity.steps.length} steps`);
+  t.equal(capacity.url, 'task:task', 'an arrow function takes the name of the key it is given under');
+  t.ok(calls >= 15, `${calls} calls over the steps`);
+});
+
+t.test('a segment of a task run makes its share of the calls, and mergeResults puts the segments back together', async (t) => {
+  let calls = 0;
+  const options = { task: async () => void calls++, concurrency: 4, amount: 301 };
+  const [first, second] = [await runLoad({ ...options, segment: { index: 0, count: 2 } }), await runLoad({ ...options, segment: { index: 1, count: 2 } })];
+  t.equal(calls, 301);
+  t.equal(first.requests.completed + second.requests.completed, 301);
+  const merged = mergeResults([first, second]);
+  t.equal(merged.requests.completed, 301);
+  t.equal(merged.transport, 'task');
 });
