@@ -66,7 +66,7 @@ t.test('one call in ten failing with a coded error: counted under its code, a fe
   t.equal(result.requests.completed, 899);
   const samples = result.errors.samples!;
   t.same(samples.filter((sample) => sample.code === 'ECARD').map((sample) => sample.message), ['card declined (call 9)', 'card declined (call 19)', 'card declined (call 29)']);
-  t.match(samples.find((sample) => sample.code === 'TypeError'), { message: 'no code here', stack: /task\.test\.ts/ });
+  t.match(samples.find((sample) => sample.code === 'TypeError'), { message: 'no code here', stack: /task\.test\.ts/, where: 'task' });
 });
 
 t.test('a call past timeout: TIMEOUT, its signal aborted with a TimeoutError, the slot goes on; the run ends on time', async (t) => {
@@ -91,7 +91,8 @@ t.test('a call past timeout: TIMEOUT, its signal aborted with a TimeoutError, th
   t.equal(result.errors.byCode.TIMEOUT, 2);
   t.same(reasons, ['TimeoutError', 'TimeoutError']);
   t.ok(calls > 20, `${calls} calls after the timeouts: the slots went on`);
-  t.equal(result.requests.completed + result.errors.total + 2, result.requests.sent, 'sent = completed + errors + the 2 in flight at the end');
+  t.equal(result.requests.unfinished, 2, 'the 2 calls in flight at the end');
+  t.equal(result.requests.completed + result.errors.total + result.requests.unfinished, result.requests.sent, 'sent = completed + errors + unfinished');
   t.ok(elapsed < 800 + 1000, `ended in ${elapsed.toFixed(0)} ms`);
   t.match(result.warnings, [{ code: 'TASK_IGNORED_SIGNAL', message: /2 of the 2 calls/ }]);
 
@@ -106,7 +107,7 @@ t.test('a call past timeout: TIMEOUT, its signal aborted with a TimeoutError, th
   t.same(honest.warnings.filter((warning) => warning.code === 'TASK_IGNORED_SIGNAL'), [], 'a task that honours its signal gets no warning');
 });
 
-t.test('the end of the run aborts the signals of the calls in flight, which are not counted', async (t) => {
+t.test('the end of the run aborts the signals of the calls in flight, which are unfinished', async (t) => {
   const reasons: string[] = [];
   const result = await runLoad({
     task: (ctx) => new Promise((_, reject) => ctx.signal.addEventListener('abort', () => (reasons.push((ctx.signal.reason as DOMException).name), reject(ctx.signal.reason)))),
@@ -116,6 +117,7 @@ t.test('the end of the run aborts the signals of the calls in flight, which are 
   await sleep(10);
   t.same(reasons, ['AbortError', 'AbortError', 'AbortError']);
   t.equal(result.requests.sent, 3);
+  t.equal(result.requests.unfinished, 3);
   t.equal(result.errors.total, 0);
   t.equal(result.requests.completed, 0);
 });

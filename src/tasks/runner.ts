@@ -3,7 +3,6 @@ import type { Plan } from '../shared/plan.js';
 import type { TaskFunctions } from '../shared/task.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import type { GeneratorMonitor } from '../stats/generator.js';
-import { keepErrorSample } from '../stats/error-samples.js';
 import { addWarning } from '../shared/warnings.js';
 import { RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import type { Measuring } from '../runner/measuring.js';
@@ -66,8 +65,8 @@ export function taskErrorCode(error: unknown): string {
  * (`rate`, rate `stages`): calls fall due on the same schedule and pacer as HTTP's, taken by whichever
  * slot is free, timed from when they were due. A call past `timeout` counts as `TIMEOUT` and its
  * signal aborts; its slot goes on at once with a new context, and whatever the call does later is
- * ignored. At the end, calls in flight have their signals aborted and are not waited for (as HTTP's
- * requests in flight are neither waited for nor counted).
+ * ignored. At the end, calls in flight have their signals aborted and are not waited for: they are
+ * `requests.unfinished`, as HTTP's requests in flight are.
  */
 export class TaskRunner implements Exchanges, CallOwner {
   readonly tickMs: number;
@@ -286,7 +285,7 @@ export class TaskRunner implements Exchanges, CallOwner {
   #recordFailure(error: unknown, now: number): void {
     const code = taskErrorCode(error);
     this.#recorder.recordError(code, now);
-    keepErrorSample(this.#recorder.errorSamples, code, error);
+    this.#recorder.recordThrown(code, 'task', error);
   }
 
   settledLate(): void {
@@ -349,7 +348,11 @@ export class TaskRunner implements Exchanges, CallOwner {
       this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset)));
     }
     const ended = new DOMException('the load test ended', 'AbortError');
-    for (const slot of this.#slots) if (slot.busy) slot.call.abandon(ended);
+    for (const slot of this.#slots) {
+      if (!slot.busy) continue;
+      if (slot.measured) this.#recorder.recordUnfinished();
+      slot.call.abandon(ended);
+    }
     if (this.#abandonedPending > 0) {
       addWarning(
         this.#recorder.warnings,
