@@ -62,6 +62,8 @@ export type {
 export type { MachineSecond, MachineStats, ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats } from './shared/load-result.js';
 export type { Segment, Thresholds, TransportName } from './shared/terms.js';
 export type { Warning } from './shared/warnings.js';
+export type { StreamEvent, StreamFormat, StreamHistograms, StreamMergeInfo, StreamOptions } from './shared/stream.js';
+export type { StreamSecond, StreamStats } from './shared/load-result.js';
 export { compareResults } from './compare/compare-results.js';
 export { runComparison } from './compare/run-comparison.js';
 export { formatComparison } from './compare/format-comparison.js';

@@ -16,6 +16,7 @@ import { durationOption, positiveInteger, rejectUnknownKeys, show } from './shar
 import { planSocketIo } from './websocket/socketio-options.js';
 import { planTaskOptions, rejectConcurrencyWithoutTask } from './tasks/options.js';
 import { importTask, type ImportedTask } from './workers/task-module.js';
+import { planStream } from './engine/stream-options.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -25,7 +26,7 @@ export const KNOWN_OPTIONS = [
   'url', 'name', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
   'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
-  'outputs', 'socketio', 'task', 'concurrency', 'scenarios',
+  'outputs', 'socketio', 'task', 'concurrency', 'scenarios', 'stream',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
@@ -187,6 +188,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   const socketIoPlan = socketIo ? planSocketIo(options.socketio, { url: url!, amount, headers: parseHeaders('headers', options.headers) }) : undefined;
   const webSocketPlan =
     webSocket && !socketIo ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
+  const streamPlan = planStream(options.stream, { workers, webSocket });
   const { requests, names } = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
   const plan: Plan = {
     url: task?.url ?? url!.href,
@@ -218,6 +220,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     monitor: planMonitor(options.monitor),
     ...(socketIoPlan !== undefined ? { socketio: socketIoPlan } : {}),
     ...(task !== undefined ? { task: task.task } : {}),
+    ...(streamPlan !== undefined ? { stream: streamPlan.planned } : {}),
   };
   return {
     plan,
@@ -228,6 +231,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
       ...(webSocketPlan !== undefined ? { websocket: webSocketPlan.hooks } : {}),
       ...(outputs !== undefined ? { outputs } : {}),
       ...(task !== undefined ? { task: task.functions } : {}),
+      ...(streamPlan !== undefined ? { stream: streamPlan.hooks } : {}),
     },
   };
 }

@@ -33,6 +33,7 @@ function runInProcess(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: 
     requests: hooks.requests,
     websocket: hooks.websocket,
     task: hooks.task,
+    stream: hooks.stream,
     signal: hooks.signal,
     ready: start.wait,
     onSecond,

@@ -29,6 +29,7 @@ const NOT_CODES: Record<string, string> = {
   // other words
   SALVO_RAW_TCP: 'an environment variable', TCP: "Node's handle type", SATURATED: 'a word of the report',
   RATE: 'a flag value name', CPU: 'a word of the report',
+  TTFT: 'a word of the summary', ITL: 'a word of the summary', TPOT: 'a word of the summary',
 };
 
 function sourceFiles(dir: string): string[] {

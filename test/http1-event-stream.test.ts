@@ -1,5 +1,6 @@
 import t from 'tap';
-import { EventStream, type StreamFormat } from '../src/http1/event-stream.js';
+import { EventStream } from '../src/http1/event-stream.js';
+import type { StreamFormat } from '../src/shared/stream.js';
 
 interface Seen {
   data: string;

@@ -48,6 +48,10 @@ export const LOAD_FLAGS = {
   'ws-message': { type: 'string', value: 'TEXT', help: 'ws:/wss: URL: send TEXT on each connection and time each reply' },
   'ws-rate': { type: 'string', value: 'N', help: 'ws:/wss: URL: messages/s per connection (default: when the reply came)' },
   'ws-timestamp': { type: 'string', value: 'FIELD', help: 'ws:/wss: URL: time received JSON messages from their epoch-ms FIELD' },
+  stream: { type: 'string', value: 'FORMAT', help: 'read bodies as sse, ndjson or chunks: time to first event, gaps (result.stream)' },
+  'stream-until': { type: 'string', value: 'DATA', help: "--stream: the event that ends a stream, such as '[DONE]'" },
+  'stream-tokens': { type: 'string', value: 'PATH', help: "--stream: output tokens at this JSON path (TTFT, ITL), such as choices.0.delta.content" },
+  'stream-timestamp': { type: 'string', value: 'FIELD', help: "--stream: time each event's delivery from its epoch-ms JSON FIELD" },
   ...SOCKETIO_FLAGS,
   'monitor-pid': { type: 'string', multiple: true, value: 'PID', help: "watch the server's process (CPU, memory; Linux); repeat for more" },
   'monitor-url': { type: 'string', multiple: true, value: 'URL', help: 'watch a Prometheus endpoint (node_exporter, prom-client); repeat' },
@@ -115,6 +119,20 @@ function stages(flag: string, values: string[] | undefined, key: 'rate' | 'conne
     const time = durationFlag(`--${flag} ${JSON.stringify(value)}: TIME`, value.slice(0, colon));
     return { duration: time, [key]: numeric(value.slice(colon + 1)) } as Stage;
   });
+}
+
+/** `--stream` and its companions; the format itself is left to runLoad's validation. */
+function streamFlags(format: string | undefined, until: string | undefined, tokens: string | undefined, timestampField: string | undefined): LoadOptions['stream'] {
+  if (format === undefined) {
+    if (until !== undefined || tokens !== undefined || timestampField !== undefined) throw new UsageError('--stream-until, --stream-tokens and --stream-timestamp need --stream sse|ndjson|chunks');
+    return undefined;
+  }
+  return {
+    format: format as NonNullable<LoadOptions['stream']>['format'],
+    ...(until === undefined ? {} : { until }),
+    ...(tokens === undefined ? {} : { tokens }),
+    ...(timestampField === undefined ? {} : { timestamp: { field: timestampField } }),
+  };
 }
 
 function webSocketFlags(message: string | undefined, rate: string | undefined, timestampField: string | undefined): LoadOptions['websocket'] {
@@ -188,6 +206,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     thresholds: thresholdFlags('threshold', flags.threshold),
     websocket: webSocketFlags(flags['ws-message'], flags['ws-rate'], flags['ws-timestamp']),
     socketio: socketIoFromFlags(flags),
+    stream: streamFlags(flags.stream, flags['stream-until'], flags['stream-tokens'], flags['stream-timestamp']),
     monitor: monitorFlags(flags['monitor-pid'], flags['monitor-url']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];

@@ -14,6 +14,7 @@ import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../runne
 import { RequestSequence } from './request-sequence.js';
 import { planSchedule, type RateSchedule } from '../runner/schedule.js';
 import { addWarning, type Warning } from '../shared/warnings.js';
+import { StreamMeter } from './stream-meter.js';
 
 /**
  * The HTTP exchanges of one thread's run: closed loop (each lane sends again as soon as its response
@@ -61,6 +62,9 @@ export class Engine implements TransportSink, Exchanges {
   #stopped = false;
   /** Transport findings, kept here because they can come before the recorder exists. */
   readonly #warnings: Warning[] = [];
+  /** `stream`: each response's body framed into events and timed. */
+  readonly #stream: StreamMeter | undefined;
+  #haltedAt = 0;
 
   constructor(plan: Plan, createTransport: TransportFactory, hooks: RunHooks = {}) {
     this.#plan = plan;
@@ -82,6 +86,7 @@ export class Engine implements TransportSink, Exchanges {
         retry: plan.retry,
         timeoutMs: plan.timeoutMs,
         captureResponses: this.#sequence.captureResponses,
+        stream: plan.stream !== undefined,
         phases: this.#phases,
       },
       this,
@@ -91,6 +96,7 @@ export class Engine implements TransportSink, Exchanges {
     for (let connection = 0; connection < maxConnections; connection++) {
       for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
+    if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, (code, message) => this.onWarning(code, message));
     this.#schedule = planSchedule(plan);
     this.tickMs = Math.min(100, Math.max(5, Math.floor(plan.timeoutMs / 10)));
     this.gauges = {
@@ -120,6 +126,7 @@ export class Engine implements TransportSink, Exchanges {
     this.#monitor = measuring.monitor;
     this.#recorder = measuring.recorder;
     this.#startAt = measuring.startAt;
+    this.#stream?.begin(measuring.measureAt, measuring.endAt);
   }
 
   start(now: number): void {
@@ -265,6 +272,7 @@ export class Engine implements TransportSink, Exchanges {
     lane.measured = intendedAt >= this.#measureAt;
     if (lane.measured) this.#measuredSent++;
     this.#inFlight++;
+    this.#stream?.sent(lane);
     const prepared = this.#sequence.next(lane);
     if (prepared === undefined) {
       // In `sent` with its error, so that every request sent ends in exactly one count.
@@ -295,6 +303,7 @@ export class Engine implements TransportSink, Exchanges {
     // A response whose `onResponse` hook threw is that request's error instead of a completion: each
     // request ends in exactly one of `completed` and `errors`.
     const handled = this.#sequence.answered(lane, status, details);
+    this.#stream?.end(lane, now, lane.measured && handled);
     const name = this.#nameOf[lane.requestIndex];
     if (lane.measured && !handled) {
       this.#recorder.recordThrown('ON_RESPONSE_FAILED', `requests[${lane.requestIndex}].onResponse`, this.#sequence.thrown);
@@ -313,6 +322,10 @@ export class Engine implements TransportSink, Exchanges {
 
   onWarning(code: string, message: string): void {
     addWarning(this.#warnings, code, message);
+  }
+
+  onBody(lane: Lane, data: Uint8Array, start: number, end: number): boolean {
+    return this.#stream!.body(lane, data, start, end);
   }
 
   onSentMore(lane: Lane, bytes: number): void {
@@ -371,6 +384,7 @@ export class Engine implements TransportSink, Exchanges {
    */
   halt(now: number, endAt: number): void {
     this.#stopped = true;
+    this.#haltedAt = endAt;
     this.#pacer?.close();
     for (const timer of this.#backoffTimers) clearTimeout(timer);
     if (this.#schedule) {
@@ -389,6 +403,8 @@ export class Engine implements TransportSink, Exchanges {
 
   close(stats: ShardStats): Promise<void> {
     stats.phases = this.#phases.encode();
+    const stream = this.#stream?.finish(this.#haltedAt);
+    if (stream !== undefined) stats.stream = stream;
     const names = this.#plan.names;
     names.forEach((name, index) => {
       const named = stats.byName?.[name];

@@ -7,7 +7,7 @@
  * `until`, `timestamp` and `tokens` options read it), and decoded only when read.
  */
 
-export type StreamFormat = 'sse' | 'ndjson' | 'chunks';
+import type { StreamFormat } from '../shared/stream.js';
 
 /** Told of each complete event, synchronously, while `push` runs. */
 export interface EventStreamHandler {

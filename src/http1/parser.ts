@@ -45,6 +45,8 @@ export class ResponseParser {
 
   readonly #handler: ResponseHandler;
   readonly #capture: boolean;
+  /** Hand the body bytes to `onBody` as they arrive (`stream`). */
+  readonly #body: boolean;
   readonly #maxHeaderBytes: number;
 
   #state = STATUS_LINE;
@@ -81,6 +83,7 @@ export class ResponseParser {
   constructor(handler: ResponseHandler, options: ResponseParserOptions = {}) {
     this.#handler = handler;
     this.#capture = options.capture ?? false;
+    this.#body = options.body ?? false;
     this.#maxHeaderBytes = options.maxHeaderBytes ?? 64 * 1024;
     this.#template = this.#capture ? undefined : (options.template ?? new HeadTemplate());
     this.#startMessage(false);
@@ -153,6 +156,7 @@ export class ResponseParser {
         pos += n;
         this.#bytes += n;
         this.#remaining -= n;
+        if (this.#body && !this.#handler.onBody!(data, pos - n, pos)) return this.#endEarly();
         step = CONTINUE;
         if (this.#remaining === 0) {
           if (state === CHUNK_DATA) {
@@ -165,7 +169,9 @@ export class ResponseParser {
       } else if (state === BODY_UNTIL_CLOSE) {
         this.#captureBody(data, pos, end);
         this.#bytes += end - pos;
+        const from = pos;
         pos = end;
+        if (this.#body && !this.#handler.onBody!(data, from, end)) return this.#endEarly();
         step = CONTINUE;
       } else if (state === CLOSED) {
         return undefined;
@@ -363,6 +369,16 @@ export class ResponseParser {
     // Nothing of `this` may be touched after the callback: it may have reset the parser.
     const goOn = this.#handler.onResponse(status, bytes, willClose, details);
     return goOn && !willClose ? CONTINUE : STOP;
+  }
+
+  /**
+   * `onBody` ended the response before its body did: it completes now, and the connection closes,
+   * since the rest of the body would come before the next response.
+   */
+  #endEarly(): undefined {
+    this.#connectionClose = true;
+    this.#complete();
+    return undefined;
   }
 
   /** Clears per-response state; after a 1xx the bytes keep counting towards the final response. */

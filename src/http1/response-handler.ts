@@ -26,11 +26,19 @@ export interface ResponseHandler {
    * then returns at once without touching its state, which may already belong to a new connection.
    */
   onResponse(status: number, bytes: number, willClose: boolean, details: ResponseDetails | undefined): boolean;
+  /**
+   * Body bytes `data[start, end)` of the response being parsed, as they arrive (with `body` on; the
+   * buffer is reused after the call). Return false to end the response there: it is reported to
+   * `onResponse` at once, as closing the connection (the rest of its body is never read).
+   */
+  onBody?(data: Buffer, start: number, end: number): boolean;
 }
 
 export interface ResponseParserOptions {
   /** Build `ResponseDetails` (headers and body) for each response. Default false. */
   capture?: boolean;
+  /** Report body bytes to `onBody` as they arrive. Default false. */
+  body?: boolean;
   /** Most bytes a status line plus headers (or a trailer section, or a chunk-size line) may take. */
   maxHeaderBytes?: number;
   /** A template shared with other parsers (the connections of one transport); else its own. Unused when capturing. */

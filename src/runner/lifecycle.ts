@@ -4,6 +4,7 @@ import type { Gauges, ShardStats } from '../stats/recorder.js';
 import { abortOnFailCheck, type PartialLoadResult } from '../stats/thresholds.js';
 import type { CheckStats } from '../shared/load-result.js';
 import type { RequestSpec } from '../shared/load-options.js';
+import type { StreamHooks } from '../shared/stream.js';
 import { measuredSpan, prepareMeasuring, type Measuring, type OnSecond } from './measuring.js';
 
 /** What one thread's run needs besides its plan; everything here stays in that thread. */
@@ -11,6 +12,8 @@ export interface RunHooks {
   /** The user's request specs, for `setupRequest` / `onResponse` hooks (HTTP). */
   requests?: RequestSpec[] | undefined;
   signal?: AbortSignal | undefined;
+  /** The `stream` option's functions (HTTP). */
+  stream?: StreamHooks | undefined;
   /** Called as each second closes, with totals so far. */
   onSecond?: OnSecond | undefined;
   /**

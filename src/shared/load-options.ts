@@ -1,3 +1,4 @@
+import type { StreamOptions } from './stream.js';
 import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
 import type { Segment, Thresholds, TransportName } from './terms.js';
@@ -238,6 +239,12 @@ export interface LoadOptions {
    * pushes. The result is a WebSocket run's, with `transport: 'socket.io'`.
    */
   socketio?: SocketIoOptions;
+  /**
+   * Read each response's body as a stream of events (Server-Sent Events, NDJSON lines or chunks) and
+   * time them: `result.stream` has the time to first event, the gaps between events, events per
+   * response and, with `tokens`, the LLM figures (TTFT, ITL, TPOT, output tokens/s).
+   */
+  stream?: StreamOptions;
 }
 
 /** Options of a Socket.IO run (`socketio`). */

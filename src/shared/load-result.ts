@@ -1,5 +1,6 @@
 import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { Warning } from './warnings.js';
+import type { StreamFormat, StreamMergeInfo } from './stream.js';
 
 /**
  * What a result's `transport` says: the HTTP client used, `'websocket'` for a `ws:`/`wss:` run,
@@ -107,6 +108,8 @@ export interface MergeInfo {
   stages?: string[];
   /** `monitor`: each source's per-second readings, so that merged segments count a source once. */
   server?: ServerSeries[];
+  /** `stream`: the histograms behind `result.stream` and each second's first-event histogram. */
+  stream?: StreamMergeInfo;
 }
 
 /** One monitored source's readings, one per timeline second (`null` where it did not answer). */
@@ -230,6 +233,8 @@ export interface TimelineEntry {
   server?: ServerSecond;
   /** Each request name's share of this second (see `LoadResult.byName`). */
   byName?: Record<string, NameSecond>;
+  /** A `stream` run's events, tokens and first-event times in this second. */
+  stream?: StreamSecond;
 }
 
 /** One request name's part of a timeline second. */
@@ -458,6 +463,8 @@ export interface LoadResult {
   messages?: MessageStats;
   /** WebSocket runs: close codes and the per-stage summary. */
   websocket?: WebSocketStats;
+  /** `stream`: time to first event, gaps between events, events, and the LLM figures with `tokens`. */
+  stream?: StreamStats;
   /**
    * Latency; in a WebSocket run per timed message (reply time minus send time, or receive time minus
    * the message's timestamp); in rate mode measured from the intended send time (coordinated-omission corrected). */
@@ -521,4 +528,51 @@ export interface LoadResult {
   histogramUncorrected: string;
   /** What an exact `mergeResults` needs: segment, whole plan, thresholds, per-second histograms. */
   merge: MergeInfo;
+}
+
+/**
+ * `result.stream`: responses read as event streams. Times in ms; `firstEvent`, `ttft` count from the
+ * request's intended send time, as `latency` does.
+ */
+export interface StreamStats {
+  format: StreamFormat;
+  /** Streamed responses that ended (their body's end, or `until`). */
+  streams: number;
+  /** Of them, ended by `until`. */
+  ended: number;
+  /** Events received. */
+  events: number;
+  /** Events per second of the measured run. */
+  perSecond: number;
+  /** Mean events per ended stream. */
+  eventsPerStream: number;
+  /** Time to first event: from the request to its response's first complete event. */
+  firstEvent: LatencyStats;
+  /** Every gap between consecutive events of a response. */
+  gap: LatencyStats;
+  /** From a stream's first event to its end. */
+  duration: LatencyStats;
+  /** `timestamp`: each event's arrival minus the send time it carries. */
+  delivery?: LatencyStats;
+  /** `tokens`: output tokens received. */
+  outputTokens?: number;
+  /** `tokens`: output tokens per second of the measured run (vLLM's output token throughput). */
+  outputTokensPerSecond?: number;
+  /** `tokens`: mean output tokens per ended stream (GenAI-Perf's output sequence length). */
+  outputTokensPerStream?: number;
+  /** `tokens`: time to first token, from the request to the first event with a token. */
+  ttft?: LatencyStats;
+  /** `tokens`: inter-token latency, every gap between consecutive events with tokens. */
+  itl?: LatencyStats;
+  /** `tokens`: time per output token after the first, per stream: (end - first token) / (tokens - 1). */
+  tpot?: LatencyStats;
+}
+
+/** A timeline second's streams (`timeline[i].stream`). */
+export interface StreamSecond {
+  events: number;
+  outputTokens: number;
+  /** Time to first event of the streams whose first event came in this second, ms. */
+  firstEventP50: number;
+  firstEventP99: number;
 }

@@ -5,6 +5,7 @@ import type { ResultTransport } from './load-result.js';
 import type { Segment, Thresholds } from './terms.js';
 import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websocket.js';
 import type { PlannedTask, TaskFunctions } from './task.js';
+import type { PlannedStream, StreamHooks } from './stream.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -84,6 +85,8 @@ export interface Plan {
   socketio?: PlannedSocketIo | undefined;
   /** A task run (`task`, transport `'task'`): what each thread calls; `connections` is its call slots. */
   task?: PlannedTask | undefined;
+  /** `stream`: each response's body read as events and timed. */
+  stream?: PlannedStream;
 }
 
 /** One `outputs` entry after validation (`src/outputs/options.ts`): plain data, kept in the main thread. */
@@ -112,6 +115,8 @@ export interface PlanHooks {
   onProgress: LoadOptions['onProgress'];
   /** A WebSocket run's `message` / `timestamp` functions. */
   websocket?: WebSocketHooks;
+  /** The `stream` option's functions. */
+  stream?: StreamHooks;
   /** `outputs`, written from this thread's per-second roll-up. */
   outputs?: PlannedOutput[];
   /** A task run's functions (in this thread; a worker imports them from `plan.task.module`). */

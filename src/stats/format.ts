@@ -1,4 +1,4 @@
-import { countsMessages, type CheckStats, type GeneratorStats, type LatencyStats, type LoadResult, type PhaseStats, type ServerStats, type ThresholdResult, type WebSocketStageStats } from '../shared/load-result.js';
+import { countsMessages, type CheckStats, type GeneratorStats, type LatencyStats, type LoadResult, type PhaseStats, type ServerStats, type StreamStats, type ThresholdResult, type WebSocketStageStats } from '../shared/load-result.js';
 
 // A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -69,6 +69,7 @@ export function formatResult(result: LoadResult): string {
   }
   lines.push(row('Errors', errors(result.errors)), ...errorSamples(result.errors.samples));
   if (messages === undefined && result.failed !== undefined) lines.push(row('Failed', failed(result)));
+  if (result.stream !== undefined) lines.push('', ...streamTable(result.stream), '');
   if (websocket?.stages !== undefined) lines.push('', ...stagesTable(websocket.stages), '');
   if (result.generator !== undefined) lines.push(row('Generator', generator(result.generator)));
   if (result.server !== undefined) lines.push(...serverRows(result.server, countsMessages(result.transport)));
@@ -103,7 +104,7 @@ export function formatThresholdWindows(t: ThresholdResult): string {
 export function formatThresholdActual(metric: string, actual: number | null): string {
   // NaN in memory, null from JSON: the metric had no value (nothing timed, a rate over nothing).
   if (actual === null || Number.isNaN(actual)) return 'no data';
-  if (metric.startsWith('latency') || metric === 'durationMs' || metric === 'server.cpuPerRequestMs' || metric === 'server.eventLoopLagMs') {
+  if (metric.startsWith('latency') || /^stream\.\w+\.\w+$/.test(metric) || metric === 'durationMs' || metric === 'server.cpuPerRequestMs' || metric === 'server.eventLoopLagMs') {
     return `${formatMs(actual)} ms`;
   }
   if (metric.endsWith('.rate')) {
@@ -194,6 +195,28 @@ function phasesTable(result: LoadResult): string[] {
   const rows: string[][] = [['Phases (ms)', 'count', ...PHASE_COLUMNS]];
   for (const [name, stats] of phases) rows.push([name, COUNT.format(stats.count), ...PHASE_COLUMNS.map((key) => formatMs(stats[key]))]);
   return [...alignColumns(rows), ''];
+}
+
+const STREAM_ROWS: ReadonlyArray<[keyof StreamStats, string]> = [
+  ['firstEvent', 'first event'], ['gap', 'gap'], ['duration', 'duration'], ['delivery', 'delivery'],
+  ['ttft', 'TTFT'], ['itl', 'ITL'], ['tpot', 'TPOT'],
+];
+
+/** `result.stream`: its figures' distributions, then its counts and rates. */
+function streamTable(stream: StreamStats): string[] {
+  const rows: string[][] = [[`Stream ${stream.format} (ms)`, ...LATENCY_COLUMNS.map(([, title]) => title)]];
+  for (const [key, title] of STREAM_ROWS) {
+    const stats = stream[key] as LatencyStats | undefined;
+    if (stats !== undefined) rows.push([title, ...LATENCY_COLUMNS.map(([column]) => formatMs(stats[column]))]);
+  }
+  const lines = [
+    ...alignColumns(rows),
+    row('Events', `${COUNT.format(stream.events)} in ${COUNT.format(stream.streams)} streams (${TWO_DECIMALS.format(stream.eventsPerStream)} each, ${TWO_DECIMALS.format(stream.perSecond)}/s), ${COUNT.format(stream.ended)} ended by until`),
+  ];
+  if (stream.outputTokens !== undefined) {
+    lines.push(row('Tokens', `${COUNT.format(stream.outputTokens)} output tokens, ${TWO_DECIMALS.format(stream.outputTokensPerSecond ?? 0)}/s, ${TWO_DECIMALS.format(stream.outputTokensPerStream ?? 0)} per stream`));
+  }
+  return lines;
 }
 
 /** A WebSocket run's connection stages, one row each. */

@@ -6,6 +6,7 @@ import { failedByDefault, type ShardStats } from './recorder.js';
 import { judgeThresholds, parseThresholds } from './thresholds.js';
 import { addWarning } from '../shared/warnings.js';
 import { resultWebSocket } from './websocket-merge.js';
+import { streamAsShard } from './stream-merge.js';
 import { attachServer, mergeSeries } from './server.js';
 import { nameAsShard } from './merge-names.js';
 
@@ -94,6 +95,7 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
     phases: result.phaseHistograms,
     generator: { ...result.generator, sendLag: result.merge.sendLag },
     websocket: resultWebSocket(result),
+    stream: streamAsShard(result, secondShift),
     ...(result.byName !== undefined
       ? { byName: Object.fromEntries(Object.entries(result.byName).map(([name, stats]) => [name, nameAsShard(result, name, stats, offsetMs + result.durationMs, secondShift)])) }
       : {}),

@@ -8,6 +8,7 @@ import { mergeWarnings } from '../shared/warnings.js';
 import { mergePhases } from './phases.js';
 import { mergeGenerator } from './generator.js';
 import { mergeWebSocket, messageStats } from './websocket-merge.js';
+import { mergeStream } from './stream-merge.js';
 import { mergeNames } from './merge-names.js';
 import { mergeErrorSamples } from './error-samples.js';
 
@@ -177,6 +178,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   const { phases, histograms: phaseHistograms } = mergePhases(shards.map((shard) => shard.phases));
   const { timeline, histograms } = mergeTimeline(shards);
   const { generator, sendLagHistogram } = mergeGenerator(shards.map((shard) => shard.generator));
+  const streamed = mergeStream(shards.map((shard) => shard.stream), durationMs, timeline);
   const webSocket = header.transport === 'websocket' || header.transport === 'socket.io' ? mergeWebSocket(shards.map((shard) => shard.websocket)) : undefined;
   const result: LoadResult = {
     url: header.url,
@@ -193,6 +195,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
       unfinished,
     },
     ...(webSocket !== undefined ? { messages: messageStats(sent, completed, durationMs), websocket: webSocket.websocket } : {}),
+    ...(streamed !== undefined ? { stream: streamed.stream } : {}),
     latency: latencyStats(corrected),
     latencyUncorrected: latencyStats(uncorrected),
     phases,
@@ -216,6 +219,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
       timeline: histograms,
       ...(sendLagHistogram !== undefined ? { sendLag: sendLagHistogram } : {}),
       ...(webSocket?.stageHistograms !== undefined ? { stages: webSocket.stageHistograms } : {}),
+      ...(streamed !== undefined ? { stream: streamed.info } : {}),
     },
   };
   corrected.destroy();

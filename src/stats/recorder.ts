@@ -4,6 +4,7 @@ import type { CheckStats, ErrorSample, PhaseHistograms } from '../shared/load-re
 import type { PartialLoadResult } from './thresholds.js';
 import type { Warning } from '../shared/warnings.js';
 import type { ShardWebSocket } from '../shared/websocket.js';
+import type { ShardStream } from '../shared/stream.js';
 import { createHistogram, encodeHistogram, latencyUs, slotTop } from './histogram.js';
 import { PendingLatencies } from './pending-latencies.js';
 import { keepErrorSample } from './error-samples.js';
@@ -78,6 +79,8 @@ export interface ShardStats {
   generator: ShardGenerator | undefined;
   /** A WebSocket run's close codes and stages. */
   websocket?: ShardWebSocket;
+  /** A `stream` run's events and their timings. */
+  stream?: ShardStream;
   /**
    * Each request name's own stats (`result.byName`), in the same shape; absent in a WebSocket run.
    * A name's `warnings` are empty and its `generator` absent: those belong to the thread.

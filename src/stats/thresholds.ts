@@ -40,6 +40,11 @@ const RENAMED_METRICS: Record<string, string> = {
   'server.network.sentBytesPerSecond': 'server.machine.network.sentBytesPerSecond',
 };
 
+/** `result.stream`'s latency-shaped figures, its counts (never decreasing) and its rates. */
+const STREAM_FIGURES = ['firstEvent', 'gap', 'duration', 'delivery', 'ttft', 'itl', 'tpot'] as const;
+const STREAM_COUNTS = ['streams', 'ended', 'events', 'outputTokens'] as const;
+const STREAM_RATES = ['perSecond', 'eventsPerStream', 'outputTokensPerSecond', 'outputTokensPerStream'] as const;
+
 export const KNOWN_METRICS =
   `latency.<stat> and latencyUncorrected.<stat> (stat: ${LATENCY_STATS.join(', ')}), ` +
   'requests.sent, requests.completed, requests.perSecond, requests.missed, requests.retried, requests.unfinished, bytes.sent, ' +
@@ -277,7 +282,7 @@ export function metricReader(metric: string): MetricReader | undefined {
     return { monotone: false, read: (r) => path.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], r.server) as number | undefined };
   }
   const [group, field, extra] = metric.split('.', 4);
-  if (field === undefined || (extra !== undefined && group !== 'errors')) {
+  if (field === undefined || (extra !== undefined && group !== 'errors' && group !== 'stream')) {
     return metric === 'durationMs' ? { monotone: false, read: (r) => r.durationMs } : undefined;
   }
   switch (group) {
@@ -315,6 +320,8 @@ export function metricReader(metric: string): MetricReader | undefined {
       // Over the requests that ended (responses and errors), as errors.rate: k6's http_req_failed.
       if (field === 'rate') return { monotone: false, read: (r) => ratio(r.failed?.total, r.errors?.total, r.requests?.completed) };
       return undefined;
+    case 'stream':
+      return streamReader(field, extra);
     case 'statusCodes':
       return statusReader(field);
     case 'checks':
@@ -342,6 +349,30 @@ export function metricReader(metric: string): MetricReader | undefined {
  */
 function measuredNothing(r: PartialLoadResult): boolean {
   return r.requests?.completed === 0 && (r.messages?.received ?? 0) === 0;
+}
+
+/** A figure no stream gave (no `tokens`, no event) is absent or NaN: it fails a threshold, never passes as 0. */
+function streamReader(field: string, stat: string | undefined): MetricReader | undefined {
+  if (stat === undefined) {
+    const count = STREAM_COUNTS.find((c) => c === field);
+    if (count !== undefined) return { monotone: true, read: (r) => r.stream?.[count] };
+    const rate = STREAM_RATES.find((c) => c === field);
+    return rate === undefined ? undefined : { monotone: false, read: (r) => r.stream?.[rate] };
+  }
+  const figure = STREAM_FIGURES.find((f) => f === field);
+  const latencyStat = LATENCY_STATS.find((s) => s === stat);
+  if (figure === undefined || latencyStat === undefined) return undefined;
+  const count = figure === 'gap' || figure === 'itl' ? undefined : figure === 'ttft' || figure === 'tpot' ? 'outputTokens' : 'events';
+  return {
+    monotone: latencyStat === 'max',
+    read: (r) => {
+      const stream = r.stream;
+      if (stream === undefined || stream[figure] === undefined) return undefined;
+      // No sample: the figure reads 0, which would pass any upper bound.
+      if (count !== undefined && stream[count] === 0) return Number.NaN;
+      return stream[figure]?.[latencyStat];
+    },
+  };
 }
 
 function errorsReader(field: string, extra: string | undefined, metric: string): MetricReader | undefined {

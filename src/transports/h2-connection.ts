@@ -158,10 +158,13 @@ export class H2Connection extends H2Session implements FrameHandler {
   }
 
   onData(streamId: number, bytes: Uint8Array, start: number, end: number): boolean {
-    // Counted whole in onDataEnd; only a captured body wants the bytes (copied: the read buffer is reused).
-    if (!this.owner.capture) return true;
+    // Counted whole in onDataEnd; only a captured body (copied: the read buffer is reused) or a stream wants the bytes.
+    const { capture, stream: streaming } = this.owner;
+    if (!capture && !streaming) return true;
     const stream = this.streams.get(streamId);
-    if (stream !== undefined) stream.chunks.push(Buffer.from(bytes.subarray(start, end)));
+    if (stream === undefined || stream.status === 0) return true;
+    if (capture) stream.chunks.push(Buffer.from(bytes.subarray(start, end)));
+    if (streaming && !this.owner.sink.onBody!(stream.lane, bytes, start, end)) return this.endEarly(stream);
     return true;
   }
 

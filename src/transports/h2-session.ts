@@ -31,6 +31,8 @@ export interface H2ConnectionOwner {
   connectedCount: number;
   readonly sink: TransportSink;
   readonly capture: boolean;
+  /** Hand DATA payloads to `sink.onBody` as they arrive (`TransportConfig.stream`). */
+  readonly stream: boolean;
   readonly keepAlive: boolean;
   /** Requests the server provably never processed are sent again, once (`TransportConfig.retry`). */
   readonly retry: boolean;
@@ -224,6 +226,16 @@ export abstract class H2Session {
       sink.onResponse(lane, stream.status, stream.bytes);
     }
     return this.afterStream();
+  }
+
+  /**
+   * `sink.onBody` ended the response before the server did: it completes now, and the stream is
+   * cancelled (RST_STREAM CANCEL); the connection and its other streams go on.
+   */
+  protected endEarly(stream: H2Stream): boolean {
+    this.out.queue(encodeRstStream(stream.id, ErrorCode.CANCEL));
+    this.scheduleFlush();
+    return this.#complete(stream);
   }
 
   /**

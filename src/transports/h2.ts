@@ -26,6 +26,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
   connectedCount = 0;
   readonly sink: TransportSink;
   readonly capture: boolean;
+  readonly stream: boolean;
   readonly keepAlive: boolean;
   readonly retry: boolean;
 
@@ -43,6 +44,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     this.#config = config;
     this.sink = sink;
     this.capture = config.captureResponses;
+    this.stream = config.stream ?? false;
     this.keepAlive = config.keepAlive;
     this.retry = config.retry;
     const { secure, host, port } = socketTarget(config.url);

@@ -29,6 +29,8 @@ const KEEP_ALIVE_HEADER_BYTES = 'Connection: keep-alive\r\n'.length;
 /** Methods node:http sends without `Content-Length: 0` when they have no body (`useChunkedEncodingByDefault` off). */
 const BODILESS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
 
+const ignore = (): void => {};
+
 /** Per-lane state, made once, so the response path reuses bound handlers instead of new closures. */
 class HttpLane {
   request: http.ClientRequest | undefined;
@@ -88,6 +90,7 @@ class HttpLane {
     this.onData = (chunk) => {
       this.bytes += chunk.length;
       if (transport.capture) this.chunks.push(chunk);
+      if (transport.stream && !transport.sink.onBody!(lane, chunk, 0, chunk.length)) transport.endEarly(lane, this);
     };
     this.onEnd = () => transport.finish(lane, this);
     this.onError = (error) => transport.fail(lane, this, errorCode(error));
@@ -113,6 +116,8 @@ class HttpTransport implements Transport<HttpRequest> {
   readonly #agentOption: Pick<https.RequestOptions, 'agent'>;
   readonly #lanes = new Map<number, HttpLane>();
   readonly capture: boolean;
+  readonly stream: boolean;
+  readonly sink: TransportSink;
   readonly secure: boolean;
   readonly phases: TransportConfig['phases'];
 
@@ -120,6 +125,8 @@ class HttpTransport implements Transport<HttpRequest> {
     this.#config = config;
     this.#sink = sink;
     this.capture = config.captureResponses;
+    this.stream = config.stream ?? false;
+    this.sink = sink;
     this.phases = config.phases;
     const secure = config.url.protocol === 'https:';
     this.secure = secure;
@@ -208,6 +215,10 @@ class HttpTransport implements Transport<HttpRequest> {
     if (state.request === undefined) return;
     state.request = undefined;
     state.response = undefined;
+    this.finishWith(lane, state);
+  }
+
+  finishWith(lane: Lane, state: HttpLane): void {
     if (!this.capture) {
       this.#sink.onResponse(lane, state.status, state.bytes);
       return;
@@ -216,6 +227,24 @@ class HttpTransport implements Transport<HttpRequest> {
       headers: flattenHeaders(state.headers),
       body: Buffer.concat(state.chunks),
     });
+  }
+
+  /**
+   * `onBody` ended the response: it completes now, and its request is destroyed (closing the socket)
+   * with its listeners taken off first, since the lane may send its next request from `onResponse`.
+   */
+  endEarly(lane: Lane, state: HttpLane): void {
+    const request = state.request;
+    if (request === undefined) return;
+    state.request = undefined;
+    const response = state.response;
+    state.response = undefined;
+    for (const emitter of [request, response]) {
+      emitter?.removeAllListeners();
+      emitter?.on('error', ignore);
+    }
+    request.destroy();
+    this.finishWith(lane, state);
   }
 
   fail(lane: Lane, state: HttpLane, code: string): void {

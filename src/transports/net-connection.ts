@@ -267,6 +267,10 @@ export class Connection extends ConnectionLink implements ResponseHandler {
     return failed ?? NO_FAILURES;
   }
 
+  onBody(data: Buffer, start: number, end: number): boolean {
+    return this.#sink.onBody!(this.#lanes[this.#first]!, data, start, end);
+  }
+
   protected override onRead(link: object, nread: number, buffer: Buffer): void {
     if (link !== this.link) return;
     if (this.#count === 0) {

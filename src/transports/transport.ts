@@ -72,6 +72,13 @@ export interface TransportSink {
    */
   onSentMore?(lane: Lane, bytes: number): void;
   /**
+   * With `TransportConfig.stream`: body bytes `data[start, end)` of the lane's response as they arrive
+   * (the buffer may be reused after the call). Returning false ends the response there: the transport
+   * reports `onResponse` for it with the bytes received so far and discards the rest (HTTP/1.1
+   * closes the connection, HTTP/2 cancels the stream); nothing is counted as an error.
+   */
+  onBody?(lane: Lane, data: Uint8Array, start: number, end: number): boolean;
+  /**
    * The lane's request was sent again on a new connection, `bytes` of it written, because the server
    * provably never processed the first send (`TransportConfig.retry`). It stays one request: counted
    * once in `requests.sent`, timed from its first send, and it still ends in one `onResponse` or
@@ -106,6 +113,8 @@ export interface TransportConfig {
   retry: boolean;
   /** Deliver headers and body to `onResponse` (checks and hooks need them). */
   captureResponses: boolean;
+  /** Hand every response's body bytes to `onBody` as they arrive (`stream`). */
+  stream?: boolean;
   /** Where the transport records each new connection's connect and TLS times (`watchConnect`). */
   phases: PhaseRecorder;
 }

@@ -202,6 +202,25 @@ class LaneHandler implements Dispatcher.DispatchHandler {
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.bytes += chunk.length;
     if (this.transport.capture) this.chunks.push(chunk);
+    if (this.transport.stream && this.lane !== null && !this.transport.sink.onBody!(this.lane, chunk, 0, chunk.length)) this.#endEarly(this.lane);
+  }
+
+  /** `onBody` ended the response: it completes now; the handler retires, and the abort closes its socket. */
+  #endEarly(lane: Lane): void {
+    this.lane = null;
+    this.transport.handlers[lane.id] = new LaneHandler(lane, this.transport);
+    const socket = this.socket;
+    if (socket !== undefined) {
+      socket.responses++;
+      socket.inFlight--;
+      socket.fate = Fate.Abandoned;
+      this.settleBehind();
+    }
+    this.controller?.abort(new Error('stream ended'));
+    this.controller = undefined;
+    const details = this.transport.capture ? { headers: this.headers ?? {}, body: Buffer.concat(this.chunks) } : undefined;
+    this.chunks = [];
+    this.transport.sink.onResponse(lane, this.status, this.bytes, details);
   }
 
   onResponseEnd(): void {
@@ -272,6 +291,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
   readonly handlers: LaneHandler[] = [];
   readonly sink: TransportSink;
   readonly capture: boolean;
+  readonly stream: boolean;
   readonly retry: boolean;
   /** The handler whose request undici is starting: the next socket write is its (see `timedConnector`). */
   writing: LaneHandler | undefined;
@@ -286,6 +306,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
     this.#config = config;
     this.sink = sink;
     this.capture = config.captureResponses;
+    this.stream = config.stream ?? false;
     this.retry = config.retry;
     this.closesEveryResponse = config.keepAlive && config.pipelining > 1;
     this.#pool = new PoolClass(config.url.origin, {

@@ -1,0 +1,167 @@
+import { performance } from 'node:perf_hooks';
+import { EventStream } from '../http1/event-stream.js';
+import type { PlannedStream, StreamEvent, StreamHooks } from '../shared/stream.js';
+import { StreamRecorder } from '../stats/stream-recorder.js';
+import type { Lane } from '../transports/transport.js';
+
+/** The `result.warnings` code of a `stream.until` or `stream.tokens` function that threw. */
+export const STREAM_FUNCTION_FAILED = 'STREAM_FUNCTION_FAILED';
+
+/**
+ * The `stream` option on the HTTP engine: each lane's response body goes through an event framer
+ * as the transport receives it, and every event is timed against its lane's request. The clock is
+ * read once per piece of body that completes an event (events framed from one read arrived
+ * together); state is kept in typed arrays by lane, so nothing is allocated per event unless an
+ * event's text is needed (`until`, `timestamp`, `tokens`).
+ */
+export class StreamMeter {
+  readonly #planned: PlannedStream;
+  readonly #hooks: StreamHooks;
+  readonly #warn: (code: string, message: string) => void;
+  readonly #streams: EventStream[];
+  readonly #firstAt: Float64Array;
+  readonly #lastAt: Float64Array;
+  readonly #firstTokenAt: Float64Array;
+  readonly #lastTokenAt: Float64Array;
+  readonly #tokens: Float64Array;
+  /** `until` ended the lane's stream. */
+  readonly #ended: Uint8Array;
+  readonly #readText: boolean;
+  #recorder: StreamRecorder | undefined;
+  #endAt = Infinity;
+  /** The clock for the piece of body being framed; 0 until an event needs it. */
+  #now = 0;
+
+  constructor(planned: PlannedStream, hooks: StreamHooks | undefined, lanes: readonly Lane[], warn: (code: string, message: string) => void) {
+    this.#planned = planned;
+    this.#hooks = hooks ?? {};
+    this.#warn = warn;
+    this.#readText = planned.until !== undefined || planned.untilFunction || planned.timestampField !== undefined || planned.tokensPath !== undefined || planned.tokensFunction;
+    this.#streams = lanes.map((lane) => new EventStream(planned.format, { onEvent: (stream) => this.#event(lane, stream) }, this.#readText));
+    const n = lanes.length;
+    this.#firstAt = new Float64Array(n);
+    this.#lastAt = new Float64Array(n);
+    this.#firstTokenAt = new Float64Array(n);
+    this.#lastTokenAt = new Float64Array(n);
+    this.#tokens = new Float64Array(n);
+    this.#ended = new Uint8Array(n);
+  }
+
+  /** The measured run began at `startAt` and ends at `endAt` (performance.now() ms). */
+  begin(startAt: number, endAt: number): void {
+    const planned = this.#planned;
+    this.#recorder = new StreamRecorder(planned.format, startAt, {
+      delivery: planned.timestampField !== undefined,
+      tokens: planned.tokensPath !== undefined || planned.tokensFunction,
+    });
+    this.#endAt = endAt;
+  }
+
+  /** A request went out on `lane`: its response starts a new stream. */
+  sent(lane: Lane): void {
+    const id = lane.id;
+    this.#streams[id]!.reset();
+    this.#firstAt[id] = this.#lastAt[id] = this.#firstTokenAt[id] = this.#lastTokenAt[id] = this.#tokens[id] = 0;
+    this.#ended[id] = 0;
+  }
+
+  /** Body bytes of `lane`'s response; false when `until` ended the stream. */
+  body(lane: Lane, data: Uint8Array, start: number, end: number): boolean {
+    this.#now = 0;
+    return this.#streams[lane.id]!.push(data, start, end);
+  }
+
+  /** `lane`'s response ended at `now` (its body's end, or `until`); `measured`: it counts as completed. */
+  end(lane: Lane, now: number, measured: boolean): void {
+    const id = lane.id;
+    if (this.#ended[id] === 0) {
+      this.#now = now;
+      this.#streams[id]!.end();
+    }
+    const recorder = this.#recorder;
+    if (!measured || recorder === undefined || now >= this.#endAt) return;
+    const tokens = this.#tokens[id]!;
+    const tpot = tokens > 1 ? (now - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
+    recorder.recordStream(this.#streams[id]!.events > 0 ? now - this.#firstAt[id]! : -1, tpot, this.#ended[id] === 1);
+  }
+
+  /** The run is over: what was recorded, encoded. */
+  finish(endAt: number): ReturnType<StreamRecorder['finish']> | undefined {
+    const recorder = this.#recorder;
+    this.#recorder = undefined;
+    return recorder?.finish(endAt);
+  }
+
+  #event(lane: Lane, stream: EventStream): boolean {
+    const now = this.#now === 0 ? (this.#now = performance.now()) : this.#now;
+    const id = lane.id;
+    const first = stream.events === 1;
+    const recorder = lane.measured && now < this.#endAt ? this.#recorder : undefined;
+    recorder?.recordEvent(now, first, now - (first ? lane.intendedAt : this.#lastAt[id]!));
+    if (first) this.#firstAt[id] = now;
+    this.#lastAt[id] = now;
+    if (!this.#readText) return true;
+
+    const planned = this.#planned;
+    const data = stream.data();
+    let event: StreamEvent | undefined;
+    const eventOf = (): StreamEvent =>
+      (event ??= { data, event: planned.format === 'sse' ? stream.eventType() : '', id: planned.format === 'sse' ? stream.lastEventId : '' });
+    let json: unknown;
+    let parsed = false;
+    const jsonOf = (): unknown => {
+      if (!parsed) {
+        parsed = true;
+        try {
+          json = JSON.parse(data);
+        } catch {
+          json = undefined;
+        }
+      }
+      return json;
+    };
+
+    if (planned.timestampField !== undefined) {
+      const sentAt = (jsonOf() as Record<string, unknown> | undefined)?.[planned.timestampField];
+      if (typeof sentAt === 'number') recorder?.recordDelivery(performance.timeOrigin + now - sentAt);
+    }
+    let count = 0;
+    if (planned.tokensPath !== undefined) count = tokensAt(jsonOf(), planned.tokensPath);
+    else if (this.#hooks.tokens !== undefined) count = this.#call('tokens', () => this.#hooks.tokens!(eventOf()), 0);
+    if (count > 0) {
+      const firstToken = this.#tokens[id] === 0;
+      recorder?.recordTokens(now, count, firstToken, now - (firstToken ? lane.intendedAt : this.#lastTokenAt[id]!));
+      if (firstToken) this.#firstTokenAt[id] = now;
+      this.#lastTokenAt[id] = now;
+      this.#tokens[id] = this.#tokens[id]! + count;
+    }
+    const ends = planned.until !== undefined ? data.trim() === planned.until : this.#hooks.until !== undefined && this.#call('until', () => this.#hooks.until!(eventOf()) === true, false);
+    if (ends) this.#ended[id] = 1;
+    return !ends;
+  }
+
+  /** The user's function, its failure counted as `fallback` and told once as a warning. */
+  #call<T>(name: string, run: () => T, fallback: T): T {
+    try {
+      return run();
+    } catch (error) {
+      this.#warn(STREAM_FUNCTION_FAILED, `stream.${name} threw for an event (${String(error)}); such events counted as ${String(fallback)}`);
+      return fallback;
+    }
+  }
+}
+
+/**
+ * Output tokens at `path` of an event's JSON: a non-empty string is one token (OpenAI-compatible
+ * servers send one token per event), a number that many, an array its length; anything else none.
+ */
+export function tokensAt(json: unknown, path: readonly string[]): number {
+  let at = json;
+  for (const key of path) {
+    if (at === null || typeof at !== 'object') return 0;
+    at = (at as Record<string, unknown>)[key];
+  }
+  if (typeof at === 'string') return at === '' ? 0 : 1;
+  if (typeof at === 'number') return Number.isFinite(at) && at > 0 ? at : 0;
+  return Array.isArray(at) ? at.length : 0;
+}

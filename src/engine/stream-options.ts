@@ -1,0 +1,50 @@
+import { SalvoOptionError } from '../shared/errors.js';
+import type { PlannedStream, StreamFormat, StreamHooks, StreamOptions } from '../shared/stream.js';
+import { rejectUnknownKeys, show } from '../shared/validate.js';
+
+const FORMATS: readonly StreamFormat[] = ['sse', 'ndjson', 'chunks'];
+const KEYS = ['format', 'until', 'timestamp', 'tokens'] as const satisfies ReadonlyArray<keyof StreamOptions>;
+
+/** `stream` validated into plain data and the functions that stay in this thread; undefined without it. */
+export function planStream(value: unknown, { workers, webSocket }: { workers: number; webSocket: boolean }): { planned: PlannedStream; hooks: StreamHooks } | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SalvoOptionError(`stream must be an object { format: 'sse' | 'ndjson' | 'chunks', until?, timestamp?, tokens? }; got ${show(value)}`, { option: 'stream', value });
+  }
+  if (webSocket) throw new SalvoOptionError('stream reads HTTP response bodies; a WebSocket run times messages with websocket.timestamp instead', { option: 'stream', value, mentions: ['url', 'websocket'] });
+  rejectUnknownKeys(value, KEYS, 'stream');
+  const options = value as StreamOptions;
+  if (!FORMATS.includes(options.format)) {
+    throw new SalvoOptionError(`stream.format must be one of ${FORMATS.map((f) => `'${f}'`).join(', ')}; got ${show(options.format)}`, { option: 'stream.format', value: options.format });
+  }
+  const { until, timestamp, tokens } = options;
+  if (until !== undefined && typeof until !== 'function' && (typeof until !== 'string' || until.trim() === '')) {
+    throw new SalvoOptionError(`stream.until must be a non-empty string (an event's data, such as '[DONE]') or a function (event) => boolean; got ${show(until)}`, { option: 'stream.until', value: until });
+  }
+  if (timestamp !== undefined && (typeof timestamp !== 'object' || timestamp === null || typeof timestamp.field !== 'string' || timestamp.field === '')) {
+    throw new SalvoOptionError(`stream.timestamp must be { field: string }, the JSON field of each event that carries its send time (epoch ms); got ${show(timestamp)}`, { option: 'stream.timestamp', value: timestamp });
+  }
+  if (timestamp !== undefined) rejectUnknownKeys(timestamp, ['field'], 'stream.timestamp');
+  if (tokens !== undefined && typeof tokens !== 'function' && (typeof tokens !== 'string' || tokens === '')) {
+    throw new SalvoOptionError(`stream.tokens must be a JSON path such as 'choices.0.delta.content' or a function (event) => number; got ${show(tokens)}`, { option: 'stream.tokens', value: tokens });
+  }
+  for (const [name, hook] of [['until', until], ['tokens', tokens]] as const) {
+    if (typeof hook === 'function' && workers > 1) {
+      throw new SalvoOptionError(`stream.${name} is a function, which cannot be sent to worker threads (workers: ${workers}); give a string, or use workers: 1`, { option: `stream.${name}`, value: hook, mentions: ['workers'] });
+    }
+  }
+  return {
+    planned: {
+      format: options.format,
+      until: typeof until === 'string' ? until.trim() : undefined,
+      timestampField: timestamp?.field,
+      tokensPath: typeof tokens === 'string' ? tokens.split('.') : undefined,
+      untilFunction: typeof until === 'function',
+      tokensFunction: typeof tokens === 'function',
+    },
+    hooks: {
+      ...(typeof until === 'function' ? { until } : {}),
+      ...(typeof tokens === 'function' ? { tokens } : {}),
+    },
+  };
+}

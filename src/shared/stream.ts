@@ -1,0 +1,91 @@
+// Streamed responses (`stream`): the option, its plan, and what a run measures of them.
+
+/**
+ * How a streamed body divides into events: Server-Sent Events (`text/event-stream`), one JSON value
+ * per line (NDJSON), or each piece of body as the transport hands it over (`chunks`).
+ */
+export type StreamFormat = 'sse' | 'ndjson' | 'chunks';
+
+/** An event as the `stream` option's functions see it. */
+export interface StreamEvent {
+  /** SSE: the `data` lines joined with `\n`; NDJSON: the line; chunks: the piece as UTF-8 text. */
+  data: string;
+  /** SSE: the `event:` type, `message` when none; `''` otherwise. */
+  event: string;
+  /** SSE: the last `id:` the server sent; `''` otherwise. */
+  id: string;
+}
+
+/** The `stream` option: read each response's body as a stream of events and time them. */
+export interface StreamOptions {
+  format: StreamFormat;
+  /**
+   * The event that ends the stream: a string equal to its data (trimmed; `'[DONE]'` for OpenAI's
+   * streams), or a function. The response counts as completed there, and the rest is not read
+   * (HTTP/1.1 closes the connection, HTTP/2 cancels the stream). Without it, the body's end.
+   */
+  until?: string | ((event: StreamEvent) => boolean);
+  /** Events whose JSON data carries the server's send time (epoch ms) at `field`: `stream.delivery` times them. */
+  timestamp?: { field: string };
+  /**
+   * Output tokens per event, for the LLM figures (`stream.ttft`, `itl`, `tpot`, `outputTokens`): a
+   * dot path into the event's JSON data (`'choices.0.delta.content'`), counted by one rule (a
+   * non-empty string is one token, a number that many, an array its length), or a function.
+   */
+  tokens?: string | ((event: StreamEvent) => number);
+}
+
+/** `stream` validated, as a plan carries it (plain data; the functions stay in `StreamHooks`). */
+export interface PlannedStream {
+  format: StreamFormat;
+  until: string | undefined;
+  timestampField: string | undefined;
+  /** `tokens` as a path, split at the dots. */
+  tokensPath: string[] | undefined;
+  /** The functions given, kept in this thread's hooks. */
+  untilFunction: boolean;
+  tokensFunction: boolean;
+}
+
+/** The `stream` option's functions (in-process only). */
+export interface StreamHooks {
+  until?: (event: StreamEvent) => boolean;
+  tokens?: (event: StreamEvent) => number;
+}
+
+/** One second of a thread's streams. */
+export interface ShardStreamSecond {
+  events: number;
+  outputTokens: number;
+  /** First-event times of the streams whose first event came in this second (µs, encoded). */
+  firstEvent: string;
+}
+
+/** What one thread measured of its streams, encoded to merge exactly. */
+export interface ShardStream {
+  format: StreamFormat;
+  streams: number;
+  ended: number;
+  events: number;
+  outputTokens: number;
+  histograms: StreamHistograms;
+  seconds: ShardStreamSecond[];
+}
+
+/** The histograms (µs, compressed base64) behind `result.stream`, to merge results again. */
+export interface StreamHistograms {
+  firstEvent: string;
+  gap: string;
+  duration: string;
+  delivery?: string;
+  ttft?: string;
+  itl?: string;
+  tpot?: string;
+}
+
+/** `result.merge.stream`: what `mergeResults` needs to merge `result.stream` again. */
+export interface StreamMergeInfo {
+  histograms: StreamHistograms;
+  /** Each timeline second's first-event histogram (µs, encoded), `''` for none. */
+  seconds: string[];
+}

@@ -1,0 +1,113 @@
+import type { LoadResult, StreamStats, TimelineEntry } from '../shared/load-result.js';
+import type { ShardStream, ShardStreamSecond, StreamHistograms, StreamMergeInfo } from '../shared/stream.js';
+import { addEncodedInto, createHistogram, encodeHistogram, latencyStats } from './histogram.js';
+
+type Figure = keyof StreamHistograms;
+const FIGURES: readonly Figure[] = ['firstEvent', 'gap', 'duration', 'delivery', 'ttft', 'itl', 'tpot'];
+
+/**
+ * The shards' streams merged exactly: counts added, histograms added then summarised, seconds
+ * added one by one onto `timeline`. Undefined when no shard streamed.
+ */
+export function mergeStream(
+  list: ReadonlyArray<ShardStream | undefined>,
+  durationMs: number,
+  timeline: TimelineEntry[],
+): { stream: StreamStats; info: StreamMergeInfo } | undefined {
+  const shards = list.filter((shard): shard is ShardStream => shard !== undefined);
+  if (shards.length === 0) return undefined;
+  let streams = 0, ended = 0, events = 0, outputTokens = 0;
+  for (const shard of shards) {
+    streams += shard.streams;
+    ended += shard.ended;
+    events += shard.events;
+    outputTokens += shard.outputTokens;
+  }
+  const histograms = {} as StreamHistograms;
+  const stats = {} as Record<Figure, StreamStats['firstEvent']>;
+  for (const figure of FIGURES) {
+    if (!shards.some((shard) => shard.histograms[figure] !== undefined)) continue;
+    const merged = createHistogram();
+    for (const shard of shards) {
+      const encoded = shard.histograms[figure];
+      if (encoded !== undefined && encoded !== '') addEncodedInto(merged, encoded);
+    }
+    histograms[figure] = encodeHistogram(merged);
+    stats[figure] = latencyStats(merged);
+    merged.destroy();
+  }
+  const seconds = mergeSeconds(shards, timeline);
+  const perSecond = (count: number): number => (durationMs > 0 ? count / (durationMs / 1000) : 0);
+  const tokens = stats.ttft !== undefined;
+  const stream: StreamStats = {
+    format: shards[0]!.format,
+    streams,
+    ended,
+    events,
+    perSecond: perSecond(events),
+    eventsPerStream: streams > 0 ? events / streams : 0,
+    firstEvent: stats.firstEvent,
+    gap: stats.gap,
+    duration: stats.duration,
+    ...(stats.delivery !== undefined ? { delivery: stats.delivery } : {}),
+    ...(tokens
+      ? {
+          outputTokens,
+          outputTokensPerSecond: perSecond(outputTokens),
+          outputTokensPerStream: streams > 0 ? outputTokens / streams : 0,
+          ttft: stats.ttft,
+          itl: stats.itl!,
+          tpot: stats.tpot!,
+        }
+      : {}),
+  };
+  return { stream, info: { histograms, seconds } };
+}
+
+/** Sets `timeline[i].stream` from the shards' seconds; returns each second's first-event histogram. */
+function mergeSeconds(shards: readonly ShardStream[], timeline: TimelineEntry[]): string[] {
+  const encoded: string[] = [];
+  timeline.forEach((entry, second) => {
+    let events = 0, outputTokens = 0;
+    const parts: string[] = [];
+    for (const shard of shards) {
+      const s = shard.seconds[second];
+      if (s === undefined) continue;
+      events += s.events;
+      outputTokens += s.outputTokens;
+      if (s.firstEvent !== '') parts.push(s.firstEvent);
+    }
+    let p50 = 0, p99 = 0, histogram = '';
+    if (parts.length > 0) {
+      const merged = createHistogram();
+      for (const part of parts) addEncodedInto(merged, part);
+      p50 = merged.getValueAtPercentile(50) / 1000;
+      p99 = merged.getValueAtPercentile(99) / 1000;
+      histogram = parts.length === 1 ? parts[0]! : encodeHistogram(merged);
+      merged.destroy();
+    }
+    entry.stream = { events, outputTokens, firstEventP50: p50, firstEventP99: p99 };
+    encoded.push(histogram);
+  });
+  return encoded;
+}
+
+/** A saved result's streams as the shard they came from, its seconds `secondShift` later. */
+export function streamAsShard(result: LoadResult, secondShift: number): ShardStream | undefined {
+  const stream = result.stream;
+  const info = result.merge.stream;
+  if (stream === undefined || info === undefined) return undefined;
+  const seconds: ShardStreamSecond[] = Array.from({ length: Math.max(0, secondShift) }, () => ({ events: 0, outputTokens: 0, firstEvent: '' }));
+  result.timeline.forEach((entry, index) => {
+    seconds.push({ events: entry.stream?.events ?? 0, outputTokens: entry.stream?.outputTokens ?? 0, firstEvent: info.seconds[index] ?? '' });
+  });
+  return {
+    format: stream.format,
+    streams: stream.streams,
+    ended: stream.ended,
+    events: stream.events,
+    outputTokens: stream.outputTokens ?? 0,
+    histograms: info.histograms,
+    seconds,
+  };
+}

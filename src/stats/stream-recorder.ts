@@ -1,0 +1,124 @@
+import type { ShardStream, ShardStreamSecond, StreamFormat, StreamHistograms } from '../shared/stream.js';
+import { createHistogram, encodeHistogram, latencyUs } from './histogram.js';
+import { PendingLatencies } from './pending-latencies.js';
+
+const toUs = (ms: number): number => latencyUs(ms <= 0 ? 0 : ms);
+
+/**
+ * One thread's streamed responses (`result.stream`): integer bucket counts per event, as the
+ * latency recorder does, nothing allocated per event; histograms are built once, at the end. Its
+ * seconds line up with the Recorder's (the same start).
+ */
+export class StreamRecorder {
+  streams = 0;
+  ended = 0;
+  events = 0;
+  outputTokens = 0;
+  readonly #firstEvent = new PendingLatencies();
+  readonly #gap = new PendingLatencies();
+  readonly #duration = new PendingLatencies();
+  readonly #delivery: PendingLatencies | undefined;
+  readonly #ttft: PendingLatencies | undefined;
+  readonly #itl: PendingLatencies | undefined;
+  readonly #tpot: PendingLatencies | undefined;
+  readonly #seconds: ShardStreamSecond[] = [];
+  readonly #secondFirstEvent = new PendingLatencies();
+  #secondFirstEvents = 0;
+  #secondEvents = 0;
+  #secondTokens = 0;
+  #nextSecondAt: number;
+
+  constructor(
+    readonly format: StreamFormat,
+    /** Start of the measured run, performance.now() ms. */
+    startAt: number,
+    { delivery = false, tokens = false } = {},
+  ) {
+    this.#nextSecondAt = startAt + 1000;
+    if (delivery) this.#delivery = new PendingLatencies();
+    if (tokens) {
+      this.#ttft = new PendingLatencies();
+      this.#itl = new PendingLatencies();
+      this.#tpot = new PendingLatencies();
+    }
+  }
+
+  /** An event at `now`: the stream's first (`firstMs` from the request) or one `gapMs` after the one before. */
+  recordEvent(now: number, first: boolean, ms: number): void {
+    if (now >= this.#nextSecondAt) this.#rollTo(now);
+    this.events++;
+    this.#secondEvents++;
+    if (first) {
+      const us = toUs(ms);
+      this.#firstEvent.record(us);
+      this.#secondFirstEvent.record(us);
+      this.#secondFirstEvents++;
+    } else {
+      this.#gap.record(toUs(ms));
+    }
+  }
+
+  /** An event's arrival minus the send time it carried. */
+  recordDelivery(ms: number): void {
+    this.#delivery?.record(toUs(ms));
+  }
+
+  /** `count` output tokens at `now`: the stream's first (`ms` from the request: TTFT) or `ms` after the last (ITL). */
+  recordTokens(now: number, count: number, first: boolean, ms: number): void {
+    if (now >= this.#nextSecondAt) this.#rollTo(now);
+    this.outputTokens += count;
+    this.#secondTokens += count;
+    (first ? this.#ttft : this.#itl)?.record(toUs(ms));
+  }
+
+  /** A stream ended: `durationMs` from its first event (-1: it had none), `tpotMs` (-1: fewer than two tokens). */
+  recordStream(durationMs: number, tpotMs: number, ended: boolean): void {
+    this.streams++;
+    if (ended) this.ended++;
+    if (durationMs >= 0) this.#duration.record(toUs(durationMs));
+    if (tpotMs >= 0) this.#tpot?.record(toUs(tpotMs));
+  }
+
+  #rollTo(now: number): void {
+    while (now >= this.#nextSecondAt) {
+      this.#closeSecond();
+      this.#nextSecondAt += 1000;
+    }
+  }
+
+  #closeSecond(): void {
+    const firstEvent = this.#secondFirstEvents > 0 ? this.#secondFirstEvent.takeEncoded() : '';
+    this.#seconds.push({ events: this.#secondEvents, outputTokens: this.#secondTokens, firstEvent });
+    this.#secondEvents = this.#secondTokens = this.#secondFirstEvents = 0;
+  }
+
+  /** Everything recorded, encoded; a last partial second is kept when anything happened in it. */
+  finish(endAt: number): ShardStream {
+    this.#rollTo(endAt);
+    if (this.#secondEvents + this.#secondTokens > 0) this.#closeSecond();
+    const histograms: StreamHistograms = {
+      firstEvent: encodePending(this.#firstEvent),
+      gap: encodePending(this.#gap),
+      duration: encodePending(this.#duration),
+      ...(this.#delivery !== undefined ? { delivery: encodePending(this.#delivery) } : {}),
+      ...(this.#ttft !== undefined ? { ttft: encodePending(this.#ttft), itl: encodePending(this.#itl!), tpot: encodePending(this.#tpot!) } : {}),
+    };
+    return {
+      format: this.format,
+      streams: this.streams,
+      ended: this.ended,
+      events: this.events,
+      outputTokens: this.outputTokens,
+      histograms,
+      seconds: this.#seconds,
+    };
+  }
+}
+
+function encodePending(pending: PendingLatencies): string {
+  const histogram = createHistogram();
+  pending.flushInto(histogram);
+  const encoded = encodeHistogram(histogram);
+  histogram.destroy();
+  return encoded;
+}

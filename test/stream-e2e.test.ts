@@ -1,0 +1,98 @@
+import t from 'tap';
+import { formatResult, mergeResults, runLoad } from '../src/index.js';
+import type { TransportName } from '../src/shared/terms.js';
+import { inSomeRun } from './fixtures/timing.js';
+import { separateStreamServer } from './fixtures/separate-stream-server.js';
+
+const DELAY_MS = 30;
+const INTERVAL_MS = 10;
+const EVENTS = 6;
+const AMOUNT = 12;
+
+for (const transport of ['net', 'undici', 'http', 'h2'] as TransportName[]) {
+  t.test(`${transport}: time to first event, gaps, events and tokens of SSE streams against a server of known timing`, async (t) => {
+    const server = await separateStreamServer(t, { format: 'sse', delayMs: DELAY_MS, intervalMs: INTERVAL_MS, events: EVENTS, h2: transport === 'h2' });
+    await inSomeRun(t, 6, async (timing) => {
+      const result = await runLoad({
+        url: server.url,
+        transport,
+        connections: 2,
+        amount: AMOUNT,
+        stream: { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content', timestamp: { field: 't' } },
+      });
+      const applied = await server.applied();
+      const stream = result.stream!;
+      t.equal(result.requests.completed, AMOUNT, 'every stream completed');
+      t.equal(result.errors.total, 0, 'no errors');
+      t.equal(stream.streams, AMOUNT);
+      t.equal(stream.ended, AMOUNT, 'every stream ended at [DONE]');
+      t.equal(stream.events, AMOUNT * (EVENTS + 1), 'every event counted, [DONE] included');
+      t.equal(applied.events, AMOUNT * EVENTS);
+      t.equal(stream.outputTokens, AMOUNT * EVENTS, 'one token per chunk, none for [DONE]');
+      t.equal(stream.outputTokensPerStream, EVENTS);
+      t.ok(stream.firstEvent.min >= DELAY_MS, `first event never before the server's delay (${stream.firstEvent.min} ms)`);
+      timing.hostKept(applied.firstEventMs < DELAY_MS + 3, `the host let the server keep its delay (${applied.firstEventMs.toFixed(3)} ms)`);
+      // As test/transports.test.ts holds latency: salvo's own parser to 1 ms, undici's and node:http's receive paths to 2.
+      const tolerance = transport === 'net' || transport === 'h2' ? 1 : 2;
+      timing.ok(stream.firstEvent.mean >= applied.firstEventMs - 0.1, `first event mean ${stream.firstEvent.mean.toFixed(3)} ms not below the server's ${applied.firstEventMs.toFixed(3)} ms`);
+      timing.ok(stream.firstEvent.p50 - applied.firstEventMs < tolerance, `first event p50 ${stream.firstEvent.p50} ms within ${tolerance} ms of the server's ${applied.firstEventMs.toFixed(3)} ms`);
+      timing.ok(Math.abs(stream.ttft!.mean - stream.firstEvent.mean) < 0.01, 'TTFT is the first event: it carries a token');
+      // The gaps include the one before [DONE], which the server writes an interval after the last token.
+      timing.ok(Math.abs(stream.gap.mean - applied.gapMs) < 1, `gap mean ${stream.gap.mean.toFixed(3)} ms within 1 ms of the server's ${applied.gapMs.toFixed(3)} ms`);
+      timing.ok(Math.abs(stream.itl!.mean - applied.gapMs) < 1, `ITL mean ${stream.itl!.mean.toFixed(3)} ms within 1 ms of it`);
+      // From the server's wall clock (another process's performance.timeOrigin) to this one's.
+      timing.ok(stream.delivery!.p50 < 3, `delivery p50 from the events' own timestamps ${stream.delivery!.p50} ms`);
+      timing.ok(Math.abs(stream.tpot!.mean - applied.gapMs * EVENTS / (EVENTS - 1)) < 1, `TPOT ${stream.tpot!.mean.toFixed(3)} ms: to [DONE], over the tokens after the first`);
+    });
+  });
+}
+
+t.test('NDJSON to the body\'s end, thresholds on stream figures, and the summary', async (t) => {
+  const server = await separateStreamServer(t, { format: 'ndjson', delayMs: 5, intervalMs: 2, events: 4 });
+  const result = await runLoad({
+    url: server.url,
+    connections: 1,
+    amount: 5,
+    stream: { format: 'ndjson', tokens: 'choices.0.delta.content' },
+    thresholds: { 'stream.firstEvent.p99': '< 5000', 'stream.events': '== 20', 'stream.ttft.max': '< 1' },
+  });
+  const stream = result.stream!;
+  t.equal(stream.events, 20, 'the four lines of each of five responses');
+  t.equal(stream.ended, 0, 'no until: each ran to its end');
+  t.equal(stream.streams, 5);
+  t.equal(stream.outputTokens, 20);
+  t.same(result.thresholds!.map((r) => [r.metric, r.passed]), [['stream.firstEvent.p99', true], ['stream.events', true], ['stream.ttft.max', false]]);
+  t.equal(result.ok, false);
+  const summary = formatResult(result);
+  t.match(summary, /Stream ndjson \(ms\)/);
+  t.match(summary, /^TTFT\s/m);
+  t.match(summary, /Events\s+20 in 5 streams/);
+  t.equal(result.timeline.reduce((sum, second) => sum + (second.stream?.events ?? 0), 0), 20, 'the timeline\'s seconds add up to the events');
+});
+
+t.test('chunks, a function until, and workers merged exactly (mergeResults too)', async (t) => {
+  const server = await separateStreamServer(t, { format: 'sse', delayMs: 1, intervalMs: 1, events: 3 });
+  let calls = 0;
+  const chunks = await runLoad({
+    url: server.url,
+    connections: 1,
+    amount: 3,
+    stream: { format: 'sse', until: (event) => (calls++, event.data === '[DONE]') },
+  });
+  t.equal(chunks.stream!.ended, 3);
+  t.equal(calls, 12, 'the function saw every event');
+  const split = await runLoad({ url: server.url, connections: 4, workers: 2, amount: 8, stream: { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content' } });
+  t.equal(split.stream!.events, 8 * 4);
+  t.equal(split.stream!.outputTokens, 8 * 3);
+  const merged = mergeResults([split, split]);
+  t.equal(merged.stream!.events, 2 * 8 * 4, 'mergeResults adds the events');
+  t.equal(merged.stream!.firstEvent.max, split.stream!.firstEvent.max, 'and the histograms: the max stays');
+  t.equal(merged.stream!.outputTokens, 2 * 8 * 3);
+});
+
+t.test('a bad stream option is an error naming it', async (t) => {
+  await t.rejects(runLoad({ url: 'http://127.0.0.1:1/', stream: { format: 'xml' as 'sse' } }), { code: 'SALVO_INVALID_OPTION', option: 'stream.format' });
+  await t.rejects(runLoad({ url: 'http://127.0.0.1:1/', stream: { format: 'sse', tokens: '' } }), { code: 'SALVO_INVALID_OPTION', option: 'stream.tokens' });
+  await t.rejects(runLoad({ url: 'http://127.0.0.1:1/', workers: 2, connections: 2, stream: { format: 'sse', until: () => true } }), { code: 'SALVO_INVALID_OPTION', option: 'stream.until' });
+  await t.rejects(runLoad({ url: 'http://127.0.0.1:1/', stream: { format: 'sse', extra: 1 } as never }), /stream/);
+});
