@@ -57,7 +57,8 @@ function notTimed(result: LoadResult, plan: Plan): void {
 
 function nagleDelay(result: LoadResult): void {
   const { ttfb, receive } = result.phases;
-  if (receive.count < MIN_RESPONSES) return;
+  // A streamed body is slow by design: its events are timed in result.stream.
+  if (receive.count < MIN_RESPONSES || result.stream !== undefined) return;
   const stalled = DELAYED_ACK_WINDOWS_MS.some(([low, high]) => receive.p50 >= low && receive.p50 <= high);
   const smallResponses = result.bytes.received / Math.max(1, result.requests.completed) <= NAGLE_MAX_RESPONSE_BYTES;
   if (!stalled || !smallResponses || ttfb.p50 > receive.p50 / 2) return;
