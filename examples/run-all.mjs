@@ -21,6 +21,8 @@ const steps = [
   ['cli, 2 workers', 'node', ['cli.mjs', '--duration', '2s', '--connections', '4', '--workers', '2', '--transport', 'undici'], here('.')],
   ['node:test', 'node', ['--test', 'node-test/load.test.mjs'], here('.')],
   ['regression against a stored baseline', 'node', ['--test', 'regression/regression.test.mjs'], here('.')],
+  ['node:test gate against a baseline history', 'node', ['--test', 'node-test/gate.test.mjs'], here('.')],
+  ['the CI gate job (github-workflow.yml, gitlab-ci.yml) on this machine', 'node', ['local.mjs'], here('ci-gate')],
   ['kubernetes recipe, 3 segment processes on this machine', 'node', ['local.mjs', '--segments', '3'], here('kubernetes')],
   ['mocha: install', npm, ['install', '--no-audit', '--no-fund'], here('mocha')],
   ['mocha', npm, ['test'], here('mocha')],

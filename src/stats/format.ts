@@ -92,8 +92,8 @@ export function formatThresholdWindows(t: ThresholdResult): string {
   if (windows === undefined) return '';
   const first = windows.failed[0];
   return first === undefined
-    ? `worst of ${windows.judged} windows`
-    : `worst window; ${windows.failed.length} of ${windows.judged} windows failed, the first seconds ${first.from}-${first.to}`;
+    ? `worst of ${windows.judged} window${windows.judged === 1 ? '' : 's'}`
+    : `worst window; ${windows.failed.length} of ${windows.judged} window${windows.judged === 1 ? '' : 's'} failed, the first seconds ${first.from}-${first.to}`;
 }
 
 /**

@@ -1,0 +1,69 @@
+// The load-test gate a CI job runs (see github-workflow.yml and gitlab-ci.yml beside it):
+//   node gate.mjs --url http://127.0.0.1:3000/ --id api [--add] [--history .salvo-history] [--out reports]
+// It runs the load a few times, writes each run's HTML report, compares the runs with the history's
+// latest baseline builds, writes JUnit XML and a Markdown summary (to $GITHUB_STEP_SUMMARY when set),
+// draws the trend, and with --add (on the main branch) stores the runs as a new build. Exit status:
+// 0 passed, 1 a threshold failed, 3 a metric regressed.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  addToHistory, ciLabels, compareWithHistory, formatJUnit, formatSummary, readHistory, renderReport, renderTrendReport, runLoad, writeSummary,
+} from 'salvo';
+
+const { values } = parseArgs({
+  options: {
+    url: { type: 'string', default: 'http://127.0.0.1:3000/' },
+    id: { type: 'string', default: 'api' },
+    history: { type: 'string', default: '.salvo-history' },
+    out: { type: 'string', default: 'reports' },
+    runs: { type: 'string', default: '5' },
+    duration: { type: 'string', default: '5s' },
+    add: { type: 'boolean', default: false },
+  },
+});
+
+/** The service may still be starting when the job gets here: wait for its first answer (10 s at most). */
+async function waitFor(url) {
+  for (const deadline = Date.now() + 10_000; ; await new Promise((resolve) => setTimeout(resolve, 200))) {
+    try {
+      await fetch(url);
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`${url} did not answer within 10 s: ${error.cause?.code ?? error.message}`);
+    }
+  }
+}
+
+await waitFor(values.url);
+await mkdir(values.out, { recursive: true });
+const results = [];
+for (let run = 1; run <= Number(values.runs); run++) {
+  const result = await runLoad({
+    url: values.url,
+    connections: 10,
+    duration: values.duration,
+    warmup: '1s',
+    // Every 2-second window of the run, not only the whole: a stall shows even when the whole run hides it.
+    thresholds: { 'latency.p99': { threshold: '< 500', window: '2s' }, 'errors.rate': '< 0.01' },
+  });
+  await writeFile(join(values.out, `run-${run}.html`), renderReport(result));
+  results.push(result);
+}
+
+const comparison = await compareWithHistory(values.history, values.id, results);
+const thresholdsPassed = results.every((result) => result.ok);
+if (values.add) {
+  // On the main branch: the build joins the baseline only when it passed; `salvo history accept` takes in a slowdown that was meant.
+  const entry = await addToHistory(values.history, values.id, results, { ...ciLabels(), baseline: comparison.ok && thresholdsPassed });
+  console.log(`stored ${entry.id}`);
+}
+await writeFile(join(values.out, 'trend.html'), renderTrendReport(values.id, await readHistory(values.history, values.id)));
+const reports = [...results.map((_, index) => ({ title: `run ${index + 1}`, href: `run-${index + 1}.html` })), { title: 'trend', href: 'trend.html' }];
+const outcome = { testId: values.id, results, comparison, reports };
+await writeFile(join(values.out, 'junit.xml'), formatJUnit(outcome));
+const summary = formatSummary(outcome);
+// GitHub Actions shows $GITHUB_STEP_SUMMARY on the run's page; elsewhere the file is an artifact.
+if ((await writeSummary(summary)) === undefined) await writeFile(join(values.out, 'summary.md'), summary);
+console.log(summary);
+process.exitCode = !thresholdsPassed ? 1 : comparison.ok ? 0 : 3;
