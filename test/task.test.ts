@@ -174,7 +174,8 @@ t.test('warmup, signal, thresholds and checks apply', async (t) => {
     task: async (ctx: TaskContext) => {
       calls++;
       await sleep(2);
-      if (calls === 150) controller.abort();
+      // Both slots may have started a call since the last check: not === 150.
+      if (calls >= 150) controller.abort();
       ctx.check('fast enough', ctx.iteration % 4 !== 0, 'every fourth call is slow');
     },
     concurrency: 2,
@@ -270,4 +271,13 @@ t.test('a segment of a task run makes its share of the calls, and mergeResults p
   const merged = mergeResults([first, second]);
   t.equal(merged.requests.completed, 301);
   t.equal(merged.transport, 'task');
+});
+
+t.test('every call ends in one of completed, errors and unfinished, also when each fails at once; a run where none succeeded says so', async (t) => {
+  const failing = await runLoad({ task: async () => Promise.reject(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })), concurrency: 3, duration: 300 });
+  const { sent, completed, unfinished } = failing.requests;
+  t.ok(sent > 1000, `${sent} calls`);
+  t.equal(completed + failing.errors.total + unfinished, sent, `sent ${sent} = completed ${completed} + errors ${failing.errors.total} + unfinished ${unfinished}`);
+  t.match(failing.warnings, [{ code: 'GENERATOR_SATURATED' }, { code: 'NO_SUCCESS', message: /^no call succeeded: .* Most failed with ECONNREFUSED: the task threw or rejected; errors.samples has the messages/ }]);
+  t.equal(failing.ok, false);
 });

@@ -38,16 +38,23 @@ export function failureAdvice(result: LoadResult): void {
   const share = failedShare(result);
   if (!none && share <= MOSTLY_FAILED_SHARE) return;
   const ended = result.requests.completed + result.errors.total;
+  const unit = result.transport === 'task' ? 'call' : 'request';
   const what = none
-    ? `no request succeeded: of ${result.requests.sent} sent, ${result.failed.total} failed` +
+    ? `no ${unit} succeeded: of ${result.requests.sent} sent, ${result.failed.total} failed` +
       (result.requests.unfinished > 0 ? ` and ${result.requests.unfinished} had no answer by the end` : '')
-    : `${result.failed.total} of ${ended} requests failed (${(share * 100).toFixed(1)}%)`;
+    : `${result.failed.total} of ${ended} ${unit}s failed (${(share * 100).toFixed(1)}%)`;
   addWarning(result.warnings, none ? 'NO_SUCCESS' : 'MOSTLY_FAILED', `${what}. ${advice(result)} The latency measures the failures, not the server's work.`);
 }
 
 /** What the most common failure usually means, and what to do. */
 function advice(result: LoadResult): string {
   const [code, count] = mostCommon(result.errors.byCode);
+  // A task's errors are whatever its own client threw: the samples say more than any advice could.
+  if (result.transport === 'task') {
+    return code === 'TIMEOUT'
+      ? 'Most failed with TIMEOUT: the calls took longer than timeout; check what the task waits for, or give a longer timeout.'
+      : `Most failed with ${code}: the task threw or rejected; errors.samples has the messages and stacks.`;
+  }
   const [status, statusCount] = mostCommon(result.failed.byStatus);
   if (statusCount > count) {
     const accepted = `If ${status} is what this endpoint should answer, accept it with expect: { status: ${status} } (CLI: --expect-status ${status}).`;

@@ -52,7 +52,11 @@ export function formatResult(result: LoadResult): string {
     // A task's calls have no bytes and no status: what they did is counted, timed, or an error.
     lines.push(
       row('Calls/s', TWO_DECIMALS.format(result.requests.perSecond)),
-      row('Calls', `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ${COUNT.format(result.requests.missed)} missed`),
+      row(
+        'Calls',
+        `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ${COUNT.format(result.requests.missed)} missed` +
+          (result.requests.unfinished ? `, ${COUNT.format(result.requests.unfinished)} unfinished (still running at the end)` : ''),
+      ),
     );
   } else {
     lines.push(

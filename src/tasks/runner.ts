@@ -268,13 +268,14 @@ export class TaskRunner implements Exchanges, CallOwner {
   settled(call: TaskCall, failed: boolean, error: unknown): void {
     const now = performance.now();
     const slot = this.#slots[call.slot]!;
-    slot.busy = false;
-    this.#inFlight--;
     if (this.#stopped) return;
+    // Settled after the end: still busy, so `halt` counts it in `requests.unfinished`.
     if (now >= this.#endAt) {
       this.#run.stop(false);
       return;
     }
+    slot.busy = false;
+    this.#inFlight--;
     if (slot.measured) {
       if (failed) this.#recordFailure(error, now);
       else this.#recorder.recordCompleted(now - slot.intendedAt, now - slot.startedAt, now);
