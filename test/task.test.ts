@@ -281,3 +281,19 @@ t.test('every call ends in one of completed, errors and unfinished, also when ea
   t.match(failing.warnings, [{ code: 'GENERATOR_SATURATED' }, { code: 'NO_SUCCESS', message: /^no call succeeded: .* Most failed with ECONNREFUSED: the task threw or rejected; errors.samples has the messages/ }]);
   t.equal(failing.ok, false);
 });
+
+t.test('task scenarios run side by side on one clock: a closed loop and an open loop, each counted apart', async (t) => {
+  let browsed = 0;
+  let bought = 0;
+  const result = await runLoad({
+    scenarios: {
+      browse: { task: async () => void (browsed++, await sleep(1)), concurrency: 2 },
+      buy: { task: async () => void bought++, rate: 100, amount: 50 },
+    },
+    duration: 1000,
+  });
+  t.equal(bought, 50);
+  t.equal(result.byScenario?.buy?.requests.completed, 50);
+  t.equal(result.byScenario!.browse!.requests.sent, browsed);
+  t.equal(result.requests.sent, browsed + 50, "the run's numbers are the scenarios' sum");
+});
