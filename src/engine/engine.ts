@@ -12,6 +12,9 @@ import { connectionTarget } from '../runner/ramp.js';
 import type { Measuring } from '../runner/measuring.js';
 import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import { RequestSequence } from './request-sequence.js';
+import { FreeLanes } from './free-lanes.js';
+import { DownServer } from './down-server.js';
+import { openAhead } from './open-ahead.js';
 import { planSchedule, type RateSchedule } from '../runner/schedule.js';
 import { addWarning, type Warning } from '../shared/warnings.js';
 import { StreamMeter } from './stream-meter.js';
@@ -36,8 +39,8 @@ export class Engine implements TransportSink, Exchanges {
   /** `pipelining` (HTTP/1.1) or `streams` (h2): lanes `i * lanesPerConnection ...` ride connection i. */
   readonly #lanesPerConnection: number;
   readonly #schedule: RateSchedule | undefined;
-  /** Lanes free to take an open-loop slot. */
-  readonly #freeLanes: Lane[] = [];
+  /** Lanes free to take an open-loop slot, least recently freed first. */
+  readonly #freeLanes: FreeLanes;
   /** Lanes idle because connections were ramped down. */
   readonly #parked = new Set<Lane>();
   #recorder!: Recorder;
@@ -55,10 +58,17 @@ export class Engine implements TransportSink, Exchanges {
   /** Measured requests sent, for `amount`. */
   #measuredSent = 0;
   #slot = 0;
+  /** Open loop: measured slots that fell due while no lane could carry them (`missed`). */
+  #skipped = 0;
+  /** The last request to end failed: no response since (the server may be down). */
+  #failing = false;
   /** Open loop: wakes the loop when slots fall due (see pacer.ts). */
   #pacer: Pacer | undefined;
   #monitor!: GeneratorMonitor;
-  readonly #backoffTimers = new Set<NodeJS.Timeout>();
+  /** Lanes waiting out their backoff, by timer. */
+  readonly #backoffTimers = new Map<NodeJS.Timeout, Lane>();
+  /** Closed-loop `amount` runs without connection ramps: fail fast once the server is down. */
+  #downServer: DownServer | undefined;
   #stopped = false;
   /** Transport findings, kept here because they can come before the recorder exists. */
   readonly #warnings: Warning[] = [];
@@ -97,6 +107,7 @@ export class Engine implements TransportSink, Exchanges {
       for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
     if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, (code, message) => this.onWarning(code, message));
+    this.#freeLanes = new FreeLanes(this.#lanes.length);
     this.#schedule = planSchedule(plan);
     this.tickMs = Math.min(100, Math.max(5, Math.floor(plan.timeoutMs / 10)));
     this.gauges = {
@@ -135,14 +146,14 @@ export class Engine implements TransportSink, Exchanges {
     const pipelining = this.#lanesPerConnection;
     const usable = Math.min(pipelining, this.#transport.lanesPerConnection?.() ?? Infinity);
     if (this.#schedule) {
-      // Popped from the end: the first lane of every connection comes before any second (pipelined) one.
-      for (let depth = usable - 1; depth >= 0; depth--) {
-        for (let lane = this.#lanes.length - pipelining + depth; lane >= 0; lane -= pipelining) {
-          this.#freeLanes.push(this.#lanes[lane]!);
-        }
+      // The first lane of every connection comes before any second (pipelined) one.
+      for (let depth = 0; depth < usable; depth++) {
+        for (let lane = depth; lane < this.#lanes.length; lane += pipelining) this.#freeLanes.push(this.#lanes[lane]!);
       }
       this.#pump();
     } else {
+      const started = this.#lanes.filter((lane) => lane.id % pipelining < usable && lane.connection < this.#activeConnections);
+      if (this.#plan.amount !== undefined && this.#plan.ramps !== 'connections') this.#downServer = new DownServer(started.length);
       for (const lane of this.#lanes) if (lane.id % pipelining < usable) this.#next(lane, now);
     }
   }
@@ -151,36 +162,13 @@ export class Engine implements TransportSink, Exchanges {
     return this.#sequence.checker?.stats();
   }
 
-  /**
-   * Opens the connections before the clock starts, for at most the request timeout (or until the run
-   * is aborted): a server that accepts and never finishes a handshake must not hold the run. Requests
-   * sent on connections still opening wait for them, and time out like any other.
-   */
   async #openConnections(): Promise<void> {
-    const { timeoutMs } = this.#plan;
-    const signal = this.#hooks.signal;
-    let timer: NodeJS.Timeout | undefined;
-    let onAbort: (() => void) | undefined;
-    const bound = new Promise<false>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs, false);
-      onAbort = () => resolve(false);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    const opened = await Promise.race([this.#transport.connect(this.#activeConnections).then(() => true), bound]);
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort!);
-    const open = this.#transport.openConnections();
-    if (opened || this.#run.stopped || open >= this.#activeConnections) return;
-    this.onWarning(
-      'CONNECTIONS_NOT_OPEN',
-      `${open} of ${this.#activeConnections} connections had opened ${timeoutMs} ms (the request timeout) after the run began opening them, ` +
-        'and the clock started without the rest: requests wait on them and count as TIMEOUT if they never open. ' +
-        'A server that accepts TCP connections but never completes the TLS handshake (or is not listening for TLS) looks like this.',
-    );
+    const warning = await openAhead(this.#transport, this.#activeConnections, this.#plan.timeoutMs, this.#hooks.signal);
+    if (warning !== undefined && !this.#run.stopped) this.onWarning(warning.code, warning.message);
   }
 
   #amountReached(): boolean {
-    return this.#plan.amount !== undefined && this.#measuredSent >= this.#plan.amount;
+    return this.#plan.amount !== undefined && this.#measuredSent + this.#skipped >= this.#plan.amount;
   }
 
   /** Closed loop: send on `lane` now, after its backoff, or not at all once the run is winding down. */
@@ -201,7 +189,24 @@ export class Engine implements TransportSink, Exchanges {
     }
     // The rest of the amount is reserved by other connections' walks of the sequence: this lane is done.
     if (now >= this.#measureAt && !this.#sequence.mayMeasure(lane.connection)) return;
+    const down = this.#downServer?.code;
+    if (down !== undefined) {
+      this.#failUnsent(lane, now, down);
+      this.#retryLater(lane, 0);
+      return;
+    }
     this.#send(lane, now, now);
+  }
+
+  /** The server is down: the lane's next request fails under `code` at once, no byte of it written (in `sent`, as a refused one is). */
+  #failUnsent(lane: Lane, now: number, code: string): void {
+    lane.measured = now >= this.#measureAt;
+    if (!lane.measured) return void this.#sequence.skip(lane);
+    this.#measuredSent++;
+    this.#sequence.skip(lane);
+    const name = this.#nameOf[lane.requestIndex];
+    this.#recorder.recordSent(0, now, name);
+    this.#recorder.recordError(code, now, name);
   }
 
   /** Backoff after an error: the lane is neither free nor busy until the timer fires. */
@@ -210,7 +215,7 @@ export class Engine implements TransportSink, Exchanges {
       this.#backoffTimers.delete(timer);
       this.#next(lane, performance.now());
     }, delayMs);
-    this.#backoffTimers.add(timer);
+    this.#backoffTimers.set(timer, lane);
   }
 
   #freeLane(lane: Lane, now: number): void {
@@ -251,8 +256,17 @@ export class Engine implements TransportSink, Exchanges {
         pacer.waitFor(this.#slot, this.#dueAt);
         return;
       }
-      const lane = this.#freeLanes.pop();
-      if (lane === undefined) break; // every lane busy: the next response pumps again
+      const lane = this.#freeLanes.shift();
+      if (lane === undefined) {
+        // Every lane busy: the next response pumps again, and the slot's latency counts its wait.
+        if (this.#inFlight > 0 && !this.#failing) break;
+        // None free and nothing answering since the last error: the lanes are backing off or trying
+        // to reconnect (the server is down). The slot is missed rather than kept for a burst when
+        // the server is back, as k6 drops an iteration it cannot start.
+        if (due >= this.#measureAt) this.#skipped++;
+        this.#slot++;
+        continue;
+      }
       this.#slot++;
       this.#send(lane, due, now);
       // The generator's own lateness: a slot that waited for a free connection was late because of
@@ -260,6 +274,7 @@ export class Engine implements TransportSink, Exchanges {
       if (lane.measured) this.#monitor.recordSendLag(now - Math.max(due, lane.freedAt));
     }
     pacer.pause();
+    if (this.#inFlight === 0 && this.#amountReached()) this.#run.stop(false);
   }
 
   #send(lane: Lane, intendedAt: number, now: number): void {
@@ -299,6 +314,8 @@ export class Engine implements TransportSink, Exchanges {
     }
     lane.busy = false;
     lane.failures = 0;
+    this.#failing = false;
+    this.#downServer?.answered(lane);
     this.#inFlight--;
     // A response whose `onResponse` hook threw is that request's error instead of a completion: each
     // request ends in exactly one of `completed` and `errors`.
@@ -343,6 +360,7 @@ export class Engine implements TransportSink, Exchanges {
     lane.busy = false;
     this.#inFlight--;
     if (this.#stopped) return;
+    this.#failing = true;
     if (lane.measured) {
       const name = this.#nameOf[lane.requestIndex];
       // A request whose connection never opened stays in `sent` with its error; its bytes never left.
@@ -351,6 +369,16 @@ export class Engine implements TransportSink, Exchanges {
     }
     lane.failures++;
     // Always deferred, also because a transport may report an error from inside send().
+    if (this.#downServer?.failed(lane, code, unsent)) {
+      // Every lane waiting out a backoff counts the rest of its requests now.
+      for (const [timer, waiting] of [...this.#backoffTimers]) {
+        clearTimeout(timer);
+        this.#backoffTimers.delete(timer);
+        this.#retryLater(waiting, 0);
+      }
+      this.#retryLater(lane, 0);
+      return;
+    }
     this.#retryLater(lane, backoffMs(lane.failures - 1));
   }
 
@@ -386,12 +414,12 @@ export class Engine implements TransportSink, Exchanges {
     this.#stopped = true;
     this.#haltedAt = endAt;
     this.#pacer?.close();
-    for (const timer of this.#backoffTimers) clearTimeout(timer);
+    for (const timer of this.#backoffTimers.keys()) clearTimeout(timer);
     if (this.#schedule) {
       const startOffset = this.#measureAt - this.#startAt;
       let due = this.#schedule.countBefore(endAt - this.#startAt);
       if (this.#plan.amount !== undefined) due = Math.min(due, this.#schedule.countBefore(startOffset) + this.#plan.amount);
-      this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset)));
+      this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset))) + this.#skipped;
     }
     for (const lane of this.#lanes) {
       if (!lane.busy || !lane.measured) continue;

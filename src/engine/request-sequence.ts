@@ -79,14 +79,24 @@ export class RequestSequence {
    */
   next(lane: Lane): unknown {
     const index = this.#cursor[lane.connection]!;
+    const wrapped = this.skip(lane);
+    const prepared = this.#requests[index]!.dynamic ? this.#prepareDynamic(lane.connection, index) : this.#prepared[index];
+    if (wrapped && this.#contexts.length > 0) this.#contexts[lane.connection]!.iteration++;
+    return prepared;
+  }
+
+  /**
+   * Moves `lane`'s connection past its next request (its index to `lane.requestIndex`) without
+   * building it: a request counted as failed without being sent. True when the walk wrapped.
+   */
+  skip(lane: Lane): boolean {
+    const index = this.#cursor[lane.connection]!;
     const following = index + 1;
     const wrapped = following === this.#requests.length;
     this.#cursor[lane.connection] = wrapped ? 0 : following;
     lane.requestIndex = index;
     if (lane.measured && this.#unreserved !== undefined && this.#reserved[lane.connection]! > 0) this.#reserved[lane.connection]!--;
-    const prepared = this.#requests[index]!.dynamic ? this.#prepareDynamic(lane.connection, index) : this.#prepared[index];
-    if (wrapped && this.#contexts.length > 0) this.#contexts[lane.connection]!.iteration++;
-    return prepared;
+    return wrapped;
   }
 
   #prepareDynamic(connection: number, index: number): unknown {

@@ -40,6 +40,11 @@ class HttpLane {
   bytes = 0;
   /** The request was handed to the OS ('finish'); one that failed before never reached the wire. */
   written = false;
+  /**
+   * Its socket connected: node:http emits 'finish' once the request is buffered on a socket still
+   * connecting, so one whose connection was then refused would count as written.
+   */
+  connected = false;
   /** The request sent now, to send again. */
   prepared: HttpRequest | undefined;
   /** Its socket, and how much had been read on it when the request got it: whether any of its response came. */
@@ -61,6 +66,7 @@ class HttpLane {
   readonly onResponseClose: (this: http.IncomingMessage) => void;
   /** A socket still connecting is a new connection: its connect and TLS times are recorded. */
   readonly onSocket: (socket: Socket) => void;
+  readonly onConnect: () => void;
   /** 'finish': the request has been handed to the OS, after its connection opened. */
   readonly onFinish: () => void;
 
@@ -69,7 +75,14 @@ class HttpLane {
       this.socket = socket;
       this.readBefore = socket.bytesRead;
       this.writtenBefore = socket.bytesWritten;
-      if (socket.connecting) watchConnect(socket, transport.secure, transport.phases);
+      this.connected = !socket.connecting;
+      if (socket.connecting) {
+        socket.once('connect', this.onConnect);
+        watchConnect(socket, transport.secure, transport.phases);
+      }
+    };
+    this.onConnect = () => {
+      this.connected = true;
     };
     this.onFinish = () => {
       lane.writtenAt = performance.now();
@@ -139,6 +152,8 @@ class HttpTransport implements Transport<HttpRequest> {
       keepAlive: config.keepAlive,
       maxSockets: config.keepAlive ? config.connections : Infinity,
       maxFreeSockets: config.connections,
+      // The free socket used longest ago takes the next request, so that every connection carries load.
+      scheduling: 'fifo' as const,
     };
     const createAgent = (): http.Agent =>
       secure
@@ -202,6 +217,7 @@ class HttpTransport implements Transport<HttpRequest> {
 
   #dispatch(state: HttpLane, options: http.RequestOptions, body: Buffer | undefined): void {
     state.written = false;
+    state.connected = false;
     state.socket = undefined;
     const request = this.#request(options, state.onResponse);
     state.request = request;
@@ -253,6 +269,7 @@ class HttpTransport implements Transport<HttpRequest> {
     // 'finish' comes once the whole request was handed over; on a reused (connected) socket a reset
     // can come between the write and it.
     if (state.readBefore > 0 && state.socket!.bytesWritten > state.writtenBefore) state.written = true;
+    if (!state.connected) state.written = false;
     const answering = state.response !== undefined || (state.socket !== undefined && state.socket.bytesRead > state.readBefore);
     state.response = undefined;
     // An idempotent request on a reused connection (one that had answered before: node:http's

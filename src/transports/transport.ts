@@ -36,6 +36,8 @@ export class Lane {
   retried = false;
   /** Consecutive errors, for the engine's reconnect backoff. */
   failures = 0;
+  /** Its last errors say the server is down (see the engine's `DownServer`). */
+  down = false;
   /** Open loop: when the lane last became free for a slot (performance.now() ms; 0 before the start). */
   freedAt = 0;
 
