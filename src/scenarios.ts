@@ -139,7 +139,8 @@ export async function runScenarios(options: LoadOptions, run: (options: LoadOpti
     url: first.url,
     transport: first.transport,
     connections: results.reduce((sum, part) => sum + part.connections, 0),
-    workers: results.reduce((sum, part) => sum + part.workers, 0),
+    // Scenarios with one worker share this thread; the others add their worker threads.
+    workers: Math.max(1, results.reduce((sum, part) => sum + (part.workers > 1 ? part.workers : 0), 0)),
     rate: rates.length === 0 ? undefined : rates.reduce((sum, part) => sum + part.rate!, 0),
     merge: {
       ...(options.segment !== undefined ? { segment: first.merge.segment! } : {}),

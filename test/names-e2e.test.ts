@@ -2,7 +2,7 @@
 // are what nginx processed on its paths, over worker threads, over merged segments, on net and
 // undici; and the names add up to the run.
 import t, { type Test } from 'tap';
-import { mergeResults, runLoad, type LoadResult } from '../src/index.js';
+import { mergeResults, runLoad, type LoadResult, type ProgressEvent } from '../src/index.js';
 import type { RequestSpec } from '../src/shared/load-options.js';
 import { startNginx } from './fixtures/nginx.js';
 
@@ -113,4 +113,25 @@ t.test('a bad name is an error naming the option', async (t) => {
   await t.rejects(runLoad({ url, name: '' }), { code: 'SALVO_INVALID_OPTION', option: 'name' });
   await t.rejects(runLoad({ url, requests: [{ name: 5 as unknown as string }] }), { option: 'requests[0].name', message: /requests\[0\]\.name must be a non-empty string; got 5/ });
   await t.rejects(runLoad({ url, name: 'x', requests: [{}] }), { option: 'name', message: /name cannot be combined with requests/ });
+});
+
+t.test('onProgress carries each name\'s second, in process and over workers', async (t) => {
+  const nginx = await startNginx(t, { keepaliveRequests: 100_000 });
+  for (const workers of [1, 2]) {
+    const events: ProgressEvent[] = [];
+    const result = await runLoad({
+      url: nginx.http1Url,
+      connections: 4,
+      workers,
+      duration: 1500,
+      requests: [{ name: 'a', path: '/a' }, { name: 'b', path: '/b' }],
+      onProgress: (event) => void events.push(event),
+    });
+    for (const name of ['a', 'b']) {
+      const completed = events.reduce((sum, event) => sum + (event.byName?.[name]?.completed ?? 0), 0);
+      t.equal(completed, result.byName![name]!.requests.completed, `workers ${workers}: ${name}'s seconds add up to its completed`);
+    }
+    const busy = events.find((event) => (event.byName?.a?.completed ?? 0) > 0)!;
+    t.ok(busy.byName!.a!.p99 >= busy.byName!.a!.p50 && busy.byName!.a!.p50 > 0, `workers ${workers}: a second's percentiles per name`);
+  }
 });

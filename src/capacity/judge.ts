@@ -123,6 +123,10 @@ function blame(context: JudgeContext, result: LoadResult): StepLimit {
 function serverKeptObjective(context: JudgeContext, result: LoadResult): boolean {
   const serverSide = context.compiledSlo.filter((threshold) => !GENERATOR_METRICS.test(threshold.metric));
   const asServerSaw: LoadResult = { ...result, latency: result.latencyUncorrected };
+  // An objective on one name (`latency.p99{name:checkout}`) reads that name's time from the write too.
+  if (result.byName !== undefined) {
+    asServerSaw.byName = Object.fromEntries(Object.entries(result.byName).map(([name, stats]) => [name, { ...stats, latency: stats.latencyUncorrected }]));
+  }
   if (!evaluateThresholds(serverSide, asServerSaw).every((threshold) => threshold.passed)) return false;
   if (serverSide.some((threshold) => threshold.metric.startsWith('latency'))) return true;
   let unloadedP50 = result.latencyUncorrected.p50;

@@ -1,4 +1,5 @@
 import { countsMessages, type CheckStats, type GeneratorStats, type LatencyStats, type LoadResult, type PhaseStats, type ServerStats, type StreamStats, type ThresholdResult, type WebSocketStageStats } from '../shared/load-result.js';
+import { partTables } from './format-parts.js';
 
 // A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -74,6 +75,7 @@ export function formatResult(result: LoadResult): string {
   lines.push(row('Errors', errors(result.errors)), ...errorSamples(result.errors.samples));
   if (messages === undefined && result.failed !== undefined) lines.push(row('Failed', failed(result)));
   if (result.stream !== undefined) lines.push('', ...streamTable(result.stream), '');
+  lines.push(...partTables(result));
   if (websocket?.stages !== undefined) lines.push('', ...stagesTable(websocket.stages), '');
   if (result.generator !== undefined) lines.push(row('Generator', generator(result.generator)));
   if (result.server !== undefined) lines.push(...serverRows(result.server, countsMessages(result.transport)));

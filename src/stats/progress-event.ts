@@ -1,5 +1,23 @@
 import type { RunningTotals, SecondSummary } from './recorder.js';
-import type { ProgressEvent } from '../shared/load-result.js';
+import type { NameSecond, ProgressEvent } from '../shared/load-result.js';
+import { decodeHistogram } from './histogram.js';
+
+/** A second's names with their percentiles, read from each name's encoded latencies. */
+export function nameSeconds(byName: NonNullable<SecondSummary['byName']>): Record<string, NameSecond> {
+  const seconds: Record<string, NameSecond> = {};
+  for (const [name, { sent, completed, errors, histogram }] of Object.entries(byName)) {
+    let p50 = 0;
+    let p99 = 0;
+    if (histogram !== '') {
+      const decoded = decodeHistogram(histogram);
+      p50 = decoded.getValueAtPercentile(50) / 1000;
+      p99 = decoded.getValueAtPercentile(99) / 1000;
+      decoded.destroy();
+    }
+    seconds[name] = { sent, completed, errors, p50, p99 };
+  }
+  return seconds;
+}
 
 /** One closed second of the whole run, as the main thread rolls it up: for `onProgress` and `outputs`. */
 export type OnRolledSecond = (summary: Omit<SecondSummary, 'histogram'>, totals: RunningTotals) => void;
@@ -19,5 +37,6 @@ export function progressEvent(summary: Omit<SecondSummary, 'histogram'>, totals:
     cpuPercent: summary.cpuPercent,
     eventLoopUtilization: summary.eventLoopUtilization,
     totals: { sent: totals.sent, completed: totals.completed, errors: totals.errors, retried: totals.retried },
+    ...(summary.byName !== undefined ? { byName: nameSeconds(summary.byName) } : {}),
   };
 }

@@ -88,11 +88,16 @@ export interface ShardStats {
   byName?: Record<string, ShardStats>;
 }
 
+/** One request name's part of a second that just closed, with its encoded latencies (merged over threads). */
+export type NameSecondSummary = Pick<ShardSecond, 'sent' | 'completed' | 'errors' | 'histogram'>;
+
 /** The second that just closed, live, for `onProgress` and `outputs`. */
 export interface SecondSummary extends ShardSecond {
   p50: number;
   p90: number;
   p99: number;
+  /** Each request name's part of it (absent in a run without names). */
+  byName?: Record<string, NameSecondSummary>;
 }
 
 /** A thread's (or, merged, the run's) counts since the measured run began, sent with each closed second. */
@@ -354,8 +359,21 @@ export class Recorder {
       ...(this.gauges.generator?.() ?? { cpuPercent: 0, eventLoopUtilization: 0 }),
     };
     this.#timeline.push(entry);
-    if (percentiles) this.onSecond!({ ...entry, ...percentiles });
+    if (percentiles) this.onSecond!({ ...entry, ...percentiles, ...this.#namedSeconds(entry) });
     this.#secondSent = this.#secondCompleted = this.#secondErrors = this.#secondRetried = 0;
+  }
+
+  /** The names' parts of the second `entry` just closed (the names closed theirs first, see `rollTo`). */
+  #namedSeconds(entry: ShardSecond): { byName?: Record<string, NameSecondSummary> } {
+    if (this.#names.length === 0) return {};
+    const part = ({ sent, completed, errors, histogram }: ShardSecond): NameSecondSummary => ({ sent, completed, errors, histogram });
+    if (this.#named === undefined) return { byName: { [this.#names[0]!]: part(entry) } };
+    const byName: Record<string, NameSecondSummary> = {};
+    this.#named.forEach((named, index) => {
+      const last = named.#timeline.at(-1);
+      if (last?.second === entry.second && last.sent + last.completed + last.errors > 0) byName[this.#names[index]!] = part(last);
+    });
+    return { byName };
   }
 
   /**
@@ -426,7 +444,9 @@ export class Recorder {
   /** Final numbers; a last partial second is kept when anything happened in it. */
   finish(endAt: number, durationMs: number, aborted: boolean, checks: CheckStats | undefined): ShardStats {
     this.rollTo(endAt);
-    if (this.#secondSent + this.#secondCompleted + this.#secondErrors + this.#secondRetried > 0) this.#closeSecond();
+    // The names' last seconds first, as `rollTo` closes theirs first: this one's summary reads them.
+    if (this.#named !== undefined) for (const named of this.#named) named.#closeLastSecond();
+    this.#closeLastSecond();
     this.#flush();
     const stats = this.#stats(durationMs, aborted, checks);
     // One name: its stats are the thread's (phases and checks are added to both by the protocol).
@@ -436,6 +456,10 @@ export class Recorder {
       this.#named.forEach((named, index) => (stats.byName![this.#names[index]!] = named.finish(endAt, durationMs, aborted, undefined)));
     }
     return stats;
+  }
+
+  #closeLastSecond(): void {
+    if (this.#secondSent + this.#secondCompleted + this.#secondErrors + this.#secondRetried > 0) this.#closeSecond();
   }
 
   #stats(durationMs: number, aborted: boolean, checks: CheckStats | undefined): ShardStats {

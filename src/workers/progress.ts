@@ -1,7 +1,7 @@
 import type { Histogram } from 'hdr-histogram-js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
 import { addCounts, type RunningTotals, type SecondSummary } from '../stats/recorder.js';
-import { addEncodedInto, createHistogram } from '../stats/histogram.js';
+import { addEncodedInto, createHistogram, encodeHistogram } from '../stats/histogram.js';
 
 type Totals = RunningTotals;
 
@@ -19,6 +19,8 @@ interface PendingSecond {
   eventLoopUtilization: number;
   histogram: Histogram;
   totals: Map<number, Totals>;
+  /** The request names' parts, when the shards have names. */
+  byName?: Map<string, { sent: number; completed: number; errors: number; histogram: Histogram }>;
 }
 
 /**
@@ -72,6 +74,17 @@ export class ProgressMerger {
     pending.cpuPercent = Math.max(pending.cpuPercent, summary.cpuPercent);
     pending.eventLoopUtilization = Math.max(pending.eventLoopUtilization, summary.eventLoopUtilization);
     addEncodedInto(pending.histogram, summary.histogram);
+    for (const [name, part] of Object.entries(summary.byName ?? {})) {
+      const named = (pending.byName ??= new Map()).get(name);
+      if (named === undefined) pending.byName.set(name, { sent: part.sent, completed: part.completed, errors: part.errors, histogram: createHistogram() });
+      const into = pending.byName.get(name)!;
+      if (named !== undefined) {
+        into.sent += part.sent;
+        into.completed += part.completed;
+        into.errors += part.errors;
+      }
+      if (part.histogram !== '') addEncodedInto(into.histogram, part.histogram);
+    }
     pending.totals.set(shard, totals);
     this.#emitReady(false);
   }
@@ -133,6 +146,13 @@ export class ProgressMerger {
       eventLoopUtilization: pending.eventLoopUtilization,
     };
     pending.histogram.destroy();
+    if (pending.byName !== undefined) {
+      summary.byName = {};
+      for (const [name, { histogram, ...counts }] of pending.byName) {
+        summary.byName[name] = { ...counts, histogram: histogram.totalCount === 0 ? '' : encodeHistogram(histogram) };
+        histogram.destroy();
+      }
+    }
     this.#onSecond(summary, totals);
   }
 }
