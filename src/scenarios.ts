@@ -12,6 +12,7 @@ import { sumResults } from './stats/merge-results.js';
 import { compileThresholds, judgeThresholds, planThresholds } from './stats/thresholds.js';
 import { splitScope } from './stats/threshold-scope.js';
 import { importOptionModules, KNOWN_OPTIONS, planLoad } from './options.js';
+import { withOneTestId } from './outputs/test-id.js';
 
 /** The options of the whole run, never a scenario's default. */
 const RUN_OPTIONS = ['scenarios', 'thresholds', 'onProgress', 'outputs', 'monitor', 'signal', 'segment', 'startAt'] as const;
@@ -111,6 +112,8 @@ export async function runScenarios(options: LoadOptions, run: (options: LoadOpti
   if (options.signal?.aborted) controller.abort();
   const startAt = options.startAt === undefined ? wallClockMs() + START_LEAD_MS : new Date(options.startAt).getTime();
   const { onProgress } = options;
+  // One testid for every scenario's series (each starts at its own instant), told apart by a scenario label.
+  const outputs = withOneTestId(options.outputs) as LoadOptions['outputs'];
   const results = await Promise.all(
     planned.map(async ({ name, options: scenario, startMs }, index) => {
       const aborting = abortThresholds(options.thresholds, name);
@@ -123,7 +126,7 @@ export async function runScenarios(options: LoadOptions, run: (options: LoadOpti
         ...(typeof onProgress === 'function' ? { onProgress: (event) => onProgress({ ...event, scenario: name }) } : {}),
         // The server is watched once, from the first scenario: one source counted once.
         ...(index === 0 && options.monitor !== undefined ? { monitor: options.monitor } : {}),
-        ...(options.outputs !== undefined ? { outputs: options.outputs.map((output) => ({ ...output, labels: { ...output.labels, scenario: name } })) } : {}),
+        ...(Array.isArray(outputs) ? { outputs: outputs.map((output) => ({ ...output, labels: { ...output.labels, scenario: name } })) } : {}),
       });
       if (result.aborted) controller.abort();
       delete result.thresholds;

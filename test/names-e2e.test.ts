@@ -2,7 +2,7 @@
 // are what nginx processed on its paths, over worker threads, over merged segments, on net and
 // undici; and the names add up to the run.
 import t, { type Test } from 'tap';
-import { mergeResults, runLoad, type LoadResult, type ProgressEvent } from '../src/index.js';
+import { compareResults, mergeResults, runLoad, type LoadResult, type ProgressEvent } from '../src/index.js';
 import type { RequestSpec } from '../src/shared/load-options.js';
 import { startNginx } from './fixtures/nginx.js';
 
@@ -134,4 +134,19 @@ t.test('onProgress carries each name\'s second, in process and over workers', as
     const busy = events.find((event) => (event.byName?.a?.completed ?? 0) > 0)!;
     t.ok(busy.byName!.a!.p99 >= busy.byName!.a!.p50 && busy.byName!.a!.p50 > 0, `workers ${workers}: a second's percentiles per name`);
   }
+});
+
+t.test('compareResults compares the names both sides have', async (t) => {
+  const nginx = await startNginx(t, { keepaliveRequests: 100_000 });
+  const run = () => runLoad({ url: nginx.http1Url, connections: 2, amount: 100, requests: [{ name: 'a', path: '/a' }, { name: 'b', path: '/b' }] });
+  const baseline = [await run(), await run()];
+  const candidate = [await run(), await run()];
+  const { rows } = compareResults(baseline, candidate);
+  const metrics = rows.map((row) => row.metric);
+  t.ok(metrics.includes('latency.p99'), 'the run\'s rows');
+  for (const name of ['a', 'b']) t.ok(metrics.includes(`latency.p99{name:${name}}`) && metrics.includes(`requests.perSecond{name:${name}}`), `and ${name}'s`);
+  const row = rows.find((r) => r.metric === 'latency.p50{name:a}')!;
+  t.equal(row.baseline, (baseline[0]!.byName!.a!.latency.p50 + baseline[1]!.byName!.a!.latency.p50) / 2, 'a name\'s row reads that name');
+  t.equal(row.higherIsBetter, false);
+  t.equal(rows.find((r) => r.metric === 'requests.perSecond{name:b}')!.higherIsBetter, true);
 });

@@ -50,7 +50,8 @@ export function thresholdFlags(flag: string, values: string[] | undefined): Reco
   if (values === undefined) return undefined;
   const result: Record<string, string[]> = {};
   for (const value of values) {
-    const match = /^\s*([^<>=!\s]+)\s*((?:<=|>=|==|!=|<|>).*)$/.exec(value);
+    // A metric may select a name with spaces in it: latency.p99{name:GET /search}<50.
+    const match = /^\s*([^<>=!]*[^<>=!\s])\s*((?:<=|>=|==|!=|<|>).*)$/.exec(value);
     const expression = match?.[2]!.trim();
     if (match === null || !THRESHOLD_EXPRESSION.test(expression!)) {
       const unit = expression !== undefined && /\d\s*[a-z%]+$/i.test(expression) ? '; the number has no unit (latency is in ms, rates are fractions)' : '';

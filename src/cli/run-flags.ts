@@ -2,6 +2,7 @@ import { parseDuration, type LoadOptions } from '../index.js';
 import { parseFlags, UsageError } from './command.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from './load-flags.js';
 import { OUTPUTS_FLAGS, outputsFromFlags } from './output-flags.js';
+import { isLoadFile } from './load-file.js';
 
 /** `salvo URL`'s own flags, after the load flags. */
 const OUTPUT_FLAGS = {
@@ -27,6 +28,8 @@ export interface RunInvocation {
   quiet: boolean;
   help: boolean;
   version: boolean;
+  /** `salvo run load.mjs`: the module whose options the flags (in `options`) override. */
+  loadFile?: string;
   /** What the progress bar measures against: the planned run length, or the number of requests. */
   plannedMs?: number;
   plannedAmount?: number;
@@ -47,6 +50,7 @@ ${flagsHelp(FLAGS)}
 
 examples:
   salvo http://127.0.0.1:3000/ -c 100 -d 30s
+  salvo run load.mjs -d 1m           # the options a module exports (scenarios, hooks, thresholds); flags override
   salvo http://127.0.0.1:3000/api -R 2000 -d 1m --threshold 'latency.p99<50' --html report.html
   salvo http://127.0.0.1:3000/ -a 10000 --json > result.json && salvo report result.json -o report.html
   salvo http://127.0.0.1:3000 -c 100 -d 30s --socketio-emit echo --socketio-data '{"hello":1}' --socketio-ack
@@ -71,13 +75,27 @@ export function parseRunFlags(args: string[]): RunInvocation {
   if (flags['start-at'] !== undefined) options.startAt = startAtFlag(flags['start-at']);
   const outputs = outputsFromFlags(flags.out, flags['out-label']);
   if (outputs !== undefined) options.outputs = outputs;
-  // runLoad's default, made explicit so that the progress bar knows the length.
-  if (options.duration === undefined && options.amount === undefined && options.stages === undefined) {
-    options.duration = DEFAULT_DURATION_MS;
+  if (isLoadFile(parsed.positionals[0])) {
+    invocation.loadFile = parsed.positionals[0];
+    delete (options as Partial<LoadOptions>).url;
+    invocation.options = options;
+    return invocation;
   }
   invocation.options = options;
-  Object.assign(invocation, plannedLength(options));
+  withPlannedLength(invocation);
   return invocation;
+}
+
+/**
+ * runLoad's default duration, made explicit so that the progress bar knows the length, and that
+ * length: for the flags' options, or for a load file's with the flags over them.
+ */
+export function withPlannedLength(invocation: RunInvocation): void {
+  const { options } = invocation;
+  if (options.duration === undefined && options.amount === undefined && options.stages === undefined && options.scenarios === undefined) {
+    options.duration = DEFAULT_DURATION_MS;
+  }
+  Object.assign(invocation, plannedLength(options));
 }
 
 /** The run's planned length for the progress bar; nothing when runLoad is about to reject the options. */

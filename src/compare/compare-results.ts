@@ -95,7 +95,8 @@ export function compareResults(
   // Monitored runs compare the server's CPU per request too: steadier than requests/s on a noisy host.
   const monitored = options.metrics === undefined && [...baseline, ...candidate].every((result) => result.server?.cpuPerRequestMs !== undefined);
   const { test, metrics } = resolveCompareOptions(monitored ? { ...options, metrics: [...DEFAULT_METRICS, 'server.cpuPerRequestMs'] } : options);
-  const rows = metrics.map(([metric, reader]) =>
+  const named = options.metrics === undefined ? namedMetrics([...baseline, ...candidate]) : [];
+  const rows = [...metrics, ...named].map(([metric, reader]) =>
     compareMetric(metric, values(reader, baseline), values(reader, candidate), test),
   );
   return { runs: { baseline: baseline.length, candidate: candidate.length }, rows };
@@ -127,6 +128,19 @@ export function resolveCompareOptions(options: CompareResultsOptions): {
       return [metric, reader];
     }),
   };
+}
+
+/**
+ * With the default metrics, the same metrics per request name (`latency.p99{name:checkout}`) for
+ * every name that every result has, when they have several (one name is the run itself).
+ */
+function namedMetrics(results: readonly LoadResult[]): Array<[string, MetricReader]> {
+  const names = Object.keys(results[0]?.byName ?? {}).filter((name) => !/[{}]/.test(name) && results.every((result) => result.byName?.[name] !== undefined));
+  if (names.length < 2) return [];
+  return names.flatMap((name) => DEFAULT_METRICS.map((metric): [string, MetricReader] => {
+    const scoped = `${metric}{name:${name}}`;
+    return [scoped, metricReader(scoped)!];
+  }));
 }
 
 function checkRuns(name: string, results: readonly LoadResult[]): void {

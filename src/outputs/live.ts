@@ -5,6 +5,7 @@ import { countsMessages, type LoadResult, type ServerSecond } from '../shared/lo
 import { PrometheusWriter } from './prometheus.js';
 import { isCounter, resultPoints, secondPoints, serverPoints, type Point, type SeriesKind } from './series.js';
 import { announceTestId, generatedTestId } from './test-id.js';
+import { NameSeries } from './name-series.js';
 
 /**
  * The most a failing output lengthens a run: how long a hung endpoint has to answer the final
@@ -54,6 +55,7 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
   const write = (timestampMs: number, points: Point[]) => {
     for (const writer of writers) writer.push(timestampMs, points);
   };
+  const names = new NameSeries();
   /** Counter series written so far, by name and label value. */
   const counted = new Set<string>();
   /** The stamp of the last counters written: where a counter that first appears later was still 0. */
@@ -83,7 +85,7 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
         const timestampMs = stamp(anchorMs + (summary.second + 1) * 1000);
         stamps.set(summary.second, timestampMs);
         if (stamps.size > 60) stamps.delete(stamps.keys().next().value!);
-        writeCounters(timestampMs, secondPoints(kind, summary, totals), anchorMs);
+        writeCounters(timestampMs, [...secondPoints(kind, summary, totals), ...names.secondPoints(summary.byName)], anchorMs);
       } catch (error) {
         process.emitWarning(`salvo: outputs failed to take a second: ${String(error)}`);
       }
@@ -94,7 +96,7 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
       if (timestampMs !== undefined) write(timestampMs, serverPoints(server));
     },
     async finish(result) {
-      writeCounters(stamp(Date.now()), resultPoints(kind, result), result.startedAt);
+      writeCounters(stamp(Date.now()), [...resultPoints(kind, result), ...names.resultPoints(result)], result.startedAt);
       const deadline = Date.now() + FINAL_FLUSH_MS;
       await Promise.all(writers.map((writer) => writer.close(deadline)));
       const failures = writers.map((writer) => writer.failure()).filter((failure) => failure !== undefined);

@@ -16,6 +16,7 @@ import {
   warningsSection,
 } from './sections.js';
 import { stepCharts, stepsSection } from './step-figures.js';
+import { partsCharts, partsSections } from './parts.js';
 import { stepFigures } from './steps.js';
 import { concurrencyPerConnection, protocolName, runWords } from './words.js';
 
@@ -67,7 +68,7 @@ export function renderReport(result: LoadResult): string {
   const figures = stepFigures(result);
   const steps = stepCharts(result, figures);
   // The server's charts (`monitor`) under the load's, on the same time axis.
-  const charts = [...reportCharts(result), ...serverCharts(result)];
+  const charts = [...reportCharts(result), ...partsCharts(result), ...serverCharts(result)];
   const share = partialLastSecond(result);
   const shortRun = (result.timeline ?? []).length < 2
     ? '<p class="meta" id="no-timeline">The run was shorter than two seconds: no charts over time.</p>'
@@ -84,6 +85,7 @@ export function renderReport(result: LoadResult): string {
     chartGrid(steps),
     stepsSection(result, figures),
     shortRun + chartGrid(charts),
+    partsSections(result),
     responsesSection(result),
     latencySection(result),
     phasesSection(result),

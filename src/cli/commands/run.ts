@@ -2,7 +2,8 @@ import { createRequire } from 'node:module';
 import { formatResult, renderReport, runLoad } from '../../index.js';
 import { checkWritable, EXIT, runExitStatus, writeOutput, type Command } from '../command.js';
 import { ProgressLine } from '../progress-line.js';
-import { parseRunFlags, RUN_USAGE } from '../run-flags.js';
+import { parseRunFlags, RUN_USAGE, withPlannedLength } from '../run-flags.js';
+import { importLoadFile, overrideWithFlags } from '../load-file.js';
 
 function version(): string {
   // The package's own package.json, by self-reference: the same from src/ under tsx and from dist/.
@@ -27,6 +28,10 @@ export const runCommand: Command = {
     if (invocation.version) {
       io.stdout.write(`${version()}\n`);
       return EXIT.ok;
+    }
+    if (invocation.loadFile !== undefined) {
+      invocation.options = overrideWithFlags(await importLoadFile(invocation.loadFile), invocation.options);
+      withPlannedLength(invocation);
     }
     if (invocation.html !== undefined) await checkWritable('--html', invocation.html);
     const progress = invocation.quiet ? undefined : new ProgressLine(io.stderr, invocation);
