@@ -1,17 +1,7 @@
-import { createRequire } from 'node:module';
-import type ttest2Function from '@stdlib/stats-ttest2';
 import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import { KNOWN_METRICS, metricReader, type MetricReader } from '../stats/thresholds.js';
 import type { LoadResult } from '../shared/load-result.js';
-
-/**
- * @stdlib's t-test, loaded on the first comparison: its module graph (about 60 packages) was half
- * of the time `import 'salvo'` took, paid by every run that never compares.
- */
-let ttest2: typeof ttest2Function | undefined;
-function tTest(): typeof ttest2Function {
-  return (ttest2 ??= createRequire(import.meta.url)('@stdlib/stats-ttest2') as typeof ttest2Function);
-}
+import { tTest } from './t-test.js';
 
 /** compare.R's stars: `'*'` p < 0.05, `'**'` p < 0.01, `'***'` p < 0.001; `''` when none holds. */
 export type Confidence = '' | '*' | '**' | '***';
@@ -201,14 +191,11 @@ function compareMetric(metric: string, base: number[], cand: number[], test: 'we
     row.intervals = { '95': [difference, difference], '99': [difference, difference], '99.9': [difference, difference] };
     return row;
   }
-  const variance = test === 'welch' ? 'unequal' : 'equal';
+  // Candidate first: the test and its intervals are of candidate - baseline.
+  const tested = tTest(cand, base, { pooled: test === 'student' });
   const intervals = {} as Record<ConfidenceLevel, [number, number]>;
-  for (const [level, alpha] of LEVELS) {
-    // ttest2 tests x - y; candidate first gives the interval of candidate - baseline.
-    const { pValue, ci } = tTest()(cand, base, { alpha, variance });
-    row.pValue = pValue;
-    intervals[level] = [ci[0]!, ci[1]!];
-  }
+  for (const [level, alpha] of LEVELS) intervals[level] = tested.interval(alpha);
+  row.pValue = tested.pValue;
   row.confidence = confidenceOf(row.pValue);
   row.intervals = intervals;
   return row;
