@@ -99,7 +99,7 @@ t.test('command-line syntax errors are UsageErrors naming the flag', async (t) =
   t.throws(() => parseRunFlags([url, url]), { name: 'UsageError', message: /one URL at a time/ });
   t.throws(() => parseRunFlags([url, '--conections', '5']), { name: 'UsageError', message: "Unknown option '--conections'" });
   t.throws(() => parseRunFlags([url, '-c']), { name: 'UsageError', message: /Option '-c, --connections <value>' argument missing/ });
-  t.throws(() => parseRunFlags([url, '-b', 'x', '-i', 'file']), { name: 'UsageError', message: 'give --body or --body-file, not both' });
+  t.throws(() => parseRunFlags([url, '-b', 'x', '-i', 'file']), { name: 'UsageError', message: 'give one of --body, --body-file and --json-body; got --body and --body-file' });
   t.throws(() => parseRunFlags([url, '-i', '/nonexistent/body']), { name: 'UsageError', message: /^--body-file: cannot read \/nonexistent\/body/ });
 });
 

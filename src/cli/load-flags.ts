@@ -39,6 +39,7 @@ export const LOAD_FLAGS = {
   header: { short: 'H', type: 'string', multiple: true, value: "'name: value'", help: 'a request header; repeat for more' },
   body: { short: 'b', type: 'string', value: 'TEXT', help: 'request body' },
   'body-file': { short: 'i', type: 'string', value: 'FILE', help: 'request body read from FILE' },
+  'json-body': { type: 'string', value: 'JSON', help: "send JSON, as curl's --json: POST (unless -m), content-type and accept application/json" },
   requests: { type: 'string', value: 'FILE', help: 'a module exporting a sequence of request specs' },
   insecure: { short: 'k', type: 'boolean', help: 'accept any TLS certificate (tls.rejectUnauthorized: false)' },
   ca: { type: 'string', value: 'FILE', help: 'trust this CA certificate (PEM) for https' },
@@ -85,6 +86,22 @@ function readFlagFile(flag: string, path: string): Buffer {
   } catch (error) {
     throw new UsageError(`--${flag}: cannot read ${path}: ${(error as Error).message}`);
   }
+}
+
+/**
+ * `--json-body JSON` as curl's `--json` sends it: the text as given (checked to be JSON, so the
+ * error names the flag), with `content-type` and `accept: application/json` unless `-H` gives them.
+ */
+function jsonBody(text: string, given: Record<string, string> | undefined): { body: string; headers: Record<string, string> } {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--json-body must be JSON, such as '{"a":1}'; got ${JSON.stringify(text)} (${(error as Error).message})`);
+  }
+  const result = { ...given };
+  const names = new Set(Object.keys(result).map((name) => name.toLowerCase()));
+  for (const name of ['content-type', 'accept']) if (!names.has(name)) result[name] = 'application/json';
+  return { body: text, headers: result };
 }
 
 /**
@@ -173,7 +190,9 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
   if (positionals.length > 1) throw new UsageError(`one URL at a time; got ${positionals.map((p) => JSON.stringify(p)).join(', ')}`);
 
   const rampedStages = [...stages('rate-stage', flags['rate-stage'], 'rate'), ...stages('connection-stage', flags['connection-stage'], 'connections')];
-  if (flags.body !== undefined && flags['body-file'] !== undefined) throw new UsageError('give --body or --body-file, not both');
+  const bodies = (['body', 'body-file', 'json-body'] as const).filter((flag) => flags[flag] !== undefined);
+  if (bodies.length > 1) throw new UsageError(`give one of --body, --body-file and --json-body; got ${bodies.map((flag) => `--${flag}`).join(' and ')}`);
+  const json = flags['json-body'] === undefined ? undefined : jsonBody(flags['json-body'], headers(flags.header));
   const expectBody = flags['expect-body'];
   const status = expectStatus(flags['expect-status']);
   const options: Record<string, unknown> = {
@@ -191,9 +210,9 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     timeout: flags.timeout === undefined ? undefined : durationFlag(flagName('timeout'), flags.timeout),
     warmup: flags.warmup === undefined ? undefined : durationFlag(flagName('warmup'), flags.warmup),
     stages: rampedStages.length === 0 ? undefined : rampedStages,
-    method: flags.method,
-    headers: headers(flags.header),
-    body: flags['body-file'] === undefined ? flags.body : readFlagFile('body-file', flags['body-file']),
+    method: flags.method ?? (json === undefined ? undefined : 'POST'),
+    headers: json?.headers ?? headers(flags.header),
+    body: json?.body ?? (flags['body-file'] === undefined ? flags.body : readFlagFile('body-file', flags['body-file'])),
     requests: flags.requests === undefined ? undefined : resolve(flags.requests),
     tls:
       flags.insecure === true || flags.ca !== undefined

@@ -33,9 +33,28 @@ export function parseHeaders(name: string, value: unknown): Record<string, strin
   return headers;
 }
 
+/**
+ * Whether a string body is a JSON object or array (its first character past any white space is `{`
+ * or `[`, and it parses): such a body goes out as `application/json` when no content-type is given,
+ * as an object body does, so that a server that reads JSON by its content-type (express.json())
+ * reads it. Another string (`'42'`, `'ok'`) is sent without one, as before.
+ */
+function isJsonText(text: string): boolean {
+  if (!/^\s*[[{]/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function encodeBody(name: string, body: RequestBody | undefined, headers: Record<string, string>): Buffer | undefined {
   if (body === undefined) return undefined;
-  if (typeof body === 'string') return Buffer.from(body);
+  if (typeof body === 'string') {
+    if (headers['content-type'] === undefined && isJsonText(body)) headers['content-type'] = 'application/json';
+    return Buffer.from(body);
+  }
   if (Buffer.isBuffer(body)) return body;
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (typeof body === 'object' && body !== null) {
