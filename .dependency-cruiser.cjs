@@ -60,10 +60,33 @@ module.exports = {
       to: { path: '^src/', pathNot: [TESTING, LAYERS[0][1]] },
     },
     {
+      name: 'library-not-testing',
+      comment: 'salvo/testing (the test servers) is for tests: no library code imports it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: TESTING },
+      to: { path: TESTING },
+    },
+    // A file of no layer is caught whichever way it is connected: by its imports, by a file that
+    // imports it, or, importing nothing and imported by nothing, as an orphan.
+    {
       name: 'in-a-layer',
       comment: 'every file of src/ belongs to a layer (add a new folder to LAYERS and to the Layout of CONTRIBUTING.md)',
       severity: 'error',
       from: { path: '^src/', pathNot: [...LAYERS.map(([, path]) => path), TESTING] },
+      to: {},
+    },
+    {
+      name: 'in-a-layer-imported',
+      comment: 'every file of src/ belongs to a layer (add a new folder to LAYERS and to the Layout of CONTRIBUTING.md)',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/', pathNot: [...LAYERS.map(([, path]) => path), TESTING] },
+    },
+    {
+      name: 'in-a-layer-orphan',
+      comment: 'every file of src/ belongs to a layer (add a new folder to LAYERS and to the Layout of CONTRIBUTING.md)',
+      severity: 'error',
+      from: { orphan: true, path: '^src/', pathNot: [...LAYERS.map(([, path]) => path), TESTING, '\\.d\\.ts$'] },
       to: {},
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },

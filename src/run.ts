@@ -1,7 +1,7 @@
 import { runThread } from './workers/run-thread.js';
 import { importOptionModules, planLoad } from './options.js';
 import type { Plan, PlanHooks } from './shared/plan.js';
-import { StartGate } from './engine/start-gate.js';
+import { StartGate } from './runner/start-gate.js';
 import { diagnose } from './stats/diagnose.js';
 import { assertFileLimit } from './stats/file-limit.js';
 import { mergeShards } from './stats/merge.js';

@@ -7,7 +7,7 @@ import type { LoadOptions, ScenarioOptions } from './shared/load-options.js';
 import type { LoadResult } from './shared/load-result.js';
 import type { Thresholds } from './shared/terms.js';
 import { durationOption, rejectUnknownKeys, show } from './shared/validate.js';
-import { wallClockMs } from './engine/start-gate.js';
+import { wallClockMs } from './runner/start-gate.js';
 import { sumResults } from './stats/merge-results.js';
 import { compileThresholds, judgeThresholds, planThresholds } from './stats/thresholds.js';
 import { splitScope } from './stats/threshold-scope.js';

@@ -1,4 +1,4 @@
-import { wallClockMs } from '../engine/start-gate.js';
+import { wallClockMs } from '../runner/start-gate.js';
 import type { ServerReadingSecond, ServerSecond, ServerSeries } from '../shared/load-result.js';
 import { addWarning, type Warning } from '../shared/warnings.js';
 import type { PlannedMonitor } from '../shared/plan.js';

@@ -2,7 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createRequire } from 'node:module';
 import { gunzip } from 'node:zlib';
-import { wallClockMs } from '../engine/start-gate.js';
+import { wallClockMs } from '../runner/start-gate.js';
 import type { MonitorSource, Reading } from './reading.js';
 
 /** A metric family as parse-prometheus-text-format gives it (counters and gauges: `value` as text). */

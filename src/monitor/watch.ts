@@ -1,4 +1,4 @@
-import type { StartGate } from '../engine/start-gate.js';
+import type { StartGate } from '../runner/start-gate.js';
 import type { Plan, PlanHooks } from '../shared/plan.js';
 import type { LoadResult, ServerSeries } from '../shared/load-result.js';
 import { addWarning, type Warning } from '../shared/warnings.js';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { SalvoOptionError, SalvoTaskSetupError } from '../shared/errors.js';
-import type { StartGate } from '../engine/start-gate.js';
+import type { StartGate } from '../runner/start-gate.js';
 import type { Plan, PlanHooks } from '../shared/plan.js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
 import type { ShardStats } from '../stats/recorder.js';

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { StartGate } from '../engine/start-gate.js';
+import { StartGate } from '../runner/start-gate.js';
 import { runThread } from './run-thread.js';
 import type { Plan } from '../shared/plan.js';
 import { Recorder, type ShardStats } from '../stats/recorder.js';
