@@ -1,6 +1,7 @@
 // The built package as a user gets it: `import 'salvo'` and `require('salvo')` both run a load test
 // (npm test builds dist/ before tap runs). The child processes resolve 'salvo' by package self-reference.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import t from 'tap';
 
@@ -37,8 +38,15 @@ for (const [name, args] of [
   });
 }
 
+t.test('dist/cli.js imports the library from dist/index.js and bundles no copy of it', async (t) => {
+  const cli = readFileSync(new URL('dist/cli.js', root), 'utf8');
+  const imports = [...cli.matchAll(/\bfrom\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+  t.same(imports.filter((spec) => !spec.startsWith('node:')).filter((spec, i, all) => all.indexOf(spec) === i), ['./index.js']);
+  t.notMatch(cli, /class Salvo(Option|Range)Error/, 'the error classes are index.js\'s, so instanceof holds across the two');
+});
+
 t.test('the built salvo command turns a bad --fail margin into a usage error (exit 2), not a stack trace', async (t) => {
-  // dist/cli.js bundles parseMargin, and with it a second copy of SalvoOptionError.
+  // The CLI tells the library's SalvoOptionError by instanceof: one class, from dist/index.js.
   const failed = await run(process.execPath, ['dist/cli.js', 'compare', 'a.json', 'b.json', '--fail', 'latency.p99=abc'], { cwd: root, timeout: 30_000 }).then(
     () => undefined,
     (error: { code: number; stderr: string }) => error,

@@ -315,7 +315,7 @@ t.test('connection stages open and close Socket.IO connections', async (t) => {
       stages: [{ duration: '300ms', connections: 2 }, { duration: '100ms', connections: 4 }, { duration: '600ms', connections: 4 }],
       socketio: { emit: { event: 'echo' }, ack: true },
     });
-    t.same(result.websocket!.stages!.map((stage) => stage.clients), [2, 4, 4]);
+    t.same(result.websocket!.stages!.map((stage) => stage.connections), [2, 4, 4]);
     t.ok(server.stats.connects >= 3 && server.stats.connects <= 4, `one namespace connect per connection, none again: ${server.stats.connects}`);
     t.equal(server.stats.echoes, result.messages!.sent, 'the server saw every emit counted');
     t.equal(result.errors.total, 0);

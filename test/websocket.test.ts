@@ -187,7 +187,6 @@ t.test('a ramp from 10 to 100 clients in steps is seen at the server', (t) =>
     timing.ok(seen.includes(10) && seen.includes(40) && seen.includes(70) && seen.includes(100), `the server saw each step: ${[...new Set(seen)].join(', ')}`);
     const holds = result.websocket!.stages!.filter((stage) => stage.stage % 2 === 0);
     t.same(holds.map((stage) => stage.connections), [10, 40, 70, 100], 'a summary per step');
-    t.same(holds.map((stage) => stage.clients), [10, 40, 70, 100], 'clients, the deprecated name, is the same number');
     t.same(holds.map((stage) => stage.open), [10, 40, 70, 100], 'every client of a step connected by its end');
     for (const stage of holds) {
       timing.ok(stage.received >= stage.connections * 3 && stage.received <= stage.connections * 5, `step ${stage.connections}: ${stage.received} messages in 400 ms at 10/s each`);
@@ -220,7 +219,6 @@ t.test('workers split connections and stages exactly and merge exactly', async (
     websocket: { message: 'm' },
   });
   t.equal(staged.websocket!.stages![0]!.connections, 7, 'stage targets add up over the workers');
-  t.equal(staged.websocket!.stages![0]!.clients, 7, 'and the deprecated clients with them');
   t.equal(staged.websocket!.stages![0]!.received, staged.messages!.received);
   const merged = mergeResults([staged]);
   t.same(merged.websocket, staged.websocket, 'mergeResults keeps a WebSocket result whole');

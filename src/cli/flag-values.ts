@@ -1,4 +1,4 @@
-import { KNOWN_METRICS, metricReader } from '../stats/thresholds.js';
+import { isMetric, KNOWN_METRICS } from '../index.js';
 import { UsageError } from './command.js';
 
 /**
@@ -37,7 +37,7 @@ export function integerFlag(flag: string, text: string, min: number): number {
 
 /** Throws a UsageError naming `flag` and quoting `value` when `metric` names no metric. */
 export function checkMetric(flag: string, value: string, metric: string): void {
-  if (metricReader(metric) !== undefined) return;
+  if (isMetric(metric)) return;
   const what = value === metric ? `${flag} ${JSON.stringify(value)}` : `${flag} ${JSON.stringify(value)}: ${JSON.stringify(metric)}`;
   throw new UsageError(`${what} names no metric; known: ${KNOWN_METRICS}`);
 }

@@ -55,7 +55,6 @@ export interface CompareResultsOptions {
 }
 
 /** @deprecated since 1.0: `CompareResultsOptions`, named after `compareResults` as `MergeResultsOptions` is after `mergeResults`. */
-export type CompareOptions = CompareResultsOptions;
 
 /** The metrics compared when none are named. */
 export const DEFAULT_METRICS: readonly string[] = [

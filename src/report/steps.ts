@@ -71,7 +71,7 @@ function plannedStages(result: LoadResult): { kind: 'connections' | 'rate'; stag
   }
   const measured = result.websocket?.stages;
   if (measured === undefined || measured.length === 0) return undefined;
-  return { kind: 'connections', start: result.connections, stages: measured.map((s) => ({ durationMs: s.durationMs, target: s.clients })) };
+  return { kind: 'connections', start: result.connections, stages: measured.map((s) => ({ durationMs: s.durationMs, target: s.connections })) };
 }
 
 /**

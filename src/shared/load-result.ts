@@ -42,8 +42,6 @@ export interface WebSocketStageStats {
   durationMs: number;
   /** The connections the stage ramps to (its `connections`). */
   connections: number;
-  /** @deprecated since 1.0: `connections`, the word every other part of salvo uses; the same number. */
-  clients: number;
   /** Connections open when the stage ended. */
   open: number;
   /** Messages sent and received during the stage. */

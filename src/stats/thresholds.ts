@@ -262,6 +262,11 @@ export interface MetricReader {
   read: (result: PartialLoadResult) => number | undefined;
 }
 
+/** Whether `path` names a metric that thresholds (and comparisons) can read: `'latency.p99'`, `'errors.byCode.TIMEOUT'`. */
+export function isMetric(path: string): boolean {
+  return metricReader(path) !== undefined;
+}
+
 /** The reader for a metric path, or undefined when the path names no metric. */
 export function metricReader(metric: string): MetricReader | undefined {
   const split = splitScope(metric);

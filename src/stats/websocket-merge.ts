@@ -38,7 +38,6 @@ export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>):
       stage,
       durationMs,
       connections,
-      clients: connections,
       open,
       sent,
       received,
@@ -63,8 +62,8 @@ export function resultWebSocket(result: LoadResult): ShardWebSocket | undefined 
     closeCodes: websocket.closeCodes,
     stages: websocket.stages?.map((stage, index) => ({
       durationMs: stage.durationMs,
-      // A result saved by salvo 0.x has only the old name.
-      connections: stage.connections ?? stage.clients,
+      // A result saved before 1.0 may have only the old name, clients.
+      connections: stage.connections ?? (stage as { clients?: number }).clients!,
       open: stage.open,
       sent: stage.sent,
       received: stage.received,

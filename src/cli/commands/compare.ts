@@ -1,10 +1,11 @@
 import { AssertionError } from 'node:assert';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assertNoRegression, compareResults, formatComparison, renderComparisonReport, runComparison, type Comparison, type LoadResult } from '../../index.js';
+import {
+  assertNoRegression, compareResults, DEFAULT_METRICS, formatComparison, parseMargin, renderComparisonReport, runComparison, SalvoOptionError,
+  type Comparison, type LoadResult,
+} from '../../index.js';
 import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
-import { parseMargin } from '../../compare/assert-no-regression.js';
-import { DEFAULT_METRICS } from '../../compare/compare-results.js';
 import { checkMetric, durationFlag, integerFlag } from '../flag-values.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-flags.js';
 
@@ -112,8 +113,7 @@ function failFlags(values: string[] | undefined, confidence: string | undefined,
     try {
       parseMargin(metric, margin);
     } catch (error) {
-      // By its stable code: dist/cli.js bundles its own copy of parseMargin and of the class it throws.
-      if ((error as { code?: unknown }).code !== 'SALVO_INVALID_OPTION') throw error;
+      if (!(error instanceof SalvoOptionError)) throw error;
       throw new UsageError(`--fail ${JSON.stringify(value)}: the margin must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(text)}`);
     }
     margins[metric] = margin;

@@ -1,8 +1,7 @@
 import {
   acceptInHistory, addToHistory, baselineEntries, ciLabels, compareWithHistory, DEFAULT_MARGINS, formatJUnit,
-  formatSummary, historyTestIds, readHistory, renderTrendReport, writeSummary, type GateOutcome, type LoadResult,
+  formatSummary, historyTestIds, parseMargin, readHistory, renderTrendReport, SalvoOptionError, writeSummary, type GateOutcome, type LoadResult,
 } from '../../index.js';
-import { parseMargin } from '../../compare/assert-no-regression.js';
 import { checkWritable, EXIT, parseFlags, readResultFile, UsageError, writeOutput, type Command, type CommandIO, type ParsedFlags } from '../command.js';
 import { checkMetric, integerFlag } from '../flag-values.js';
 import { flagsHelp, type Flag } from '../load-flags.js';
@@ -69,7 +68,7 @@ function margins(values: string[] | undefined): Record<string, string | number> 
     try {
       parseMargin(metric, margin);
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'SALVO_INVALID_OPTION') throw error;
+      if (!(error instanceof SalvoOptionError)) throw error;
       throw new UsageError(`--fail ${JSON.stringify(value)}: the margin must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(text)}`);
     }
     margins[metric] = margin;
