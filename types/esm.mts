@@ -1,5 +1,5 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareOptions, type CompareResultsOptions, type GeneratorStats, type FailedStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError } from 'salvo';
+import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareResultsOptions, type GeneratorStats, type FailedStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
@@ -31,9 +31,7 @@ const lagP99: number | undefined = generator.sendLag?.p99;
 console.log(generator.saturated, lagP99, result.timeline[0]?.cpuPercent, result.warnings.map((w) => w.code));
 assertThresholds(result);
 const compareOptions: CompareResultsOptions = { metrics: ['latency.p99'] };
-// Deprecated in 1.0, still the same type.
-const oldCompareOptions: CompareOptions = compareOptions;
-const comparison: Comparison = compareResults([result, result], [result, result], oldCompareOptions);
+const comparison: Comparison = compareResults([result, result], [result, result], compareOptions);
 const phaseHistograms: PhaseHistograms = result.phaseHistograms;
 const detail: SalvoErrorDetail = { option: optionError.option, value: optionError.value, mentions: optionError.mentions };
 console.log(phaseHistograms.ttfb.length, detail.option);
@@ -60,9 +58,7 @@ const messages: MessageStats | undefined = ws.messages;
 const stages: WebSocketStageStats[] | undefined = ws.websocket?.stages;
 const closes: Record<string, number> | undefined = ws.websocket?.closeCodes;
 const stageConnections: number | undefined = stages?.[0]?.connections;
-// Deprecated in 1.0, still there.
-const stageClients: number | undefined = stages?.[0]?.clients;
-console.log(stageConnections, stageClients);
+console.log(stageConnections);
 const handshakeP99: number | undefined = ws.phases.handshake?.p99;
 console.log(messages?.perSecond, stages?.length, closes, handshakeP99, wsServer.stats.websocket?.messagesReceived);
 await runLoad({ url: wsServer.url, websocket: { timestamp: { field: 'ts' }, perMessageDeflate: false, protocols: ['chat'] } });
