@@ -96,3 +96,22 @@ t.test('a bad stream option is an error naming it', async (t) => {
   await t.rejects(runLoad({ url: 'http://127.0.0.1:1/', workers: 2, connections: 2, stream: { format: 'sse', until: () => true } }), { code: 'SALVO_INVALID_OPTION', option: 'stream.until' });
   await t.rejects(runLoad({ url: 'http://127.0.0.1:1/', stream: { format: 'sse', extra: 1 } as never }), /stream/);
 });
+
+t.test('per request name: each name\'s streams, adding up to the run, and merged again', async (t) => {
+  const short = await separateStreamServer(t, { format: 'sse', delayMs: 1, intervalMs: 1, events: 2 });
+  const result = await runLoad({
+    url: short.url,
+    connections: 2,
+    amount: 10,
+    requests: [{ name: 'chat', path: '/stream?a' }, { name: 'other', path: '/stream?b' }],
+    stream: { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content' },
+  });
+  const chat = result.byName!.chat!.stream!;
+  const other = result.byName!.other!.stream!;
+  t.equal(chat.streams + other.streams, 10);
+  t.equal(chat.events + other.events, result.stream!.events, 'the names add up to the run');
+  t.equal(chat.outputTokens! + other.outputTokens!, 10 * 2);
+  t.equal(chat.events, chat.streams * 3);
+  const merged = mergeResults([result, result]);
+  t.equal(merged.byName!.chat!.stream!.events, 2 * chat.events, 'mergeResults merges each name\'s streams');
+});

@@ -106,7 +106,7 @@ export class Engine implements TransportSink, Exchanges {
     for (let connection = 0; connection < maxConnections; connection++) {
       for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
-    if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, (code, message) => this.onWarning(code, message));
+    if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, { nameOf: this.#nameOf, count: plan.names.length }, (code, message) => this.onWarning(code, message));
     this.#freeLanes = new FreeLanes(this.#lanes.length);
     this.#schedule = planSchedule(plan);
     this.tickMs = Math.min(100, Math.max(5, Math.floor(plan.timeoutMs / 10)));
@@ -431,14 +431,16 @@ export class Engine implements TransportSink, Exchanges {
 
   close(stats: ShardStats): Promise<void> {
     stats.phases = this.#phases.encode();
-    const stream = this.#stream?.finish(this.#haltedAt);
-    if (stream !== undefined) stats.stream = stream;
+    const streams = this.#stream?.finish(this.#haltedAt);
+    if (streams !== undefined) stats.stream = streams.stream;
     const names = this.#plan.names;
     names.forEach((name, index) => {
       const named = stats.byName?.[name];
       if (named === undefined) return;
       named.phases = this.#namedPhases?.[index]!.encode() ?? stats.phases;
       named.checks = this.#sequence.namedCheckers?.[index]!.stats() ?? stats.checks;
+      const stream = streams?.byName?.[index] ?? streams?.stream;
+      if (stream !== undefined) named.stream = stream;
     });
     return this.#transport.close();
   }

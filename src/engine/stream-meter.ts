@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { EventStream } from '../http1/event-stream.js';
-import type { PlannedStream, StreamEvent, StreamHooks } from '../shared/stream.js';
+import type { PlannedStream, ShardStream, StreamEvent, StreamHooks } from '../shared/stream.js';
 import { StreamRecorder } from '../stats/stream-recorder.js';
 import type { Lane } from '../transports/transport.js';
 
@@ -28,12 +28,25 @@ export class StreamMeter {
   readonly #ended: Uint8Array;
   readonly #readText: boolean;
   #recorder: StreamRecorder | undefined;
+  /** With several request names, each name's own recorder (`byName[name].stream`), by name index. */
+  #named: StreamRecorder[] | undefined;
+  readonly #nameOf: Uint16Array;
+  readonly #names: number;
   #endAt = Infinity;
   /** The clock for the piece of body being framed; 0 until an event needs it. */
   #now = 0;
 
-  constructor(planned: PlannedStream, hooks: StreamHooks | undefined, lanes: readonly Lane[], warn: (code: string, message: string) => void) {
+  constructor(
+    planned: PlannedStream,
+    hooks: StreamHooks | undefined,
+    lanes: readonly Lane[],
+    /** Each request's name index, by its index in the sequence, and how many names there are. */
+    names: { nameOf: Uint16Array; count: number },
+    warn: (code: string, message: string) => void,
+  ) {
     this.#planned = planned;
+    this.#nameOf = names.nameOf;
+    this.#names = names.count;
     this.#hooks = hooks ?? {};
     this.#warn = warn;
     this.#readText = planned.until !== undefined || planned.untilFunction || planned.timestampField !== undefined || planned.tokensPath !== undefined || planned.tokensFunction;
@@ -50,10 +63,13 @@ export class StreamMeter {
   /** The measured run began at `startAt` and ends at `endAt` (performance.now() ms). */
   begin(startAt: number, endAt: number): void {
     const planned = this.#planned;
-    this.#recorder = new StreamRecorder(planned.format, startAt, {
-      delivery: planned.timestampField !== undefined,
-      tokens: planned.tokensPath !== undefined || planned.tokensFunction,
-    });
+    const recorder = (): StreamRecorder =>
+      new StreamRecorder(planned.format, startAt, {
+        delivery: planned.timestampField !== undefined,
+        tokens: planned.tokensPath !== undefined || planned.tokensFunction,
+      });
+    this.#recorder = recorder();
+    if (this.#names > 1) this.#named = Array.from({ length: this.#names }, recorder);
     this.#endAt = endAt;
   }
 
@@ -82,14 +98,17 @@ export class StreamMeter {
     if (!measured || recorder === undefined || now >= this.#endAt) return;
     const tokens = this.#tokens[id]!;
     const tpot = tokens > 1 ? (now - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
-    recorder.recordStream(this.#streams[id]!.events > 0 ? now - this.#firstAt[id]! : -1, tpot, this.#ended[id] === 1);
+    const duration = this.#streams[id]!.events > 0 ? now - this.#firstAt[id]! : -1;
+    recorder.recordStream(duration, tpot, this.#ended[id] === 1);
+    this.#named?.[this.#nameOf[lane.requestIndex]!]!.recordStream(duration, tpot, this.#ended[id] === 1);
   }
 
-  /** The run is over: what was recorded, encoded. */
-  finish(endAt: number): ReturnType<StreamRecorder['finish']> | undefined {
+  /** The run is over: what was recorded, encoded, and each name's when there are several. */
+  finish(endAt: number): { stream: ShardStream; byName: ShardStream[] | undefined } | undefined {
     const recorder = this.#recorder;
     this.#recorder = undefined;
-    return recorder?.finish(endAt);
+    if (recorder === undefined) return undefined;
+    return { stream: recorder.finish(endAt), byName: this.#named?.map((named) => named.finish(endAt)) };
   }
 
   #event(lane: Lane, stream: EventStream): boolean {
@@ -97,7 +116,10 @@ export class StreamMeter {
     const id = lane.id;
     const first = stream.events === 1;
     const recorder = lane.measured && now < this.#endAt ? this.#recorder : undefined;
-    recorder?.recordEvent(now, first, now - (first ? lane.intendedAt : this.#lastAt[id]!));
+    const named = recorder === undefined ? undefined : this.#named?.[this.#nameOf[lane.requestIndex]!];
+    const sinceMs = now - (first ? lane.intendedAt : this.#lastAt[id]!);
+    recorder?.recordEvent(now, first, sinceMs);
+    named?.recordEvent(now, first, sinceMs);
     if (first) this.#firstAt[id] = now;
     this.#lastAt[id] = now;
     if (!this.#readText) return true;
@@ -123,14 +145,19 @@ export class StreamMeter {
 
     if (planned.timestampField !== undefined) {
       const sentAt = (jsonOf() as Record<string, unknown> | undefined)?.[planned.timestampField];
-      if (typeof sentAt === 'number') recorder?.recordDelivery(performance.timeOrigin + now - sentAt);
+      if (typeof sentAt === 'number') {
+        recorder?.recordDelivery(performance.timeOrigin + now - sentAt);
+        named?.recordDelivery(performance.timeOrigin + now - sentAt);
+      }
     }
     let count = 0;
     if (planned.tokensPath !== undefined) count = tokensAt(jsonOf(), planned.tokensPath);
     else if (this.#hooks.tokens !== undefined) count = this.#call('tokens', () => this.#hooks.tokens!(eventOf()), 0);
     if (count > 0) {
       const firstToken = this.#tokens[id] === 0;
-      recorder?.recordTokens(now, count, firstToken, now - (firstToken ? lane.intendedAt : this.#lastTokenAt[id]!));
+      const tokenMs = now - (firstToken ? lane.intendedAt : this.#lastTokenAt[id]!);
+      recorder?.recordTokens(now, count, firstToken, tokenMs);
+      named?.recordTokens(now, count, firstToken, tokenMs);
       if (firstToken) this.#firstTokenAt[id] = now;
       this.#lastTokenAt[id] = now;
       this.#tokens[id] = this.#tokens[id]! + count;

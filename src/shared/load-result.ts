@@ -265,8 +265,10 @@ export interface NameStats {
   /** The name's latency histograms, encoded as `result.histogram`, for exact merging. */
   histogram: string;
   histogramUncorrected: string;
-  /** Its per-second latency histograms, one per `result.timeline` entry (`''` where none). */
-  merge: { timeline: string[] };
+  /** The name's streams (`stream`), as `result.stream`. */
+  stream?: StreamStats;
+  /** Its per-second latency histograms, one per `result.timeline` entry (`''` where none), and its streams' histograms. */
+  merge: { timeline: string[]; stream?: StreamMergeInfo };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { LoadResult, NameStats } from '../shared/load-result.js';
 import { failedByDefault, type ShardStats } from './recorder.js';
+import { streamAsShard } from './stream-merge.js';
 
 /**
  * `result.byName` from the shards' `byName`: each name's shards merged by the one merge (`merge`,
@@ -32,9 +33,10 @@ export function mergeNames(result: LoadResult, shards: readonly ShardStats[], me
       phases: named.phases,
       phaseHistograms: named.phaseHistograms,
       ...(named.checks !== undefined ? { checks: named.checks } : {}),
+      ...(named.stream !== undefined ? { stream: named.stream } : {}),
       histogram: named.histogram,
       histogramUncorrected: named.histogramUncorrected,
-      merge: { timeline: histograms },
+      merge: { timeline: histograms, ...(named.merge.stream !== undefined ? { stream: named.merge.stream } : {}) },
     };
   }
   result.byName = byName;
@@ -82,5 +84,6 @@ export function nameAsShard(result: LoadResult, name: string, stats: NameStats, 
     warnings: [],
     phases: stats.phaseHistograms,
     generator: undefined,
+    stream: streamAsShard(stats.stream, stats.merge.stream, undefined, secondShift),
   };
 }

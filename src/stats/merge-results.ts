@@ -95,7 +95,7 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
     phases: result.phaseHistograms,
     generator: { ...result.generator, sendLag: result.merge.sendLag },
     websocket: resultWebSocket(result),
-    stream: streamAsShard(result, secondShift),
+    stream: streamAsShard(result.stream, result.merge.stream, result.timeline, secondShift),
     ...(result.byName !== undefined
       ? { byName: Object.fromEntries(Object.entries(result.byName).map(([name, stats]) => [name, nameAsShard(result, name, stats, offsetMs + result.durationMs, secondShift)])) }
       : {}),

@@ -1,4 +1,4 @@
-import type { LoadResult, StreamStats, TimelineEntry } from '../shared/load-result.js';
+import type { StreamStats, TimelineEntry } from '../shared/load-result.js';
 import type { ShardStream, ShardStreamSecond, StreamHistograms, StreamMergeInfo } from '../shared/stream.js';
 import { addEncodedInto, createHistogram, encodeHistogram, latencyStats } from './histogram.js';
 
@@ -92,15 +92,19 @@ function mergeSeconds(shards: readonly ShardStream[], timeline: TimelineEntry[])
   return encoded;
 }
 
-/** A saved result's streams as the shard they came from, its seconds `secondShift` later. */
-export function streamAsShard(result: LoadResult, secondShift: number): ShardStream | undefined {
-  const stream = result.stream;
-  const info = result.merge.stream;
+/**
+ * A saved result's (or a name's) streams as the shard they came from, its seconds `secondShift`
+ * later; a name's seconds are not kept (`timeline` undefined), as its timeline keeps no streams.
+ */
+export function streamAsShard(stream: StreamStats | undefined, info: StreamMergeInfo | undefined, timeline: readonly TimelineEntry[] | undefined, secondShift: number): ShardStream | undefined {
   if (stream === undefined || info === undefined) return undefined;
-  const seconds: ShardStreamSecond[] = Array.from({ length: Math.max(0, secondShift) }, () => ({ events: 0, outputTokens: 0, firstEvent: '' }));
-  result.timeline.forEach((entry, index) => {
-    seconds.push({ events: entry.stream?.events ?? 0, outputTokens: entry.stream?.outputTokens ?? 0, firstEvent: info.seconds[index] ?? '' });
-  });
+  const seconds: ShardStreamSecond[] = [];
+  if (timeline !== undefined) {
+    for (let i = 0; i < secondShift; i++) seconds.push({ events: 0, outputTokens: 0, firstEvent: '' });
+    timeline.forEach((entry, index) => {
+      seconds.push({ events: entry.stream?.events ?? 0, outputTokens: entry.stream?.outputTokens ?? 0, firstEvent: info.seconds[index] ?? '' });
+    });
+  }
   return {
     format: stream.format,
     streams: stream.streams,
