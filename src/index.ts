@@ -30,6 +30,7 @@ export type {
   Phases,
   MergeInfo,
   MergePlan,
+  MergeSocketIo,
   MessageStats,
   PhaseHistograms,
   ProgressEvent,

@@ -36,3 +36,11 @@ t.test('a terminal with no progress written gets no stray newline', async (t) =>
   new ProgressLine(out, {}).end();
   t.equal(out.text, '');
 });
+
+t.test('a Socket.IO or WebSocket run counts messages a second, not requests', async (t) => {
+  for (const options of [{ url: 'http://127.0.0.1:1', socketio: { listen: { event: 'tick' } } }, { url: 'ws://127.0.0.1:1/' }]) {
+    const out = new Capture(false);
+    new ProgressLine(out, { plannedMs: 4000, options }).update(event(0, 1234));
+    t.match(out.text, '  1,200 msg/s  ', options.url);
+  }
+});

@@ -6,6 +6,7 @@ import t from 'tap';
 import { formatResult, mergeResults, renderReport, runLoad, type LoadResult } from '../src/index.js';
 import { headlessChromium } from './fixtures/browser.js';
 import { drawnPlots, openReport, seriesOf, tableCells, tableHead } from './fixtures/report-page.js';
+import { socketIoServer } from './fixtures/socketio-server.js';
 import { testServer } from './fixtures/test-server.js';
 
 /** p50, p99 and mean (ms) of encoded histograms added together, as a reader of the result would. */
@@ -108,6 +109,38 @@ t.test('run reports speak the run, and their step figures are the result', async
     t.same(seriesOf(throughput, 'completed'), [result.timeline[0]!.completed, result.timeline[1]!.completed, result.timeline[2]!.completed / 0.5], 'its count per second of its half');
     t.match(await page.textContent('#partial-second'), 'ended 500 ms into its last second');
     t.match(formatResult(result).replace(/\s+/g, ' '), 'rate 0 req/s → 100 req/s in 1 s → 300 req/s in 1.5 s');
+  });
+
+  t.test('a monitored run has a server summary: the figures of result.server, the machine apart', async (t) => {
+    const server = await testServer(t);
+    const result = await runLoad({ url: server.url, rate: 100, connections: 4, duration: '2s', monitor: { processes: [process.pid] } });
+    const { page, problems } = await openReport(browser, renderReport(result), 'server-summary');
+    t.same(problems, []);
+    const rows = await tableCells(page, '#server-table');
+    const figures = Object.fromEntries(rows.map((row) => [`${row[0]} ${row[1]}`, row[2]]));
+    const { cpuPercent, cpuPerRequestMs, memory, cores } = result.server!;
+    t.same(Object.keys(figures), [`server CPU (of ${cores} cores)`, 'server CPU per request', 'server resident memory (mean, peak)'], 'the process\'s figures; no machine rows without node_exporter');
+    t.equal(parseFloat(figures[`server CPU (of ${cores} cores)`]!), Number(cpuPercent!.toFixed(cpuPercent! < 10 ? 3 : 2)), 'CPU as result.server has it');
+    t.equal(parseFloat(figures['server CPU per request']!), Number(cpuPerRequestMs!.toFixed(cpuPerRequestMs! < 10 ? 3 : 2)), 'CPU per request, ms');
+    t.match(figures['server resident memory (mean, peak)'], /^[\d.]+ MB, [\d.]+ MB$/);
+    t.ok(memory!.rssBytes > 1e6);
+    t.same(await tableCells(page, '#server-sources'), [[`pid ${process.pid}`, 'process', `answered all ${result.server!.sources[0]!.seconds} s`]]);
+  });
+
+  t.test('a Socket.IO report names the event and the mode; a refused namespace is said, not "listen only"', async (t) => {
+    const server = await socketIoServer(t);
+    const acked = await runLoad({ url: server.url, connections: 2, duration: 1200, socketio: { emit: { event: 'echo', data: 1 }, ack: true } });
+    const one = await openReport(browser, renderReport(acked), 'socketio-ack');
+    t.same(one.problems, []);
+    t.match(await one.page.textContent('header'), "Socket.IO · emits 'echo', timed by each acknowledgement (ack) · 2 clients");
+    const refused = await runLoad({ url: server.url, connections: 2, duration: 800, socketio: { namespace: '/nope', emit: { event: 'echo', data: 1 }, ack: true } });
+    t.ok(refused.errors.byCode['SIO_CONNECT_ERROR']! > 0);
+    const two = await openReport(browser, renderReport(refused), 'socketio-refused');
+    t.same(two.problems, []);
+    const cards = (await two.page.textContent('.cards')) ?? '';
+    t.match(cards, `none sent: namespace /nope refused all ${refused.errors.byCode['SIO_CONNECT_ERROR']} connects (SIO_CONNECT_ERROR)`);
+    t.notMatch(cards, /listen only/);
+    t.match(formatResult(refused).replace(/\s+/g, ' '), "Socket.IO emits 'echo', timed by each acknowledgement (ack) on namespace /nope");
   });
 
   t.test('a merged result reads like one run; a result without later fields still opens', async (t) => {

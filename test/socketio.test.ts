@@ -41,13 +41,14 @@ t.test('echo with acks: exact counts at the server and the client', async (t) =>
   t.same(JSON.parse(JSON.stringify(result)), result, 'the result is plain JSON');
   const summary = formatResult(result);
   t.match(summary, /Messages +503 sent, 503 received/);
-  t.match(summary, /Handshakes +5 accepted \(101\)/);
+  t.match(summary, /Connects +5 accepted \(101\)/, 'a connection counts once its namespace accepted it');
+  t.match(summary, /Socket.IO +emits 'echo', timed by each acknowledgement \(ack\)/);
   t.match(summary, /transport socket\.io/);
   const report = renderReport(result);
   t.match(report, /Socket\.IO/, 'the report names the protocol');
   t.notMatch(report, /HTTP\/1\.1 \(socket\.io\)/, 'not as an HTTP client');
   t.match(report, /messages sent/, 'and speaks of messages');
-  t.match(report, /handshakes/, 'and handshakes');
+  t.match(report, /connects/, 'and namespace connects');
 });
 
 t.test('https: the Engine.IO WebSocket over TLS, on its own path, with the run\'s headers', async (t) => {

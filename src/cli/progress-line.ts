@@ -22,13 +22,17 @@ export class ProgressLine {
   readonly #stderr: CommandIO['stderr'];
   readonly #plannedMs: number | undefined;
   readonly #plannedAmount: number | undefined;
+  readonly #unit: string;
   #written = false;
   #stopped = false;
 
-  constructor(stderr: CommandIO['stderr'], planned: { plannedMs?: number; plannedAmount?: number }) {
+  constructor(stderr: CommandIO['stderr'], planned: { plannedMs?: number; plannedAmount?: number; options?: { url?: unknown; socketio?: unknown; websocket?: unknown } }) {
     this.#stderr = stderr;
     this.#plannedMs = planned.plannedMs;
     this.#plannedAmount = planned.plannedAmount;
+    // A WebSocket or Socket.IO run's seconds count messages received, not requests.
+    const { url, socketio, websocket } = planned.options ?? {};
+    this.#unit = socketio !== undefined || websocket !== undefined || (typeof url === 'string' && /^wss?:/i.test(url)) ? 'msg/s' : 'req/s';
   }
 
   /** The line for one progress event. */
@@ -45,7 +49,7 @@ export class ProgressLine {
     }
     return [
       position,
-      `${COUNT.format(event.completed)} req/s`,
+      `${COUNT.format(event.completed)} ${this.#unit}`,
       `p50 ${ms(event.p50)}`,
       `p99 ${ms(event.p99)}`,
       `errors ${COUNT.format(event.totals.errors)}`,

@@ -1,9 +1,11 @@
 import { rateStagesText, targetRateRange } from '../stats/format.js';
+import { socketIoExchange } from '../stats/socketio-words.js';
 import type { LoadResult } from '../shared/load-result.js';
 import { partialLastSecond, reportCharts } from './charts.js';
 import { escapeHtml, number, plural } from './html.js';
 import { chartGrid, renderPage } from './page.js';
 import { serverCharts } from './server-charts.js';
+import { serverSection } from './server-section.js';
 import {
   checksSection,
   errorSamplesSection,
@@ -40,6 +42,8 @@ function badge(result: LoadResult): string {
 function header(result: LoadResult): string {
   const words = runWords(result);
   const meta = [protocolName(result)];
+  const exchange = socketIoExchange(result);
+  if (exchange !== undefined) meta.push(exchange);
   const noun = words.handshakes ? 'client' : 'connection';
   const most = Math.max(...(result.merge?.plan?.stages ?? []).map((stage) => stage.connections ?? 0));
   meta.push(most > result.connections ? `${number(result.connections)} to ${plural(most, noun)} in stages` : plural(result.connections, noun));
@@ -89,6 +93,7 @@ export function renderReport(result: LoadResult): string {
     responsesSection(result),
     latencySection(result),
     phasesSection(result),
+    serverSection(result),
     generatorSection(result),
     (result.checks?.failed ?? 0) > 0 ? '' : checksSection(result),
   ];

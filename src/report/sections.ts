@@ -1,4 +1,5 @@
 import { formatThresholdActual, formatThresholdWindows, thresholdLabel, noLatencyReason } from '../stats/format.js';
+import { socketIoNothingSent } from '../stats/socketio-words.js';
 import type { LatencyStats, LoadResult } from '../shared/load-result.js';
 import { bytes, cards, escapeHtml, isRecord, ms, number, percent, section, table } from './html.js';
 import { runWords, successfulStatus, type RunWords } from './words.js';
@@ -47,12 +48,14 @@ export function summaryCards(result: LoadResult): string {
   const messages = result.messages ?? { sent: result.requests.sent, received: result.requests.completed, perSecond: result.requests.perSecond };
   const accepted = result.statusCodes?.['101'] ?? 0;
   const closes = Object.values(result.websocket?.closeCodes ?? {}).reduce((sum, count) => sum + count, 0);
+  const socketIo = result.transport === 'socket.io';
   return cards([
     ['messages/s', number(messages.perSecond), 'received'],
     ...latency,
     errors,
-    ['received', number(messages.received), messages.sent > 0 ? `${number(messages.sent)} messages sent` : 'listen only: none sent'],
-    ['handshakes', number(accepted), closes > 0 ? `accepted; ${number(closes)} closed by the server or network` : 'accepted (101)'],
+    ['received', number(messages.received), messages.sent > 0 ? `${number(messages.sent)} messages sent` : (socketIoNothingSent(result) ?? 'listen only: none sent')],
+    // A Socket.IO connection counts as opened (101) once its namespace accepted it.
+    [socketIo ? 'connects' : 'handshakes', number(accepted), closes > 0 ? `accepted; ${number(closes)} closed by the server or network` : socketIo ? 'accepted by the namespace' : 'accepted (101)'],
     received,
   ]);
 }

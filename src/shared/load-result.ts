@@ -85,6 +85,24 @@ export interface MergePlan {
   requests: string[];
   /** A run with `scenarios`: each scenario's plan (the rest of this plan is the first scenario's). */
   scenarios?: Record<string, MergePlan>;
+  /** A Socket.IO run's exchange, for the reports to name it. */
+  socketio?: MergeSocketIo;
+}
+
+/** What each connection of a Socket.IO run did (`merge.plan.socketio`). */
+export interface MergeSocketIo {
+  namespace: string;
+  /** The event each connection emits; absent when it only listens. */
+  emit?: string;
+  /** Emits per second per connection (rate mode). */
+  rate?: number;
+  /**
+   * How a message is timed: `ack` (its acknowledgement), `reply` (the next `event`), `listen`
+   * (`event`s pushed by the server, by their timestamp or only counted), `none` (emits not timed).
+   */
+  mode: 'ack' | 'reply' | 'listen' | 'none';
+  /** The event `reply` waits for, or `listen` listens to. */
+  event?: string;
 }
 
 /** What `mergeResults` needs besides the numbers of a result; plain JSON. */

@@ -1,5 +1,6 @@
-import { countsMessages, type CheckStats, type GeneratorStats, type LatencyStats, type LoadResult, type PhaseStats, type ServerStats, type StreamStats, type ThresholdResult, type WebSocketStageStats } from '../shared/load-result.js';
+import { countsMessages, type CheckStats, type GeneratorStats, type LatencyStats, type LoadResult, type MessageStats, type PhaseStats, type ServerStats, type StreamStats, type ThresholdResult, type WebSocketStageStats } from '../shared/load-result.js';
 import { partTables } from './format-parts.js';
+import { socketIoExchange, socketIoNothingSent } from './socketio-words.js';
 
 // A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -41,12 +42,15 @@ export function formatResult(result: LoadResult): string {
       `(${formatBytes(received)} received, ${formatBytes(result.bytes.sent)} sent)`,
   );
   const { messages, websocket } = result;
+  const exchange = socketIoExchange(result);
   if (messages !== undefined) {
     lines.push(
       row('Messages/s', TWO_DECIMALS.format(messages.perSecond)),
       throughput,
-      row('Messages', messages.sent === 0 ? `${COUNT.format(messages.received)} received (listen only: none sent)` : `${COUNT.format(messages.sent)} sent, ${COUNT.format(messages.received)} received`),
-      row('Handshakes', handshakes(result.statusCodes)),
+      ...(exchange === undefined ? [] : [row('Socket.IO', exchange)]),
+      row('Messages', messagesLine(result, messages)),
+      // A Socket.IO connection counts as opened (101) once its namespace accepted it.
+      row(exchange === undefined ? 'Handshakes' : 'Connects', handshakes(result.statusCodes)),
       row('Close codes', statusCodes(websocket?.closeCodes ?? {})),
     );
   } else if (result.transport === 'task') {
@@ -300,6 +304,12 @@ function statusCodes(codes: Record<string, number>): string {
   const entries = Object.entries(codes).sort(([a], [b]) => Number(a) - Number(b));
   if (entries.length === 0) return 'none';
   return entries.map(([code, count]) => `${code}: ${COUNT.format(count)}`).join('  ');
+}
+
+/** What a message run sent and received; "listen only" only when it was meant to send nothing. */
+function messagesLine(result: LoadResult, messages: MessageStats): string {
+  if (messages.sent > 0) return `${COUNT.format(messages.sent)} sent, ${COUNT.format(messages.received)} received`;
+  return `${COUNT.format(messages.received)} received (${socketIoNothingSent(result) ?? 'listen only: none sent'})`;
 }
 
 /** A message protocol's opening handshakes: `101` accepted them, any other code refused them. */

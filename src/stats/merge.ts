@@ -1,6 +1,7 @@
 import type { Histogram } from 'hdr-histogram-js';
 import { lanesPerConnection, type Plan } from '../shared/plan.js';
-import type { CheckStats, LoadResult, MergeInfo, MergePlan, TimelineEntry } from '../shared/load-result.js';
+import type { CheckStats, LoadResult, MergeInfo, MergePlan, MergeSocketIo, TimelineEntry } from '../shared/load-result.js';
+import type { PlannedSocketIo } from '../shared/websocket.js';
 import { addCounts, type ShardStats } from './recorder.js';
 import { addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, latencyStats } from './histogram.js';
 import { mergeCheckStats } from './checks.js';
@@ -112,7 +113,14 @@ export function mergePlan(whole: Plan): MergePlan {
     keepAlive: whole.keepAlive,
     warmupMs: whole.warmupMs,
     requests: whole.requests.map((request) => `${request.method} ${request.path}`),
+    ...(whole.socketio !== undefined ? { socketio: mergeSocketIo(whole.socketio) } : {}),
   };
+}
+
+function mergeSocketIo({ namespace, emit, rate, ack, reply, listen }: PlannedSocketIo): MergeSocketIo {
+  const mode = ack ? 'ack' : reply !== undefined ? 'reply' : listen !== undefined ? 'listen' : 'none';
+  const event = reply ?? listen?.event;
+  return { namespace, ...(emit !== undefined ? { emit: emit.event } : {}), ...(rate !== undefined ? { rate } : {}), mode, ...(event !== undefined ? { event } : {}) };
 }
 
 /** The header of a run of `part` (a segment of `whole`, or `whole` itself). */
