@@ -8,6 +8,7 @@ import t from 'tap';
 import { WebSocketServer } from 'ws';
 import { findCapacity, formatResult, renderReport, runLoad, SalvoOptionError, SalvoRangeError, type LoadOptions, type LoadResult } from '../src/index.js';
 import { decodeHistogram } from '../src/stats/histogram.js';
+import { epochMs } from '../src/websocket/timestamps.js';
 import { localhostCert } from './fixtures/raw-http-server.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
 import { inSomeRun } from './fixtures/timing.js';
@@ -106,6 +107,26 @@ t.test('listen: broadcast latency from the first argument\'s timestamp field', a
     // 45: Date.now() and performance's clock may drift apart by a few ms.
     t.ok(result.latency.min >= 45, `latency from the timestamp: min ${result.latency.min} ms`);
     timing.ok(result.latency.p50 < 150, `p50 ${result.latency.p50} ms is about the 50 ms the stamp is old`);
+  });
+});
+
+t.test('timestamps in seconds (or µs) are read as such, not as ms 55 years old', async (t) => {
+  const server = await socketIoServer(t, {}, (io) => {
+    const timer = setInterval(() => {
+      io.emit('seconds', { ts: (Date.now() - 50) / 1000 });
+      io.emit('micros', { ts: (Date.now() - 50) * 1000 });
+    }, 20);
+    t.teardown(() => clearInterval(timer));
+  });
+  t.same([epochMs(1.7e9), epochMs(1.7e12), epochMs(1.7e15), epochMs(1.7e18)], [1.7e12, 1.7e12, 1.7e12, 1.7e12], 'seconds, ms, µs and ns since 1970');
+  await inSomeRun(t, 3, async (timing) => {
+    for (const event of ['seconds', 'micros']) {
+      const result = await runLoad({ url: server.url, connections: 2, duration: 800, socketio: { listen: { event, timestamp: { field: 'ts' } } } });
+      t.ok(result.messages!.received > 20, `${event}: ${result.messages!.received} received`);
+      t.ok(result.latency.min >= 45, `${event}: min ${result.latency.min} ms, at least the 50 ms the stamp is old`);
+      timing.ok(result.latency.p50 < 150, `${event}: p50 ${result.latency.p50} ms, not 3,600,000 (the histogram's ceiling)`);
+      t.same(result.warnings.filter((w) => w.code === 'CLOCK_SKEW'), [], `${event}: no clock skew`);
+    }
   });
 });
 

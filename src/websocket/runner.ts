@@ -9,7 +9,7 @@ import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { frameBytes, socketSettings, WsConnection, type ConnectionEvents, type SocketSettings } from './connection.js';
 import { HANDSHAKES_IN_FLIGHT, OpeningQueue } from './opening.js';
 import { StageMeter } from './stages.js';
-import { ClockSkew, timestampReader, type TimestampReader } from './timestamps.js';
+import { ClockSkew, epochMs, timestampReader, type TimestampReader } from './timestamps.js';
 import type { PlannedWebSocket, WebSocketHooks } from '../shared/websocket.js';
 
 /**
@@ -266,7 +266,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     let stamped = false;
     if (typeof sentAtMs === 'number' && Number.isFinite(sentAtMs)) {
       stamped = true;
-      latencyMs = this.#clockSkew.clamp(this.#timeOrigin + now - sentAtMs, this.#begun && now >= this.#measureAt);
+      latencyMs = this.#clockSkew.clamp(this.#timeOrigin + now - epochMs(sentAtMs), this.#begun && now >= this.#measureAt);
     }
     if (!stamped && answers && connection.pending > 0) {
       const sentAt = connection.shift();

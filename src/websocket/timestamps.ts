@@ -25,6 +25,18 @@ export function timestampReader(planned: PlannedWebSocket, hooks: WebSocketHooks
   };
 }
 
+/**
+ * A Unix timestamp in epoch ms, whatever unit it came in: seconds (Python's `time.time()`, below
+ * 1e11, which in ms would be 1973), ms, µs (above 1e14) or ns (above 1e17). Read as ms, a timestamp in
+ * seconds gave latencies of 55 years, pinned at the histogram's 1 h ceiling.
+ */
+export function epochMs(timestamp: number): number {
+  if (timestamp < 1e11) return timestamp * 1000;
+  if (timestamp > 1e17) return timestamp / 1e6;
+  if (timestamp > 1e14) return timestamp / 1000;
+  return timestamp;
+}
+
 /** Latencies from timestamps that came out negative: counted as 0, and a warning when clearly so. */
 export class ClockSkew {
   #skewed = 0;
