@@ -14,7 +14,7 @@ import {
 } from '../src/index.js';
 import { percentileSpectrum } from '../src/report/spectrum.js';
 import { headlessChromium } from './fixtures/browser.js';
-import { drawnPlots, openReport, seriesOf, tableCells } from './fixtures/report-page.js';
+import { drawnPlots, openReport, seriesOf, tableCells, tableHead } from './fixtures/report-page.js';
 import { testServer } from './fixtures/test-server.js';
 
 t.test('capacity and comparison reports show the numbers they were given', async (t) => {
@@ -26,7 +26,7 @@ t.test('capacity and comparison reports show the numbers they were given', async
     // Whatever the busy host makes of it, the report must show the steps the search took.
     const search = await findCapacity({
       url: server.url, connections: 50, slo: { 'latency.p99': '< 40' }, start: 80, max: 400,
-      stepDuration: '1s', warmup: 0, pause: '50ms', confirmDuration: '1s', precision: 0.25,
+      stepDuration: '1s', warmup: 0, pause: '50ms', confirmDuration: '1s', precision: 0.25, monitor: { processes: [process.pid] },
     });
     const result = JSON.parse(JSON.stringify(search)) as CapacityResult;
     const { page, problems } = await openReport(browser, renderCapacityReport(result), 'capacity');
@@ -45,14 +45,37 @@ t.test('capacity and comparison reports show the numbers they were given', async
     }
     const rows = await tableCells(page, '#capacity-steps');
     t.same(rows.map((row) => [row[0], row[1], row[2]]), steps.map((s, i) => [String(i + 1), s.phase, s.rate.toLocaleString('en-US')]), 'one row per step: number, phase, rate');
-    t.same(rows.map((row) => row[10]!.startsWith('pass')), steps.map((s) => s.passed), 'each verdict');
+    t.same(rows.map((row) => row.at(-1)!.startsWith('pass')), steps.map((s) => s.passed), 'each verdict');
     for (const [i, step] of steps.entries()) {
-      if (step.limitedBy !== undefined) t.match(rows[i]![10], `(${step.limitedBy})`, `step ${i + 1} says what limited it`);
+      if (step.limitedBy !== undefined) t.match(rows[i]!.at(-1), `(${step.limitedBy})`, `step ${i + 1} says what limited it`);
     }
+    const head = await tableHead(page, '#capacity-steps');
+    const cpuColumn = head.indexOf('server CPU');
+    t.ok(cpuColumn > 0, 'the monitor\'s figures per step');
+    t.same(rows.map((row) => parseFloat(row[cpuColumn]!.replace(/,/g, ''))), steps.map((s) => Number(s.result.server!.cpuPercent!.toFixed(s.result.server!.cpuPercent! < 10 ? 3 : 2))), "each step's server CPU, as its result has it");
+    t.same(rows.map((row) => parseFloat(row[head.indexOf('CPU per request')]!)), steps.map((s) => Number(s.result.server!.cpuPerRequestMs!.toFixed(3))), 'and CPU per request, ms');
     const capacityText = result.capacity === undefined ? 'none' : `${result.capacity.toLocaleString('en-US')} req/s`;
     t.match(await page.textContent('.cards'), new RegExp(`capacity\\s*${capacityText}.*limited by\\s*${result.limitedBy}`, 'is'));
     t.equal(await page.textContent('#capacity-message'), result.message);
     t.equal((await tableCells(page, '#confirm table')).length, steps.filter((s) => s.phase === 'confirm').length, 'the confirming runs');
+  });
+
+  t.test('a failure far above the SLO does not flatten the SLO line: the latency axis goes log', async (t) => {
+    const step = (rate: number, p99: number, passed: boolean) => ({ phase: 'grow', rate, passed, failures: passed ? [] : ['latency.p99 443 ms'], achievedRate: rate, sentRate: rate, missed: 0, p50: p99 / 2, p99, p99Uncorrected: p99, errorRate: 0, result: undefined });
+    const result = {
+      url: 'http://127.0.0.1:1/', slo: { 'latency.p99': '< 20' }, capacity: 200, confirmed: false, limitedBy: 'server', highestPassed: 200, lowestFailed: 400, precision: 0.1, durationMs: 3000, aborted: false,
+      message: 'a capacity of 200 req/s', steps: [step(100, 8, true), step(200, 15, true), step(400, 443, false)],
+    } as unknown as CapacityResult;
+    const { page, problems } = await openReport(browser, renderCapacityReport(result), 'capacity-log');
+    t.same(problems, []);
+    const view = await page.evaluate(() => {
+      const plot = (globalThis as unknown as { salvoPlots: Record<string, { scales: { y: { distr: number } }; valToPos(value: number, scale: string): number; bbox: { height: number } }> }).salvoPlots['chart-capacity-latency']!;
+      return { distr: plot.scales.y.distr, height: plot.bbox.height / (globalThis as unknown as { devicePixelRatio: number }).devicePixelRatio, slo: plot.valToPos(20, 'y'), failure: plot.valToPos(443, 'y') };
+    });
+    t.equal(view.distr, 3, 'a log-scaled y axis');
+    const up = (pos: number) => (view.height - pos) / view.height;
+    t.ok(up(view.slo) > 0.2 && up(view.failure) <= 1, `(a linear axis: 4%) the 20 ms line ${Math.round(up(view.slo) * 100)}% up the chart, the 443 ms failure at ${Math.round(up(view.failure) * 100)}%`);
+    t.match(await page.textContent('#chart-capacity-latency-title'), 'log scale');
   });
 
   t.test("a comparison's intervals are compareResults'", async (t) => {

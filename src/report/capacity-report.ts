@@ -51,15 +51,22 @@ function capacityCharts(result: CapacityResult, slo: readonly CompiledThreshold[
     latency.push({ label: 'failed step (p99)', color: COLORS.red, scale: 'y', values: column((s) => (s.passed ? null : s.p99)), unit: ' ms', pointsOnly: true });
   }
   const byStep = { xKind: 'linear' as const, x, xLabel: 'step', xUnit: '' };
+  // A failed step far above the objective would flatten the SLO line on a linear axis: then it is log-scaled.
+  const objectives = latency.filter((s) => s.label.startsWith('SLO ')).flatMap((s) => s.values.filter((v): v is number => v !== null));
+  const values = latency.flatMap((s) => s.values.filter((v): v is number => v !== null && v > 0));
+  const yLog = objectives.length > 0 && Math.max(...values) > 5 * Math.max(...objectives);
   return [
     { id: 'chart-capacity-rate', title: 'Offered and achieved rate by step', ...byStep, yLabel: 'req/s', series: rates },
-    { id: 'chart-capacity-latency', title: 'Latency by step, with the SLO', ...byStep, yLabel: 'ms', series: latency },
+    { id: 'chart-capacity-latency', title: `Latency by step, with the SLO${yLog ? ' (log scale)' : ''}`, ...byStep, yLabel: 'ms', ...(yLog ? { yLog } : {}), series: latency },
   ];
 }
 
 /** Every step, in the order run. */
 function stepsTable(result: CapacityResult): string {
-  const head = ['step', 'phase', 'offered req/s', 'sent/s', 'achieved/s', 'p50', 'p99', 'p99 from write', 'errors', 'missed', 'verdict'];
+  // With `monitor`: what the server spent at each step, beside what it achieved.
+  const monitored = result.steps.some((step) => step.result?.server !== undefined);
+  const head = ['step', 'phase', 'offered req/s', 'sent/s', 'achieved/s', 'p50', 'p99', 'p99 from write', 'errors', 'missed', ...(monitored ? ['server CPU', 'CPU per request', 'machine CPU'] : []), 'verdict'];
+  const cpu = (percent: number | undefined) => (percent === undefined ? 'n/a' : `${number(percent)}%`);
   const rows = result.steps.map((step, index) => [
     String(index + 1),
     step.phase,
@@ -71,9 +78,10 @@ function stepsTable(result: CapacityResult): string {
     ms(step.p99Uncorrected),
     percent(step.errorRate),
     number(step.missed),
+    ...(monitored ? [cpu(step.result?.server?.cpuPercent), ms(step.result?.server?.cpuPerRequestMs), cpu(step.result?.server?.machine?.cpuPercent)] : []),
     verdict(step),
   ]);
-  return section('Steps', table(head, rows, { className: 'numbers', id: 'capacity-steps', textColumns: [10], caption: 'Every step of the search, in the order run' }), 'steps');
+  return section('Steps', table(head, rows, { className: 'numbers', id: 'capacity-steps', textColumns: [head.length - 1], caption: 'Every step of the search, in the order run' }), 'steps');
 }
 
 /** The confirming run(s): the longer runs at the answer, with what each measured. */

@@ -29,6 +29,8 @@ export interface ChartSpec {
   /** Unit after a `'linear'` x value in the legend. */
   xUnit?: string;
   yLabel: string;
+  /** A log-scaled y axis: values far apart (a 20 ms objective beside a 443 ms failure) both in view. */
+  yLog?: boolean;
   y2Label?: string;
   series: ChartSeries[];
 }

@@ -75,7 +75,7 @@ export const CLIENT_SCRIPT = String.raw`
     var scales = {
       // One step alone still needs a width: its point sits in the middle of a range around it.
       x: percentile ? { time: false, distr: 3, log: 10 } : spec.x.length === 1 ? { time: false, range: function (u, min, max) { return [min - 1, max + 1]; } } : { time: false },
-      y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.1 : 1]; } },
+      y: spec.yLog ? { distr: 3, log: 10 } : { range: function (u, min, max) { return [0, max > 0 ? max * 1.1 : 1]; } },
     };
     if (spec.y2Label) {
       axes.push({ label: spec.y2Label, scale: 'y2', side: 1, size: 60, grid: { show: false }, values: function (u, splits) { return splits.map(round); } });
