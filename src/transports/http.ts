@@ -231,6 +231,10 @@ class HttpTransport implements Transport<HttpRequest> {
     if (state.request === undefined) return;
     state.request = undefined;
     state.response = undefined;
+    // node:http hands over the body without its chunked framing; on plain TCP, where nothing but this
+    // response came on the socket since it took the request, what it read is the response as sent.
+    const socket = state.socket;
+    if (!this.secure && socket !== undefined && socket.bytesRead - state.readBefore > state.bytes) state.bytes = socket.bytesRead - state.readBefore;
     this.finishWith(lane, state);
   }
 

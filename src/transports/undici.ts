@@ -38,6 +38,11 @@ const enum Fate {
 class SocketState {
   /** Responses completed on it: a request that finds it closed after one went on a reused connection. */
   responses = 0;
+  /** `socket.bytesRead` when its last response ended: what came since is the next response's (see `onResponseEnd`). */
+  readMark = 0;
+
+  constructor(readonly socket: Socket) {}
+
   fate = Fate.Open;
   /** Requests written on it whose responses have not ended. */
   inFlight = 0;
@@ -231,6 +236,11 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     if (socket !== undefined) {
       // A second response on one connection: the server keeps connections open after all.
       if (++socket.responses === 2) this.transport.learnCloses(false);
+      // undici hands over the body without its chunked framing; on plain TCP with nothing else in
+      // flight, what the socket read since the last response ended is this one as sent.
+      const read = socket.socket.bytesRead;
+      if (socket.inFlight === 1 && !this.transport.secure && read - socket.readMark > this.bytes) this.bytes = read - socket.readMark;
+      socket.readMark = read;
       socket.inFlight--;
       if (socket.fate === Fate.Announced) this.settleBehind();
     }
@@ -293,6 +303,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
   readonly capture: boolean;
   readonly stream: boolean;
   readonly retry: boolean;
+  readonly secure: boolean;
   /** The handler whose request undici is starting: the next socket write is its (see `timedConnector`). */
   writing: LaneHandler | undefined;
   /**
@@ -308,6 +319,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
     this.capture = config.captureResponses;
     this.stream = config.stream ?? false;
     this.retry = config.retry;
+    this.secure = config.url.protocol === 'https:';
     this.closesEveryResponse = config.keepAlive && config.pipelining > 1;
     this.#pool = new PoolClass(config.url.origin, {
       connections: config.connections,
@@ -446,7 +458,7 @@ function timedConnector(connector: BuildConnector.connector, secure: boolean, ph
  * rules need it (whether the socket answered before, how it went); undici does not say.
  */
 function watchWrites(socket: Socket, transport: UndiciTransport): void {
-  const state = new SocketState();
+  const state = new SocketState(socket);
   const write = socket.write;
   socket.write = function (this: Socket, chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
     const handler = transport.writing;
