@@ -3,7 +3,8 @@
 // own recorder) and from an earlier build (`--before`, e.g. main's before names: the same steps
 // unnamed, one recording).
 //
-//   node names.mjs --before /path/to/before/dist/index.js [--rounds 5] [--duration 5] [--connections 100]
+//   node names.mjs --before /path/to/before/dist/index.js [--after /path/to/dist/index.js]
+//                  [--rounds 5] [--duration 5] [--connections 100]
 //
 // Pinned like bench.mjs (target core 1, generator core 0), the four contenders alternating within a
 // round, a 1 s in-process warm-up. Prints one JSON line per run and the medians with same-round ratios.
@@ -11,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { findExecutable, planPinning, runBounded, wrapCommand, parseBashTimes } from './lib/system.mjs';
 import { startNginx } from './lib/targets.mjs';
+import { median } from './lib/summary.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -18,6 +20,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '100' },
     before: { type: 'string' },
+    after: { type: 'string' },
   },
 });
 if (values.before === undefined) throw new Error('names.mjs needs --before <dist/index.js of the build to compare with>');
@@ -29,7 +32,7 @@ const STEPS = 10;
 const steps = (named) => Array.from({ length: STEPS }, (_, i) => ({ ...(named ? { name: `step ${i}` } : {}), path: `/2b?step=${i}` }));
 
 const contenders = [];
-for (const [build, dist] of [['before', values.before], ['after', here('../dist/index.js')]]) {
+for (const [build, dist] of [['before', values.before], ['after', values.after ?? here('../dist/index.js')]]) {
   contenders.push({ name: `single (${build})`, dist, options: {} });
   contenders.push({ name: `10 steps (${build})`, dist, options: { requests: steps(build === 'after') } });
 }
@@ -55,11 +58,6 @@ try {
   await target.stop();
 }
 
-const median = (list) => {
-  const sorted = [...list].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 const of = (name) => rows.filter((row) => row.contender === name);
 for (const workload of ['single', '10 steps']) {
   const before = of(`${workload} (before)`);

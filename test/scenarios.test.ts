@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { formatResult, mergeResults, runLoad, type LoadResult } from '../src/index.js';
 import { inSomeRun } from './fixtures/timing.js';
+import { testServer } from './fixtures/test-server.js';
 
 async function countingServer(t: Test) {
   const byPath: Record<string, number> = {};
@@ -134,4 +135,25 @@ t.test('a scenario\'s bad option is named from the run\'s options', async (t) =>
   await t.rejects(runLoad({ url, scenarios: { browse: { thresholds: {} } as never } }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios.browse.thresholds' });
   await t.rejects(runLoad({ url, scenarios: {} }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios' });
   await t.rejects(runLoad({ url, scenarios: { a: 5 as never } }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios.a' });
+});
+
+t.test('a WebSocket scenario beside an HTTP one', async (t) => {
+  const http = await countingServer(t);
+  const ws = await testServer(t, { websocket: true });
+  const result = await runLoad({
+    url: http.url,
+    connections: 2,
+    scenarios: {
+      browse: { url: `${http.url}/browse`, amount: 200 },
+      chat: { url: ws.url, connections: 3, amount: 300, websocket: { message: 'ping' } },
+    },
+  });
+  const { browse, chat } = result.byScenario!;
+  t.equal(browse!.requests.completed, 200);
+  t.equal(http.byPath['/browse'], 200, 'the HTTP server saw the browse scenario\'s requests');
+  t.equal(chat!.transport, 'websocket');
+  t.equal(chat!.messages?.received, 300, 'the WebSocket scenario\'s echoes');
+  t.equal(ws.stats.websocket?.messagesReceived, 300, 'the WebSocket server saw its messages');
+  t.same(Object.keys(result.byName!), ['GET /browse'], 'the run\'s names are the HTTP requests\'');
+  t.equal(result.requests.completed, 500, 'the run adds both up');
 });

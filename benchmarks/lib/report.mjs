@@ -106,6 +106,7 @@ const KEPT_SECTIONS = [
   '## WebSocket',
   '## Socket.IO',
   '## Socket.IO packet codec (issue 32, 2026-11-25)',
+  '## Request names (issue 41, 2026-11-27)',
   '## Before and after refactors',
   '## Monitor',
   '## Measurements behind the code',
