@@ -111,3 +111,22 @@ t.test('bad flags: exit 2, the flag named', async (t) => {
     t.match(stderr, message);
   }
 });
+
+t.test('salvo URL --junit --summary: the thresholds as JUnit test cases and a Markdown table, exit 1 on a failed one', async (t) => {
+  const server = await testServer(t, { delayMs: 5 });
+  const dir = t.testdir();
+  const junit = join(dir, 'junit.xml');
+  const summary = join(dir, 'summary.md');
+  const { code } = await salvo([server.url, '-a', '50', '-c', '2', '-q', '--threshold', 'latency.p50<1', '--threshold', 'requests.completed==50', '--junit', junit, '--summary', summary, '--html', join(dir, 'report.html')]);
+  t.equal(code, 1);
+  t.equal(server.stats.requests, 50);
+  const xml = await readFile(junit, 'utf8');
+  const { stderr } = await promisify(execFile)('xmllint', ['--noout', '--schema', join(import.meta.dirname, 'fixtures', 'junit.xsd'), junit]);
+  t.match(stderr, /validates/);
+  t.match(xml, /<testsuite name="http:\/\/127\.0\.0\.1:\d+\/ thresholds" tests="2" failures="1" errors="0" skipped="0"/);
+  t.match(xml, /<failure message="latency\.p50 &lt;1: actual \d+\.\d+ ms" type="threshold">/);
+  t.match(xml, /<testcase name="requests\.completed ==50" [^>]+>\n\s+<system-out>requests\.completed ==50: actual 50<\/system-out>/);
+  const markdown = await readFile(summary, 'utf8');
+  t.match(markdown, /^### salvo: http:\/\/127\.0\.0\.1:\d+\/ ❌ threshold failed: latency\.p50 <1\n/);
+  t.match(markdown, /Reports: \[report\]\(.*report\.html\)/);
+});

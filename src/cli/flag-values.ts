@@ -1,4 +1,4 @@
-import { isMetric, KNOWN_METRICS } from '../index.js';
+import { isMetric, KNOWN_METRICS, parseMargin, SalvoOptionError } from '../index.js';
 import { UsageError } from './command.js';
 
 /**
@@ -61,4 +61,44 @@ export function thresholdFlags(flag: string, values: string[] | undefined): Reco
     (result[match[1]!] ??= []).push(expression!);
   }
   return result;
+}
+
+/** The levels `--confidence` takes: p < 0.05, 0.01, 0.001. */
+export type ConfidenceFlag = '*' | '**' | '***';
+
+/** `--confidence` checked as typed. */
+export function confidenceFlag(text: string): ConfidenceFlag {
+  if (text !== '*' && text !== '**' && text !== '***') {
+    throw new UsageError(`--confidence must be '*', '**' or '***' (p < 0.05, 0.01, 0.001); got ${JSON.stringify(text)}`);
+  }
+  return text;
+}
+
+/**
+ * `--fail 'latency.p99=5%'` (repeated) as assertNoRegression's margins, each checked as typed: its
+ * syntax, its metric (one of `compared` when that is given), one margin a metric, the margin a
+ * percentage or a fraction (0.05).
+ */
+export function marginFlags(values: readonly string[], compared?: readonly string[]): Record<string, string | number> {
+  const margins: Record<string, string | number> = {};
+  for (const value of values) {
+    const equals = value.lastIndexOf('=');
+    if (equals <= 0) throw new UsageError(`--fail ${JSON.stringify(value)} must look like 'latency.p99=5%'`);
+    const metric = value.slice(0, equals).trim();
+    const text = value.slice(equals + 1).trim();
+    checkMetric('--fail', value, metric);
+    if (compared !== undefined && !compared.includes(metric)) {
+      throw new UsageError(`--fail ${JSON.stringify(value)}: ${metric} is not compared (compared: ${compared.join(', ')}); add --metric ${metric}`);
+    }
+    if (metric in margins) throw new UsageError(`--fail names ${metric} twice; give each metric one margin`);
+    const margin = /^\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+    try {
+      parseMargin(metric, margin);
+    } catch (error) {
+      if (!(error instanceof SalvoOptionError)) throw error;
+      throw new UsageError(`--fail ${JSON.stringify(value)}: the margin must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(text)}`);
+    }
+    margins[metric] = margin;
+  }
+  return margins;
 }

@@ -10,6 +10,8 @@ const OUTPUT_FLAGS = {
   'start-at': { type: 'string', value: 'TIME', help: 'start measuring at TIME (ISO 8601 or epoch ms): the same on every segment' },
   json: { type: 'boolean', help: 'print the result as JSON instead of the summary' },
   html: { type: 'string', value: 'FILE', help: 'also write an HTML report of the run to FILE' },
+  junit: { type: 'string', value: 'FILE', help: 'also write the thresholds as JUnit XML to FILE (a test case each)' },
+  summary: { type: 'string', value: 'FILE', help: 'also write the verdict as Markdown to FILE (appended when it is $GITHUB_STEP_SUMMARY)' },
   quiet: { short: 'q', type: 'boolean', help: 'no progress line on stderr' },
   help: { short: 'h', type: 'boolean', help: 'this help' },
   version: { short: 'v', type: 'boolean', help: "salvo's version" },
@@ -25,6 +27,9 @@ export interface RunInvocation {
   options: LoadOptions;
   json: boolean;
   html?: string;
+  /** `--junit FILE`, `--summary FILE`: the verdict for CI (see docs/ci-gates.md). */
+  junit?: string;
+  summary?: string;
   quiet: boolean;
   help: boolean;
   version: boolean;
@@ -65,6 +70,8 @@ export function parseRunFlags(args: string[]): RunInvocation {
     options: { url: '' },
     json: flags.json === true,
     html: flags.html,
+    ...(flags.junit !== undefined ? { junit: flags.junit } : {}),
+    ...(flags.summary !== undefined ? { summary: flags.summary } : {}),
     quiet: flags.quiet === true,
     help: flags.help === true,
     version: flags.version === true,

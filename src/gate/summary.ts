@@ -39,15 +39,15 @@ export function formatSummary(outcomes: GateOutcome | readonly GateOutcome[]): s
 
 /**
  * Writes the summary to `file`, or else appends it to `$GITHUB_STEP_SUMMARY` (GitHub Actions shows
- * that file on the run's page; other steps append to it too). Resolves with where it went, or
- * undefined when there was neither.
+ * that file on the run's page; other steps append to it too, so `file` is appended to as well when it
+ * is that one). Resolves with where it went, or undefined when there was neither.
  */
 export async function writeSummary(markdown: string, file?: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  if (file !== undefined) {
+  if (file !== undefined && file !== env.GITHUB_STEP_SUMMARY) {
     await writeFile(file, markdown);
     return file;
   }
-  const step = env.GITHUB_STEP_SUMMARY;
+  const step = file ?? env.GITHUB_STEP_SUMMARY;
   if (step === undefined || step === '') return undefined;
   await appendFile(step, markdown);
   return step;

@@ -2,11 +2,11 @@ import { AssertionError } from 'node:assert';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  assertNoRegression, compareResults, DEFAULT_METRICS, formatComparison, parseMargin, renderComparisonReport, runComparison, SalvoOptionError,
+  assertNoRegression, compareResults, DEFAULT_METRICS, formatComparison, renderComparisonReport, runComparison,
   type Comparison, type LoadResult,
 } from '../../index.js';
 import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
-import { checkMetric, durationFlag, integerFlag } from '../flag-values.js';
+import { checkMetric, confidenceFlag, durationFlag, integerFlag, marginFlags } from '../flag-values.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-flags.js';
 
 const COMPARE_FLAGS = {
@@ -72,9 +72,6 @@ async function readRuns(path: string, side: 'baseline' | 'candidate'): Promise<L
   return runs;
 }
 
-const CONFIDENCE = ['*', '**', '***'] as const;
-type Level = (typeof CONFIDENCE)[number];
-
 /**
  * `--metric` (repeated): each checked now, so that a typo fails before any run and the message
  * names the flag. Undefined for the library's default metrics.
@@ -94,31 +91,9 @@ function failFlags(values: string[] | undefined, confidence: string | undefined,
     if (confidence !== undefined) throw new UsageError(`--confidence sets how sure a --fail must be; give --fail too, such as --fail 'latency.p99=5%'`);
     return undefined;
   }
-  if (confidence !== undefined && !(CONFIDENCE as readonly string[]).includes(confidence)) {
-    throw new UsageError(`--confidence must be '*', '**' or '***' (p < 0.05, 0.01, 0.001); got ${JSON.stringify(confidence)}`);
-  }
-  const compared = metrics ?? DEFAULT_METRICS;
-  const margins: Record<string, string | number> = {};
-  for (const value of values) {
-    const equals = value.lastIndexOf('=');
-    if (equals <= 0) throw new UsageError(`--fail ${JSON.stringify(value)} must look like 'latency.p99=5%'`);
-    const metric = value.slice(0, equals).trim();
-    const text = value.slice(equals + 1).trim();
-    checkMetric('--fail', value, metric);
-    if (!compared.includes(metric)) {
-      throw new UsageError(`--fail ${JSON.stringify(value)}: ${metric} is not compared (compared: ${compared.join(', ')}); add --metric ${metric}`);
-    }
-    if (metric in margins) throw new UsageError(`--fail names ${metric} twice; give each metric one margin`);
-    const margin = /^\d+(\.\d+)?$/.test(text) ? Number(text) : text;
-    try {
-      parseMargin(metric, margin);
-    } catch (error) {
-      if (!(error instanceof SalvoOptionError)) throw error;
-      throw new UsageError(`--fail ${JSON.stringify(value)}: the margin must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(text)}`);
-    }
-    margins[metric] = margin;
-  }
-  return { margins, options: confidence === undefined ? {} : { confidence: confidence as Level } };
+  const level = confidence === undefined ? undefined : confidenceFlag(confidence);
+  const margins = marginFlags(values, metrics ?? DEFAULT_METRICS);
+  return { margins, options: level === undefined ? {} : { confidence: level } };
 }
 
 const isUrl = (text: string) => /^[a-z][a-z0-9+.-]*:\/\//i.test(text);

@@ -1,9 +1,9 @@
 import {
   acceptInHistory, addToHistory, baselineEntries, ciLabels, compareWithHistory, DEFAULT_MARGINS, formatJUnit,
-  formatSummary, historyTestIds, parseMargin, readHistory, renderTrendReport, SalvoOptionError, writeSummary, type GateOutcome, type LoadResult,
+  formatSummary, historyTestIds, readHistory, renderTrendReport, writeSummary, type GateOutcome, type LoadResult,
 } from '../../index.js';
 import { checkWritable, EXIT, parseFlags, readResultFile, UsageError, writeOutput, type Command, type CommandIO, type ParsedFlags } from '../command.js';
-import { checkMetric, integerFlag } from '../flag-values.js';
+import { confidenceFlag, integerFlag, marginFlags } from '../flag-values.js';
 import { flagsHelp, type Flag } from '../load-flags.js';
 
 const HISTORY_FLAGS = {
@@ -46,8 +46,6 @@ ${flagsHelp(HISTORY_FLAGS)}
 
 type HistoryFlags = ParsedFlags<typeof HISTORY_FLAGS>['values'];
 
-const CONFIDENCE = ['*', '**', '***'] as const;
-
 function testId(values: HistoryFlags, action: string): string {
   if (values.id === undefined) throw new UsageError(`salvo history ${action} needs --id TEST: the test the runs belong to`);
   return values.id;
@@ -55,25 +53,7 @@ function testId(values: HistoryFlags, action: string): string {
 
 /** `--fail 'latency.p99=10%'` (repeated) as margins; the defaults when none is given. */
 function margins(values: string[] | undefined): Record<string, string | number> {
-  if (values === undefined) return { ...DEFAULT_MARGINS };
-  const margins: Record<string, string | number> = {};
-  for (const value of values) {
-    const equals = value.lastIndexOf('=');
-    if (equals <= 0) throw new UsageError(`--fail ${JSON.stringify(value)} must look like 'latency.p99=5%'`);
-    const metric = value.slice(0, equals).trim();
-    const text = value.slice(equals + 1).trim();
-    checkMetric('--fail', value, metric);
-    if (metric in margins) throw new UsageError(`--fail names ${metric} twice; give each metric one margin`);
-    const margin = /^\d+(\.\d+)?$/.test(text) ? Number(text) : text;
-    try {
-      parseMargin(metric, margin);
-    } catch (error) {
-      if (!(error instanceof SalvoOptionError)) throw error;
-      throw new UsageError(`--fail ${JSON.stringify(value)}: the margin must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(text)}`);
-    }
-    margins[metric] = margin;
-  }
-  return margins;
+  return values === undefined ? { ...DEFAULT_MARGINS } : marginFlags(values);
 }
 
 async function results(paths: string[], action: string): Promise<LoadResult[]> {
@@ -95,9 +75,7 @@ function labels(values: HistoryFlags) {
 async function compare(values: HistoryFlags, positionals: string[], io: CommandIO): Promise<number> {
   const id = testId(values, 'compare');
   const dir = values.dir ?? '.salvo-history';
-  if (values.confidence !== undefined && !(CONFIDENCE as readonly string[]).includes(values.confidence)) {
-    throw new UsageError(`--confidence must be '*', '**' or '***' (p < 0.05, 0.01, 0.001); got ${JSON.stringify(values.confidence)}`);
-  }
+  const confidence = values.confidence === undefined ? {} : { confidence: confidenceFlag(values.confidence) };
   const reports = (values.report ?? []).map((report) => {
     const equals = report.indexOf('=');
     if (equals <= 0) throw new UsageError(`--report must look like TITLE=HREF, such as 'run 1=report-1.html'; got ${JSON.stringify(report)}`);
@@ -111,7 +89,7 @@ async function compare(values: HistoryFlags, positionals: string[], io: CommandI
   const comparison = await compareWithHistory(dir, id, candidate, {
     margins: gated,
     ...entries,
-    ...(values.confidence !== undefined ? { confidence: values.confidence as (typeof CONFIDENCE)[number] } : {}),
+    ...confidence,
   });
   const outcome: GateOutcome = { testId: id, results: candidate, comparison, reports };
   const thresholdsFailed = candidate.some((result) => !result.ok);

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { formatResult, renderReport, runLoad } from '../../index.js';
+import { formatJUnit, formatResult, formatSummary, renderReport, runLoad, writeSummary } from '../../index.js';
 import { checkWritable, EXIT, runExitStatus, writeOutput, type Command } from '../command.js';
 import { ProgressLine } from '../progress-line.js';
 import { parseRunFlags, RUN_USAGE, withPlannedLength } from '../run-flags.js';
@@ -33,7 +33,9 @@ export const runCommand: Command = {
       invocation.options = overrideWithFlags(await importLoadFile(invocation.loadFile), invocation.options);
       withPlannedLength(invocation);
     }
-    if (invocation.html !== undefined) await checkWritable('--html', invocation.html);
+    for (const [flag, path] of [['--html', invocation.html], ['--junit', invocation.junit], ['--summary', invocation.summary]] as const) {
+      if (path !== undefined) await checkWritable(flag, path);
+    }
     const progress = invocation.quiet ? undefined : new ProgressLine(io.stderr, invocation);
     const controller = new AbortController();
     const interrupt = () => {
@@ -56,6 +58,9 @@ export const runCommand: Command = {
       await writeOutput(invocation.html, renderReport(result), io);
       io.stderr.write(`salvo: report written to ${invocation.html}\n`);
     }
+    const outcome = { testId: result.url, results: [result], ...(invocation.html === undefined ? {} : { reports: [{ title: 'report', href: invocation.html }] }) };
+    if (invocation.junit !== undefined) await writeOutput(invocation.junit, formatJUnit(outcome), io);
+    if (invocation.summary !== undefined) await writeSummary(formatSummary(outcome), invocation.summary);
     if (controller.signal.aborted) {
       io.stderr.write(`salvo: interrupted: the result above covers ${(result.durationMs / 1000).toFixed(1)} s of the run, not all of it\n`);
       return EXIT.interrupted;
