@@ -1,8 +1,8 @@
 // The load-test gate a CI job runs (see github-workflow.yml and gitlab-ci.yml beside it):
 //   node gate.mjs --url http://127.0.0.1:3000/ --id api [--add] [--history .salvo-history] [--out reports]
-// It runs the load a few times, writes each run's HTML report, compares the runs with the history's
-// latest baseline builds, writes JUnit XML and a Markdown summary (to $GITHUB_STEP_SUMMARY when set),
-// draws the trend, and with --add (on the main branch) stores the runs as a new build. Exit status:
+// It runs the load a few times, compares the runs with the history's latest baseline builds (a
+// regression is measured again before it counts), writes each run's HTML report, JUnit XML and a
+// Markdown summary (to $GITHUB_STEP_SUMMARY when set), draws the trend, and with --add (on the main branch) stores the runs as a new build. Exit status:
 // 0 passed, 1 a threshold failed, 3 a metric regressed.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -35,23 +35,32 @@ async function waitFor(url) {
   }
 }
 
-await waitFor(values.url);
-await mkdir(values.out, { recursive: true });
-const results = [];
-for (let run = 1; run <= Number(values.runs); run++) {
-  const result = await runLoad({
-    url: values.url,
-    connections: 10,
-    duration: values.duration,
-    warmup: '1s',
-    // Every 2-second window of the run, not only the whole: a stall shows even when the whole run hides it.
-    thresholds: { 'latency.p99': { threshold: '< 500', window: '2s' }, 'errors.rate': '< 0.01' },
-  });
-  await writeFile(join(values.out, `run-${run}.html`), renderReport(result));
-  results.push(result);
+async function measure() {
+  const results = [];
+  for (let run = 1; run <= Number(values.runs); run++) {
+    results.push(await runLoad({
+      url: values.url,
+      connections: 10,
+      duration: values.duration,
+      warmup: '1s',
+      // Every 2-second window of the run, not only the whole: a stall shows even when the whole run hides it.
+      thresholds: { 'latency.p99': { threshold: '< 500', window: '2s' }, 'errors.rate': '< 0.01' },
+    }));
+  }
+  return results;
 }
 
-const comparison = await compareWithHistory(values.history, values.id, results);
+await waitFor(values.url);
+await mkdir(values.out, { recursive: true });
+let results = await measure();
+let comparison = await compareWithHistory(values.history, values.id, results);
+if (!comparison.ok) {
+  // A runner that slows down for the whole of one build looks like a regression: measure once more, and fail only if it holds.
+  console.log(`regressed (${comparison.metrics.filter((metric) => metric.regressed).map((metric) => metric.message).join('; ')}); measuring again`);
+  results = await measure();
+  comparison = await compareWithHistory(values.history, values.id, results);
+}
+for (const [index, result] of results.entries()) await writeFile(join(values.out, `run-${index + 1}.html`), renderReport(result));
 const thresholdsPassed = results.every((result) => result.ok);
 if (values.add) {
   // On the main branch: the build joins the baseline only when it passed; `salvo history accept` takes in a slowdown that was meant.
