@@ -184,6 +184,9 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
       this.#run.stop(false);
       return;
     }
+    // A timer may fire a fraction of a ms early (libuv's clock is coarser): the slot at the end is
+    // past the run, however early it fires (it made 3,001 emits of a 3,000 run); the end timer stops it.
+    if (connection.nextSendAt >= this.#endAt) return;
     this.#send(connection, now);
     connection.nextSendAt += this.#intervalMs!;
     // Held up for more than an interval (a stalled host): carry on from now rather than burst.
