@@ -158,3 +158,23 @@ t.test("server-cpu: a step the server failed with its cores saturated (monitor) 
   passing.server = { cpuPercent: 199, cores: 2, sources: [] };
   t.equal(judgeStep(context(slo), 'grow', 100, passing, false).limitedBy, undefined, 'a step that passed has no limit, however busy the server');
 });
+
+t.test('an objective on one name judges that name, from the write when it decides who is to blame', async (t) => {
+  const named = { 'latency.p99{name:checkout}': '< 50' };
+  const withNames = (made: LoadResult, checkout: { corrected: LatencyStats; uncorrected: LatencyStats }): LoadResult => {
+    const byName = { checkout: { ...made, latency: checkout.corrected, latencyUncorrected: checkout.uncorrected } } as unknown as LoadResult['byName'];
+    const step = { ...made, byName };
+    const compiled = parseThresholds(named);
+    step.thresholds = compiled.map((c) => ({ metric: c.metric, expression: c.expression, actual: c.read(step)!, passed: c.read(step)! < c.value }));
+    step.ok = step.thresholds.every((r) => r.passed);
+    return step;
+  };
+  // The run as a whole is fast; checkout is slow from when it was due, fast from the write: the slots went out late.
+  const run = result(named, { rate: 400, corrected: latency(1, 5), uncorrected: latency(1, 4) });
+  const late = judgeStep(context(named, 100), 'grow', 400, withNames(run, { corrected: latency(40, 90), uncorrected: latency(1, 3) }), false);
+  t.equal(late.passed, false, 'checkout broke its objective');
+  t.match(late.failures[0], /^latency\.p99\{name:checkout\} < 50 \(actual 90\.00 ms\)$/);
+  t.equal(late.limitedBy, 'generator', 'checkout kept it from the write on: not the server');
+  const slow = judgeStep(context(named, 100), 'grow', 400, withNames(run, { corrected: latency(40, 90), uncorrected: latency(35, 80) }), false);
+  t.equal(slow.limitedBy, 'server', 'checkout broke it on the server\'s own time');
+});
