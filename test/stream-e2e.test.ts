@@ -1,5 +1,5 @@
 import t from 'tap';
-import { formatResult, mergeResults, runLoad } from '../src/index.js';
+import { compareResults, formatResult, mergeResults, runLoad } from '../src/index.js';
 import type { TransportName } from '../src/shared/terms.js';
 import { inSomeRun } from './fixtures/timing.js';
 import { separateStreamServer } from './fixtures/separate-stream-server.js';
@@ -114,4 +114,6 @@ t.test('per request name: each name\'s streams, adding up to the run, and merged
   t.equal(chat.events, chat.streams * 3);
   const merged = mergeResults([result, result]);
   t.equal(merged.byName!.chat!.stream!.events, 2 * chat.events, 'mergeResults merges each name\'s streams');
+  const compared = compareResults([result, result], [result, result]).rows.map((row) => row.metric);
+  t.ok(['stream.firstEvent.p99', 'stream.gap.p99', 'stream.ttft.p99', 'stream.itl.p50', 'stream.outputTokensPerSecond'].every((m) => compared.includes(m)), 'compareResults compares streamed runs by their stream figures');
 });

@@ -64,7 +64,7 @@ export const DEFAULT_METRICS: readonly string[] = [
 const LEVELS: ReadonlyArray<[ConfidenceLevel, number]> = [['95', 0.05], ['99', 0.01], ['99.9', 0.001]];
 
 /** Metrics where more is better; every other metric (latency, errors, missed, failed) is better lower. */
-const HIGHER_IS_BETTER = /^(requests\.(perSecond|sent|completed)|bytes\.|checks\.(passed|rate)|statusCodes\.(2\d\d|2xx))/;
+const HIGHER_IS_BETTER = /^(requests\.(perSecond|sent|completed)|bytes\.|checks\.(passed|rate)|statusCodes\.(2\d\d|2xx)|stream\.(streams|events|perSecond|eventsPerStream|outputTokens|outputTokensPerSecond|outputTokensPerStream)$)/;
 
 /**
  * Compares repeated runs of a baseline with repeated runs of a candidate, one row per metric:
@@ -82,8 +82,18 @@ export function compareResults(
   checkRuns('baseline', baseline);
   checkRuns('candidate', candidate);
   // Monitored runs compare the server's CPU per request too: steadier than requests/s on a noisy host.
-  const monitored = options.metrics === undefined && [...baseline, ...candidate].every((result) => result.server?.cpuPerRequestMs !== undefined);
-  const { test, metrics } = resolveCompareOptions(monitored ? { ...options, metrics: [...DEFAULT_METRICS, 'server.cpuPerRequestMs'] } : options);
+  const every = (has: (result: LoadResult) => boolean): boolean => options.metrics === undefined && [...baseline, ...candidate].every(has);
+  const monitored = every((result) => result.server?.cpuPerRequestMs !== undefined);
+  // Streamed runs compare what their users feel: the first event and the gaps (and TTFT, ITL with tokens).
+  const streamed = every((result) => result.stream !== undefined);
+  const tokens = streamed && every((result) => result.stream?.ttft !== undefined);
+  const defaults = [
+    ...DEFAULT_METRICS,
+    ...(monitored ? ['server.cpuPerRequestMs'] : []),
+    ...(streamed ? ['stream.firstEvent.p99', 'stream.gap.p99'] : []),
+    ...(tokens ? ['stream.ttft.p99', 'stream.itl.p50', 'stream.outputTokensPerSecond'] : []),
+  ];
+  const { test, metrics } = resolveCompareOptions(defaults.length > DEFAULT_METRICS.length ? { ...options, metrics: defaults } : options);
   const named = options.metrics === undefined ? namedMetrics([...baseline, ...candidate]) : [];
   const rows = [...metrics, ...named].map(([metric, reader]) =>
     compareMetric(metric, values(reader, baseline), values(reader, candidate), test),
