@@ -48,7 +48,7 @@ const cases: Array<[string, unknown, typeof SalvoOptionError | typeof SalvoRange
   ['unknown option', { url, frobnicate: true }, SalvoOptionError, /^unknown option "frobnicate"$/],
   ['misspelt key of a request spec', { url, requests: [{ path: '/a' }, { pth: '/login' }] }, SalvoOptionError, /^unknown option "requests\[1\]\.pth"; did you mean path\?$/],
   ['bad method', { url, method: 'GE T' }, SalvoOptionError, /method must be an HTTP method.*"GE T"/],
-  ['header with newline', { url, headers: { 'x-a': 'b\r\nc' } }, SalvoOptionError, /headers\["x-a"\] must not contain CR/],
+  ['header with newline', { url, headers: { 'x-a': 'b\r\nc' } }, SalvoOptionError, /headers\['x-a'\] must not contain CR/],
   ['bad body', { url, body: 42 }, SalvoOptionError, /body must be a string, a Buffer or an object.*42/],
   ['keepAlive not boolean', { url, keepAlive: 'yes' }, SalvoOptionError, /keepAlive must be true or false; got "yes"/],
   ['retry not boolean', { url, retry: 'no' }, SalvoOptionError, /retry must be true or false; got "no"/],

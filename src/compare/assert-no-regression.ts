@@ -1,5 +1,5 @@
 import { AssertionError } from 'node:assert';
-import { SalvoOptionError } from '../shared/errors.js';
+import { optionKey, SalvoOptionError } from '../shared/errors.js';
 import type { Comparison, ComparisonRow, Confidence } from './compare-results.js';
 
 /** The largest p-value that still counts at each level of stars. */
@@ -37,7 +37,7 @@ export function parseMargin(metric: string, margin: unknown): number {
   const match = text === undefined ? undefined : /^(\d+(?:\.\d+)?)\s*%$/.exec(text);
   const fraction = typeof margin === 'number' ? margin : match ? Number(match[1]) / 100 : Number.NaN;
   if (!Number.isFinite(fraction) || fraction < 0) {
-    throw new SalvoOptionError(`margins[${JSON.stringify(metric)}] must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(margin)}`, { option: `margins[${JSON.stringify(metric)}]`, value: margin });
+    throw new SalvoOptionError(`${optionKey('margins', metric)} must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(margin)}`, { option: optionKey('margins', metric), value: margin });
   }
   return fraction;
 }
@@ -66,7 +66,7 @@ export function assertNoRegression(
     if (row === undefined) {
       throw new SalvoOptionError(
         `margins names ${JSON.stringify(metric)}, which the comparison did not compare (it has ${comparison.rows.map((r) => r.metric).join(', ')}); add it to metrics`,
-        { option: `margins[${JSON.stringify(metric)}]`, value: margin, mentions: ['metrics'] },
+        { option: optionKey('margins', metric), value: margin, mentions: ['metrics'] },
       );
     }
     if (regressed(row, allowed, alpha)) regressions.push(`  ${describeChange(row, allowed)}`);

@@ -1,8 +1,17 @@
+/**
+ * How an error's `option` (and its message) names one key of an object option, the one way every
+ * option does: `thresholds['latency.p99']`, `headers['x-a']`, `margins['errors.rate']` (a
+ * JavaScript string literal in single quotes).
+ */
+export function optionKey(parent: string, key: string): string {
+  return `${parent}['${key.replace(/[\\']/g, '\\$&').replace(/\n/g, '\\n').replace(/\r/g, '\\r')}']`;
+}
+
 /** What a SalvoOptionError or SalvoRangeError is about, beside its message. */
 export interface SalvoErrorDetail {
   /**
    * The option as runLoad's (or the called function's) options spell it: `connections`,
-   * `requests[1].path`, `websocket.rate`, `thresholds["latency.p99"]`.
+   * `requests[1].path`, `websocket.rate`, `thresholds['latency.p99']` (`optionKey`).
    */
   readonly option: string;
   /** The value given for `option`; left out when the error is about a combination of options. */

@@ -1,7 +1,7 @@
 // The HTTP requests a run sends, from the options: the request line, headers and body of `method`,
 // `headers`, `body` and each of `requests`, checked once. The engine resolves a `setupRequest` hook's
 // spec with the same code on every send.
-import { SalvoOptionError } from './errors.js';
+import { optionKey, SalvoOptionError } from './errors.js';
 import type { PlannedRequest } from './plan.js';
 import type { ResolvedRequest } from './exchange.js';
 import type { LoadOptions, RequestBody, RequestSpec } from './load-options.js';
@@ -22,11 +22,11 @@ export function parseHeaders(name: string, value: unknown): Record<string, strin
   for (const [key, headerValue] of Object.entries(value)) {
     if (!TOKEN.test(key)) throw new SalvoOptionError(`${name} has an invalid header name ${show(key)}`, { option: name, value: key });
     if (typeof headerValue !== 'string' && typeof headerValue !== 'number') {
-      throw new SalvoOptionError(`${name}[${show(key)}] must be a string; got ${show(headerValue)}`, { option: `${name}[${show(key)}]`, value: headerValue });
+      throw new SalvoOptionError(`${optionKey(name, key)} must be a string; got ${show(headerValue)}`, { option: optionKey(name, key), value: headerValue });
     }
     const text = String(headerValue);
     if (/[\r\n\0]/.test(text)) {
-      throw new SalvoOptionError(`${name}[${show(key)}] must not contain CR, LF or NUL characters`, { option: `${name}[${show(key)}]`, value: text });
+      throw new SalvoOptionError(`${optionKey(name, key)} must not contain CR, LF or NUL characters`, { option: optionKey(name, key), value: text });
     }
     headers[key.toLowerCase()] = text;
   }

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
+import { optionKey, SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import type { ResponseDetails } from '../shared/exchange.js';
 import type { CheckStats } from '../shared/load-result.js';
 import type { ExpectOptions } from '../shared/load-options.js';
@@ -308,7 +308,7 @@ function planHeaders(spec: unknown): PlannedExpect['headers'] {
   }
   const checks: PlannedExpect['headers'] = [];
   for (const [rawName, expected] of Object.entries(spec)) {
-    const option = `expect.headers[${show(rawName)}]`;
+    const option = optionKey('expect.headers', rawName);
     // RFC 9110 token characters; anything else could never appear as a response header name.
     if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/i.test(rawName)) {
       throw new SalvoOptionError(`${option} is not a valid header name`, { option, value: rawName });

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
+import { optionKey, SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import type { Duration } from '../shared/load-options.js';
 import type { LatencyStats, LoadResult, ThresholdResult } from '../shared/load-result.js';
 import type { PlannedThreshold, PlannedThresholds, ThresholdOperator } from '../shared/plan.js';
@@ -71,7 +71,7 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
   }
   const compiled: CompiledThreshold[] = [];
   for (const [metric, spec] of Object.entries(thresholds)) {
-    const option = `thresholds[${show(metric)}]`;
+    const option = optionKey('thresholds', metric);
     const reader = metricReader(metric);
     if (reader === undefined) {
       const renamed = RENAMED_METRICS[metric];
