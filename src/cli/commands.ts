@@ -6,7 +6,6 @@ import { historyCommand } from './commands/history.js';
 import { mergeCommand } from './commands/merge.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
-import { socketIoInFlagTerms } from './socketio-flags.js';
 
 /**
  * Every subcommand of `salvo`, in help order. A new one is a file in commands/ exporting a
@@ -21,12 +20,13 @@ function help(): string {
 
 /**
  * Options of runLoad (and of findCapacity, mergeResults) that the command line spells differently,
- * with the flag that sets them; `text` is how the library's message writes the name, where that is
- * more than the name. Every other option is its own flag's name (connections, rate, timeout).
+ * with the flag that sets them; `text` is how the library's messages write the name, where that is
+ * more than the name (longest first). Every other option is its own flag's name (connections, rate,
+ * timeout).
  */
-const FLAGS: Readonly<Record<string, { flag: string; text?: string }>> = {
-  force: { text: '{ force: true }', flag: '--force' },
-  keepAlive: { text: 'needs keepAlive', flag: 'needs keep-alive (leave out --no-keep-alive)' },
+const FLAGS: Readonly<Record<string, { flag: string; text?: readonly string[] }>> = {
+  force: { text: ['{ force: true }'], flag: '--force' },
+  keepAlive: { text: ['needs keepAlive'], flag: 'needs keep-alive (leave out --no-keep-alive)' },
   'websocket.message': { flag: '--ws-message' },
   'websocket.rate': { flag: '--ws-rate' },
   'websocket.timestamp': { flag: '--ws-timestamp' },
@@ -35,18 +35,35 @@ const FLAGS: Readonly<Record<string, { flag: string; text?: string }>> = {
   'segment.count': { flag: 'the --segment count' },
   'segment.index': { flag: 'the --segment index' },
   startAt: { flag: '--start-at' },
+  'socketio.emit': { flag: '--socketio-emit' },
+  'socketio.emit.event': { flag: '--socketio-emit' },
+  'socketio.emit.data': { flag: '--socketio-data' },
+  'socketio.ack': { text: ['socketio.ack: true', 'socketio.ack'], flag: '--socketio-ack' },
+  'socketio.reply': { flag: '--socketio-reply' },
+  'socketio.rate': { flag: '--socketio-rate' },
+  'socketio.listen': { flag: '--socketio-listen' },
+  'socketio.listen.event': { flag: '--socketio-listen' },
+  'socketio.listen.timestamp': { flag: '--socketio-timestamp' },
+  'socketio.namespace': { flag: '--socketio-namespace' },
+  'socketio.auth': { flag: '--socketio-auth' },
+  'socketio.path': { flag: '--socketio-path' },
 };
 
 /** How the command line names `option`: `thresholds["latency.p99"][0]` is `--threshold "latency.p99"`. */
-function flagFor(option: string): { flag: string; text: string } | undefined {
+function flagFor(option: string): { flag: string; text: readonly string[] } | undefined {
   for (const [prefix, flag] of [['thresholds[', '--threshold'], ['slo[', '--slo']] as const) {
     if (!option.startsWith(prefix)) continue;
     const quote = option[prefix.length]!;
     const end = option.indexOf(`${quote}]`, prefix.length + 1);
-    if (end > 0) return { text: option, flag: `${flag} ${JSON.stringify(option.slice(prefix.length + 1, end))}` };
+    if (end > 0) return { text: [option], flag: `${flag} ${JSON.stringify(option.slice(prefix.length + 1, end))}` };
   }
   const known = FLAGS[option];
-  return known === undefined ? undefined : { text: known.text ?? option, flag: known.flag };
+  return known === undefined ? undefined : { text: known.text ?? [option], flag: known.flag };
+}
+
+/** `text` as a regular expression that matches it literally. */
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**
@@ -54,12 +71,16 @@ function flagFor(option: string): { flag: string; text: string } | undefined {
  * command line spells them.
  */
 export function inFlagTerms(error: SalvoOptionError | SalvoRangeError): string {
+  // Longer names first, so that socketio.emit.event is not read as socketio.emit.
+  const spellings = [error.option, ...error.mentions]
+    .flatMap((option) => {
+      const spelling = flagFor(option);
+      return spelling === undefined ? [] : spelling.text.map((text) => ({ text, flag: spelling.flag }));
+    })
+    .sort((a, b) => b.text.length - a.text.length);
   let message = error.message;
-  for (const option of [error.option, ...error.mentions]) {
-    const spelling = flagFor(option);
-    if (spelling !== undefined) message = message.replaceAll(spelling.text, spelling.flag);
-  }
-  return socketIoInFlagTerms(message);
+  for (const { text, flag } of spellings) message = message.replace(new RegExp(`(?<![\\w.-])${escapeRegExp(text)}(?![\\w-]|\\.\\w)`, 'g'), flag);
+  return message;
 }
 
 /**

@@ -20,25 +20,6 @@ export const SOCKETIO_FLAGS = {
 
 type SocketIoFlagValues = { [Name in keyof typeof SOCKETIO_FLAGS]?: (typeof SOCKETIO_FLAGS)[Name]['type'] extends 'boolean' ? boolean : string };
 
-/**
- * The `socketio.*` option names in a library error's message as their flags. They are replaced by
- * pattern, not only where the error lists them in `option` and `mentions`: their messages also name
- * them in passing (`give socketio.ack: true, socketio.reply, or socketio.rate`). The longer names first.
- */
-const SOCKETIO_FLAG_NAMES: ReadonlyArray<[RegExp, string]> = [
-  [/\bsocketio\.emit\.event\b/g, '--socketio-emit'],
-  [/\bsocketio\.emit\.data\b/g, '--socketio-data'],
-  [/\bsocketio\.listen\.event\b/g, '--socketio-listen'],
-  [/\bsocketio\.listen\.timestamp\b/g, '--socketio-timestamp'],
-  [/\bsocketio\.ack: true\b/g, '--socketio-ack'],
-  [/\bsocketio\.(emit|ack|reply|rate|listen|namespace|auth|path)\b/g, '--socketio-$1'],
-];
-
-/** `message` with its `socketio.*` option names as the flags that set them. */
-export function socketIoInFlagTerms(message: string): string {
-  return SOCKETIO_FLAG_NAMES.reduce((text, [name, flag]) => text.replace(name, flag), message);
-}
-
 function json(flag: string, text: string): unknown {
   try {
     return JSON.parse(text);
