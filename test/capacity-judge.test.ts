@@ -178,3 +178,15 @@ t.test('an objective on one name judges that name, from the write when it decide
   const slow = judgeStep(context(named, 100), 'grow', 400, withNames(run, { corrected: latency(40, 90), uncorrected: latency(35, 80) }), false);
   t.equal(slow.limitedBy, 'server', 'checkout broke it on the server\'s own time');
 });
+
+t.test('a step whose responses are mostly 503s does not pass on its completed rate', async (t) => {
+  const made = result(slo, { rate: 1000, corrected: latency(2, 5), uncorrected: latency(2, 5) });
+  made.statusCodes = { '200': 300, '503': 700 };
+  made.failed = { total: 700, byStatus: { '503': 700 } };
+  const step = judgeStep(context(slo), 'grow', 1000, made, false);
+  t.equal(step.passed, false);
+  t.same(step.failures, ['succeeded 300.0/s (700 responses failed: 503), under 90% of the target']);
+  const served = result(slo, { rate: 1000, corrected: latency(2, 5), uncorrected: latency(2, 5) });
+  served.failed = { total: 0, byStatus: {} };
+  t.equal(judgeStep(context(slo), 'grow', 1000, served, false).passed, true, 'all 200s pass');
+});

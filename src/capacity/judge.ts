@@ -51,7 +51,12 @@ export function judgeStep(
       if (threshold.passed) continue;
       failures.push(`${threshold.metric} ${threshold.expression} (actual ${formatThresholdActual(threshold.metric, threshold.actual)})`);
     }
-    if (perSecond < ACHIEVED_SHARE * rate) {
+    // A response the run does not accept (a 503 shedding load) is no capacity: only successes count.
+    const failedResponses = (result.failed?.total ?? result.errors.total) - result.errors.total;
+    const succeeded = seconds > 0 ? (completed - failedResponses) / seconds : 0;
+    if (failedResponses > 0 && succeeded < ACHIEVED_SHARE * rate) {
+      failures.push(`succeeded ${succeeded.toFixed(1)}/s (${failedResponses} responses failed: ${Object.keys(result.failed.byStatus).join(', ')}), under ${ACHIEVED_SHARE * 100}% of the target`);
+    } else if (perSecond < ACHIEVED_SHARE * rate) {
       failures.push(`completed ${perSecond.toFixed(1)}/s, under ${ACHIEVED_SHARE * 100}% of the target`);
     }
     if (missed > MISSED_TO_PASS * (sent + missed)) {
