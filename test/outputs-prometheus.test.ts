@@ -40,6 +40,8 @@ function outputTests(prometheus: Prometheus): void {
     t.same(await byLabel('salvo_responses_total', 'one-thread', 'status'), result.statusCodes, 'each status');
     t.equal(await total('salvo_requests_sent_total', 'one-thread'), result.requests.sent, 'salvo_requests_sent_total = requests.sent');
     t.equal(await total('salvo_requests_retried_total', 'one-thread'), result.requests.retried, 'salvo_requests_retried_total = requests.retried');
+    t.equal(await total('salvo_requests_failed_total', 'one-thread'), result.failed.total, 'salvo_requests_failed_total = failed.total (the 500s)');
+    t.ok(result.failed.total >= result.statusCodes['500']!, `failed ${result.failed.total}`);
     // The zero at the start, seconds 0 and 1 while it ran, the last part-second, and the final totals after it.
     t.equal(await prometheus.scalar('count_over_time(salvo_requests_sent_total{testid="one-thread"}[1h])'), 5, 'five samples');
     await zeroAtStart(t, 'salvo_requests_sent_total', 'one-thread', result);

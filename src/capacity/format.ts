@@ -3,6 +3,8 @@ import type { CapacityResult, CapacityStep } from './types.js';
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const ONE_DECIMAL = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const MS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+/** A step that timed nothing (no response) has no latency: NaN, shown as n/a, never as 0. */
+const ms = (value: number): string => (Number.isFinite(value) ? MS.format(value) : 'n/a');
 
 const COLUMNS = ['step', 'phase', 'target/s', 'sent/s', 'done/s', 'p50 ms', 'p99 ms', 'p99 write', 'errors', 'missed', 'verdict'];
 
@@ -19,7 +21,7 @@ function verdict(step: CapacityStep): string {
 export function formatCapacityStep(step: CapacityStep, index: number): string {
   return (
     `step ${index + 1} ${step.phase} ${COUNT.format(step.rate)} req/s: ${verdict(step)} ` +
-    `(completed ${ONE_DECIMAL.format(step.achievedRate)}/s, p50 ${MS.format(step.p50)} ms, p99 ${MS.format(step.p99)} ms)`
+    `(completed ${ONE_DECIMAL.format(step.achievedRate)}/s, p50 ${ms(step.p50)} ms, p99 ${ms(step.p99)} ms)`
   );
 }
 
@@ -41,9 +43,9 @@ export function formatCapacity(result: CapacityResult): string {
     COUNT.format(step.rate),
     ONE_DECIMAL.format(step.sentRate),
     ONE_DECIMAL.format(step.achievedRate),
-    MS.format(step.p50),
-    MS.format(step.p99),
-    MS.format(step.p99Uncorrected),
+    ms(step.p50),
+    ms(step.p99),
+    ms(step.p99Uncorrected),
     step.errorRate === 0 ? '0' : `${MS.format(step.errorRate * 100)}%`,
     COUNT.format(step.missed),
     verdict(step),
