@@ -109,7 +109,8 @@ t.test('a report opens offline in Chromium and draws every chart', async (t) => 
   for (const chart of shown.seriesPixels) {
     for (const series of chart.series) t.ok(series.pixels >= 20, `${chart.id}: ${series.label} drew ${series.pixels} pixels in its colour`);
   }
-  t.same(shown.sections, ['warnings', 'thresholds', 'responses', 'latency', 'phases', 'generator', 'checks']);
+  // The 500s failed the status check: failed checks are a verdict, shown beside the thresholds.
+  t.same(shown.sections, ['warnings', 'thresholds', 'checks', 'responses', 'latency', 'phases', 'generator']);
   t.match(await full.textContent('#responses'), /500/, 'the 500s are listed');
   t.same(await full.$$eval('#phases tbody tr th:first-child', (cells) => cells.map((cell) => cell.textContent)), ['connect', 'ttfb', 'receive'], 'tls, measured 0 times, left out');
   // Hovering runs the legend's value formatters: a percentile on the spectrum, a second over time.
