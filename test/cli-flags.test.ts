@@ -96,6 +96,9 @@ t.test('--out and --out-label become outputs', async (t) => {
 
 t.test('command-line syntax errors are UsageErrors naming the flag', async (t) => {
   t.throws(() => parseRunFlags([]), new UsageError('no URL given: salvo needs the URL to load, such as salvo http://127.0.0.1:3000/ -c 50 -d 30s'));
+  t.match(parseRunFlags(['--task', './checkout.mjs#pay', '--concurrency', '5', '-a', '10']).options, { task: './checkout.mjs#pay', concurrency: 5, amount: 10 });
+  t.notOk('url' in parseRunFlags(['--task', './checkout.mjs']).options, 'a task run has no url');
+  t.throws(() => parseRunFlags(['http://127.0.0.1:1/', '--task', './checkout.mjs']), /--task runs a function instead of loading a URL: give one or the other/);
   t.throws(() => parseRunFlags([url, url]), { name: 'UsageError', message: /one URL at a time/ });
   t.throws(() => parseRunFlags([url, '--conections', '5']), { name: 'UsageError', message: "Unknown option '--conections'" });
   t.throws(() => parseRunFlags([url, '-c']), { name: 'UsageError', message: /Option '-c, --connections <value>' argument missing/ });

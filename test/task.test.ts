@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import t from 'tap';
 import { findCapacity, mergeResults, runComparison, runLoad, SalvoOptionError, SalvoTaskSetupError, type TaskContext } from '../src/index.js';
 import { inSomeRun } from './fixtures/timing.js';
+import { runSalvo } from './fixtures/cli.js';
 
 const fixture = (name: string) => new URL(`./fixtures/tasks/${name}`, import.meta.url).href;
 
@@ -296,4 +297,12 @@ t.test('task scenarios run side by side on one clock: a closed loop and an open 
   t.equal(result.byScenario?.buy?.requests.completed, 50);
   t.equal(result.byScenario!.browse!.requests.sent, browsed);
   t.equal(result.requests.sent, browsed + 50, "the run's numbers are the scenarios' sum");
+});
+
+t.test('the command runs a task module: salvo --task MODULE#NAME', async (t) => {
+  taskDir(t);
+  const { code, stdout, stderr } = await runSalvo(['--task', 'test/fixtures/tasks/counting.mjs#checkout', '--concurrency', '3', '-a', '60', '--json', '-q']);
+  t.equal(code, 0, stderr);
+  const result = JSON.parse(stdout) as { transport: string; url: string; connections: number; requests: { completed: number } };
+  t.match(result, { transport: 'task', url: 'task:./test/fixtures/tasks/counting.mjs#checkout', connections: 3, requests: { completed: 60 } });
 });

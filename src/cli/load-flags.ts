@@ -22,6 +22,8 @@ export interface Flag {
  */
 export const LOAD_FLAGS = {
   connections: { short: 'c', type: 'string', value: 'N', help: 'concurrent connections over all workers (default 10)' },
+  task: { type: 'string', value: 'MODULE[#NAME]', help: "load your own async function instead of a URL: the module's default (or NAME) export (docs/tasks.md)" },
+  concurrency: { type: 'string', value: 'N', help: "--task: calls in flight over all workers (the same as -c)" },
   duration: { short: 'd', type: 'string', value: 'TIME', help: '500ms, 10s, 2m, 1h; a bare number is seconds (default 10s unless -a)' },
   amount: { short: 'a', type: 'string', value: 'N', help: 'send exactly N requests, then stop' },
   rate: { short: 'R', type: 'string', value: 'N', help: 'target requests/s: open loop, coordinated-omission corrected' },
@@ -184,7 +186,10 @@ export type LoadFlagsParsed = Omit<ParsedFlags<typeof LOAD_FLAGS>, 'values'> & {
  * option (the same word as its flag). Options not given are left out (runLoad's defaults).
  */
 export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsParsed): LoadOptions {
-  if (positionals.length === 0) {
+  if (flags.task !== undefined && positionals.length > 0) {
+    throw new UsageError(`--task runs a function instead of loading a URL: give one or the other; got --task ${JSON.stringify(flags.task)} and ${positionals.map((p) => JSON.stringify(p)).join(', ')}`);
+  }
+  if (positionals.length === 0 && flags.task === undefined) {
     throw new UsageError('no URL given: salvo needs the URL to load, such as salvo http://127.0.0.1:3000/ -c 50 -d 30s');
   }
   if (positionals.length > 1) throw new UsageError(`one URL at a time; got ${positionals.map((p) => JSON.stringify(p)).join(', ')}`);
@@ -197,6 +202,9 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
   const status = expectStatus(flags['expect-status']);
   const options: Record<string, unknown> = {
     url: positionals[0],
+    // A path as a shell gives it (`tasks/pay.mjs`) is one to the library too: relative to here.
+    task: flags.task === undefined || /^(\.|\/|file:|data:)/i.test(flags.task) ? flags.task : `./${flags.task}`,
+    concurrency: numeric(flags.concurrency),
     connections: numeric(flags.connections),
     duration: flags.duration === undefined ? undefined : durationFlag(flagName('duration'), flags.duration),
     amount: numeric(flags.amount),

@@ -42,10 +42,12 @@ export interface RunInvocation {
 
 /** `salvo --help`. */
 export const RUN_USAGE = `usage: salvo URL [flags]
+       salvo --task MODULE[#NAME] [flags]
        salvo <command> [args]  (salvo <command> --help for its own)
 
 Load-tests URL (http: or https:; ws: or wss: a WebSocket run; with --socketio-* flags the origin of
-a Socket.IO server) and prints a summary; progress goes to stderr, the result alone to stdout.
+a Socket.IO server), or calls your own async function (--task: a module's default or NAME export,
+with its setup and teardown), and prints a summary; progress goes to stderr, the result alone to stdout.
 Exit status: 0 ok, 1 a threshold failed, 2 bad flags or options, 4 no request succeeded,
 5 most requests failed, 6 a setupRequest/onResponse hook threw, 130 stopped by Ctrl-C
 (the partial result is printed).
@@ -59,6 +61,7 @@ examples:
   salvo http://127.0.0.1:3000/api -R 2000 -d 1m --threshold 'latency.p99<50' --html report.html
   salvo http://127.0.0.1:3000/ -a 10000 --json > result.json && salvo report result.json -o report.html
   salvo http://127.0.0.1:3000 -c 100 -d 30s --socketio-emit echo --socketio-data '{"hello":1}' --socketio-ack
+  salvo --task ./checkout-task.mjs --concurrency 50 -w 2 -d 30s --threshold 'latency.p99<50'
   salvo http://127.0.0.1:3000/ -R 5000 -d 30m --out prometheus=http://127.0.0.1:9090/api/v1/write --out-label testid=checkout-v2
 `;
 
