@@ -10,7 +10,7 @@ import type { GeneratorMonitor } from '../stats/generator.js';
 import { Pacer } from '../runner/pacer.js';
 import { connectionTarget } from '../runner/ramp.js';
 import type { Measuring } from '../runner/measuring.js';
-import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
+import { backoffMs, RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import { RequestSequence } from './request-sequence.js';
 import { FreeLanes } from './free-lanes.js';
 import { DownServer } from './down-server.js';
@@ -109,14 +109,10 @@ export class Engine implements TransportSink, Exchanges {
     if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, { nameOf: this.#nameOf, count: plan.names.length }, (code, message) => this.onWarning(code, message));
     this.#freeLanes = new FreeLanes(this.#lanes.length);
     this.#schedule = planSchedule(plan);
-    this.tickMs = Math.min(100, Math.max(5, Math.floor(plan.timeoutMs / 10)));
+    this.tickMs = timeoutTickMs(plan.timeoutMs);
     this.gauges = {
       connections: () => this.#transport.openConnections(),
-      targetRate: (second) => {
-        if (!this.#schedule) return undefined;
-        const from = this.#measureAt - this.#startAt + second * 1000;
-        return this.#schedule.countBefore(from + 1000) - this.#schedule.countBefore(from);
-      },
+      targetRate: (second) => this.#schedule?.slotsInSecond(this.#measureAt - this.#startAt, second),
     };
     this.#run = new RunLifecycle(plan, hooks, this);
   }
@@ -432,12 +428,7 @@ export class Engine implements TransportSink, Exchanges {
     this.#haltedAt = endAt;
     this.#pacer?.close();
     for (const timer of this.#backoffTimers.keys()) clearTimeout(timer);
-    if (this.#schedule) {
-      const startOffset = this.#measureAt - this.#startAt;
-      let due = this.#schedule.countBefore(endAt - this.#startAt);
-      if (this.#plan.amount !== undefined) due = Math.min(due, this.#schedule.countBefore(startOffset) + this.#plan.amount);
-      this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset))) + this.#skipped;
-    }
+    if (this.#schedule) this.#recorder.missed = this.#schedule.missedSlots(this.#measureAt - this.#startAt, endAt - this.#startAt, this.#plan.amount, this.#slot) + this.#skipped;
     for (const lane of this.#lanes) {
       if (!lane.busy || !lane.measured) continue;
       if (this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now, this.#nameOf[lane.requestIndex]);

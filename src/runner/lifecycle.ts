@@ -28,6 +28,11 @@ export interface RunHooks {
 const BACKOFF_FIRST_MS = 5;
 const BACKOFF_MAX_MS = 1000;
 
+/** A tick often enough to see a timeout within a tenth of it: every 5 to 100 ms. */
+export function timeoutTickMs(timeoutMs: number): number {
+  return Math.min(100, Math.max(5, Math.floor(timeoutMs / 10)));
+}
+
 /** How long to wait before trying again after `failures` failures in a row (0 for the first). */
 export function backoffMs(failures: number): number {
   return Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** failures);

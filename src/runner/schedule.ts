@@ -94,6 +94,23 @@ export class RateSchedule {
     return Math.max(0, Math.ceil(integral - this.#phase - epsilon));
   }
 
+  /** Slots due in second `second` of the measured run, which began `measureOffsetMs` after the start (the timeline's target). */
+  slotsInSecond(measureOffsetMs: number, second: number): number {
+    const from = measureOffsetMs + second * 1000;
+    return this.countBefore(from + 1000) - this.countBefore(from);
+  }
+
+  /**
+   * Slots of the measured run (from `measureOffsetMs`) due before `endOffsetMs`, at most `amount` of
+   * them, that were never taken: `taken` is the slots sent since the start, warm-up included.
+   */
+  missedSlots(measureOffsetMs: number, endOffsetMs: number, amount: number | undefined, taken: number): number {
+    const first = this.countBefore(measureOffsetMs);
+    let due = this.countBefore(endOffsetMs);
+    if (amount !== undefined) due = Math.min(due, first + amount);
+    return Math.max(0, due - Math.max(taken, first));
+  }
+
   /** The target rate at `ms` after the start, req/s. */
   rateAt(ms: number): number {
     const segment = this.#segmentAtTime(ms);

@@ -4,7 +4,7 @@ import type { TaskFunctions } from '../shared/task.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import type { GeneratorMonitor } from '../stats/generator.js';
 import { addWarning } from '../shared/warnings.js';
-import { RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
+import { RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import type { Measuring } from '../runner/measuring.js';
 import { connectionTarget } from '../runner/ramp.js';
 import { Pacer } from '../runner/pacer.js';
@@ -109,14 +109,10 @@ export class TaskRunner implements Exchanges, CallOwner {
     this.#slots = Array.from({ length: peak }, (_, index) => new Slot(index, new TaskCall(index, this.#state, this)));
     this.#active = plan.connections;
     this.#schedule = planSchedule(plan);
-    this.tickMs = Math.min(100, Math.max(5, Math.floor(plan.timeoutMs / 10)));
+    this.tickMs = timeoutTickMs(plan.timeoutMs);
     this.gauges = {
       connections: () => this.#inFlight,
-      targetRate: (second) => {
-        if (!this.#schedule) return undefined;
-        const from = this.#measureAt - this.#startAt + second * 1000;
-        return this.#schedule.countBefore(from + 1000) - this.#schedule.countBefore(from);
-      },
+      targetRate: (second) => this.#schedule?.slotsInSecond(this.#measureAt - this.#startAt, second),
     };
     this.#run = new RunLifecycle(plan, hooks, this);
   }
@@ -342,12 +338,7 @@ export class TaskRunner implements Exchanges, CallOwner {
   halt(_now: number, endAt: number): void {
     this.#stopped = true;
     this.#pacer?.close();
-    if (this.#schedule) {
-      const startOffset = this.#measureAt - this.#startAt;
-      let due = this.#schedule.countBefore(endAt - this.#startAt);
-      if (this.#plan.amount !== undefined) due = Math.min(due, this.#schedule.countBefore(startOffset) + this.#plan.amount);
-      this.#recorder.missed = Math.max(0, due - Math.max(this.#slot, this.#schedule.countBefore(startOffset)));
-    }
+    if (this.#schedule) this.#recorder.missed = this.#schedule.missedSlots(this.#measureAt - this.#startAt, endAt - this.#startAt, this.#plan.amount, this.#slot);
     const ended = new DOMException('the load test ended', 'AbortError');
     for (const slot of this.#slots) {
       if (!slot.busy) continue;
