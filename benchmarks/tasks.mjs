@@ -145,14 +145,15 @@ for (let round = 0; round < rounds; round++) {
 const loadAfter = loadavg()[0];
 
 console.log(`Node ${process.version}, ${pin ? 'each run pinned to core 1 (taskset -c 1)' : 'not pinned (no taskset)'}, ${rounds} rounds of ${durationMs} ms, 1-minute load average ${loadBefore.toFixed(2)} before and ${loadAfter.toFixed(2)} after\n`);
-console.log('| closed loop | calls/s, median (lowest-highest) | CPU per call, µs | salvo / bare calls/s |');
+console.log('| closed loop | calls/s, median (lowest-highest) | CPU per call, µs | salvo / bare CPU per call |');
 console.log('|---|---|---|---|');
 for (const task of ['noop', 'resolved']) {
-  const bare = median(samples[`closed ${task} bare`].map((s) => s.callsPerSecond));
+  const bare = median(samples[`closed ${task} bare`].map((s) => s.cpuPerCallUs));
   for (const who of ['bare', 'salvo c1', 'salvo c100']) {
     const runs = samples[`closed ${task} ${who}`];
     const perSecond = runs.map((s) => s.callsPerSecond);
-    console.log(`| ${task === 'noop' ? 'no-op' : 'await a resolved promise'}, ${who} | ${range(perSecond)} | ${range(runs.map((s) => s.cpuPerCallUs), 3)} | ${who === 'bare' ? '' : fmt(median(perSecond) / bare, 2)} |`);
+    const cpu = runs.map((s) => s.cpuPerCallUs);
+    console.log(`| ${task === 'noop' ? 'no-op' : 'await a resolved promise'}, ${who} | ${range(perSecond)} | ${range(cpu, 3)} | ${who === 'bare' ? '' : fmt(median(cpu) / bare, 2)} |`);
   }
 }
 console.log('\n| open loop, no-op | calls | send lag p50, ms | send lag p99, ms |');
