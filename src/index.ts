@@ -4,7 +4,7 @@ export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js
 export { assertThresholds } from './stats/assert.js';
 export { renderReport } from './report/render.js';
 export { renderCapacityReport } from './report/capacity-report.js';
-export { renderComparisonReport, type ComparisonReportInput, type ComparisonReportOptions } from './report/comparison-report.js';
+export { renderComparisonReport, type ComparisonReportInput, type RenderComparisonReportOptions } from './report/comparison-report.js';
 export { parseDuration } from './shared/validate.js';
 export { SalvoOptionError, SalvoRangeError, SalvoTaskSetupError, type SalvoErrorDetail } from './shared/errors.js';
 export type { TaskContext, TaskFunction, TaskSetupContext } from './shared/task.js';
@@ -12,7 +12,7 @@ export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';
 export type {
   CapacityLimit,
-  CapacityOptions,
+  FindCapacityOptions,
   CapacityPhase,
   CapacityResult,
   CapacityStep,
@@ -70,8 +70,8 @@ export { runComparison } from './compare/run-comparison.js';
 export { formatComparison } from './compare/format-comparison.js';
 export { assertNoRegression, parseMargin } from './compare/assert-no-regression.js';
 export type { CompareResultsOptions, Comparison, ComparisonRow, Confidence, ConfidenceLevel } from './compare/compare-results.js';
-export type { ComparisonOptions, ComparisonProgress, ComparisonRuns, ComparisonSide } from './compare/run-comparison.js';
-export type { NoRegressionOptions } from './compare/assert-no-regression.js';
+export type { RunComparisonOptions, ComparisonProgress, ComparisonRuns, ComparisonSide } from './compare/run-comparison.js';
+export type { AssertNoRegressionOptions } from './compare/assert-no-regression.js';
 export { addToHistory, readHistory, acceptInHistory, baselineEntries, historyTestIds, storedRun, HISTORY_FORMAT } from './gate/history.js';
 export { compareWithHistory, compareWithEntries, DEFAULT_MARGINS } from './gate/history-compare.js';
 export { ciLabels } from './gate/ci-labels.js';
@@ -82,5 +82,5 @@ export type { AddToHistoryOptions, HistoryEntry, StoredRun } from './gate/histor
 export type { BaselineEntry, CompareWithHistoryOptions, GateMetric, HistoryComparison } from './gate/history-compare.js';
 export type { BuildLabels } from './gate/ci-labels.js';
 export type { GateCheck, GateOutcome } from './gate/outcome.js';
-export { renderTrendReport, type TrendReportOptions } from './report/trend-report.js';
+export { renderTrendReport, type RenderTrendReportOptions } from './report/trend-report.js';
 export { isMetric, KNOWN_METRICS } from './stats/thresholds.js';

@@ -1,15 +1,15 @@
 // findCapacity's options are checked before any step runs: errors name the option and the value.
 import t, { type Test } from 'tap';
 import { findCapacity, SalvoOptionError, SalvoRangeError } from '../src/index.js';
-import type { CapacityOptions } from '../src/index.js';
+import type { FindCapacityOptions } from '../src/index.js';
 import { testServer } from './fixtures/test-server.js';
 
 const url = 'http://127.0.0.1:9/';
 const slo = { 'latency.p99': '< 50' };
 
 async function rejects(t: Test, options: unknown, error: typeof SalvoOptionError | typeof SalvoRangeError, message: RegExp): Promise<void> {
-  await t.rejects(findCapacity(options as CapacityOptions), error, 'error class');
-  await t.rejects(findCapacity(options as CapacityOptions), { message }, String(message));
+  await t.rejects(findCapacity(options as FindCapacityOptions), error, 'error class');
+  await t.rejects(findCapacity(options as FindCapacityOptions), { message }, String(message));
 }
 
 t.test('the search options', async (t) => {

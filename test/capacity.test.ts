@@ -3,7 +3,7 @@
 // warm-up, so that the server's count is exactly the steps' sent requests.
 import t, { type Test } from 'tap';
 import { findCapacity, formatCapacity } from '../src/index.js';
-import type { CapacityOptions, CapacityResult, CapacityStepEvent } from '../src/index.js';
+import type { FindCapacityOptions, CapacityResult, CapacityStepEvent } from '../src/index.js';
 import type { TestServer } from '../src/testing/index.js';
 import { testServer } from './fixtures/test-server.js';
 import { serverCount } from './fixtures/server-count.js';
@@ -30,7 +30,7 @@ function stepBound(start: number, capacity: number, precision: number): number {
 async function searchFinds(t: Test, capacity: number, start: number): Promise<void> {
   await inSomeRun(t, 3, async (timing) => {
     const server: TestServer = await testServer(t, { capacity });
-    const options: CapacityOptions = { url: server.url, connections: 100, slo: SLO, start, max: 10 * capacity, ...QUICK };
+    const options: FindCapacityOptions = { url: server.url, connections: 100, slo: SLO, start, max: 10 * capacity, ...QUICK };
     const result = await findCapacity(options);
     t.equal(await serverCount(server, sentByAllSteps(result)), sentByAllSteps(result), "the server's count is the steps' sent requests");
     t.ok(result.steps.length <= stepBound(start, capacity, 0.05), `${result.steps.length} steps, within the bound`);

@@ -6,7 +6,7 @@ import { formatResult } from '../src/stats/format.js';
 import { renderReport } from '../src/report/render.js';
 import { EXIT, runExitStatus } from '../src/cli/command.js';
 import { runCli } from '../src/cli/commands.js';
-import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { createTestServer, type CreateTestServerOptions } from '../src/testing/index.js';
 import { testServer } from './fixtures/test-server.js';
 import { refusedPort } from './fixtures/raw-http-server.js';
 import { Capture } from './fixtures/cli.js';
@@ -95,7 +95,7 @@ t.test("exceptions from the user's hooks are kept in errors.samples, printed, an
 });
 
 t.test('WebSocket messages none of which carried the timestamp: NOT_TIMED, no latency', async (t) => {
-  const options: TestServerOptions = { websocket: { echo: false, broadcastIntervalMs: 20 } };
+  const options: CreateTestServerOptions = { websocket: { echo: false, broadcastIntervalMs: 20 } };
   const server = await createTestServer(options);
   t.teardown(() => server.close());
   const result = await runLoad({ url: server.url, connections: 2, duration: 500, websocket: { timestamp: { field: 'sentAt' } }, thresholds: { 'latency.p99': '< 50' } });

@@ -5,12 +5,12 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { runLoad } from '../src/index.js';
-import type { TestServerOptions } from '../src/testing/index.js';
+import type { CreateTestServerOptions } from '../src/testing/index.js';
 import { refusedPort } from './fixtures/raw-http-server.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
-async function timedServer(t: Test, options: TestServerOptions = {}) {
+async function timedServer(t: Test, options: CreateTestServerOptions = {}) {
   const arrivals: number[] = [];
   const server = await testServer(t, { ...options, onRequest: () => arrivals.push(performance.now()) });
   return { server, arrivals };

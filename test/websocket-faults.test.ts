@@ -7,13 +7,13 @@ import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer } from 'ws';
 import { runLoad } from '../src/index.js';
-import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { createTestServer, type CreateTestServerOptions } from '../src/testing/index.js';
 import { localhostCert, localhostKey, refusedPort } from './fixtures/raw-http-server.js';
 
 /** Grace after the duration: closing handshakes (1 s at most) and the stop itself. */
 const ON_TIME_MS = 1500;
 
-async function wsServer(t: Test, options: TestServerOptions) {
+async function wsServer(t: Test, options: CreateTestServerOptions) {
   const server = await createTestServer(options);
   t.teardown(() => server.close());
   return server;

@@ -5,12 +5,12 @@ import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import * as wsModule from 'ws';
 import { formatResult, mergeResults, runLoad } from '../src/index.js';
-import { createTestServer, type TestServerOptions } from '../src/testing/index.js';
+import { createTestServer, type CreateTestServerOptions } from '../src/testing/index.js';
 import { decodeHistogram } from '../src/stats/histogram.js';
 import { textFrame } from '../src/testing/ws-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
-async function wsServer(t: Test, options: TestServerOptions) {
+async function wsServer(t: Test, options: CreateTestServerOptions) {
   const server = await createTestServer(options);
   t.teardown(() => server.close());
   return server;

@@ -6,7 +6,7 @@ import { durationOption, positiveInteger, rejectUnknownKeys, show } from '../sha
 import { parseThresholds, type CompiledThreshold } from '../stats/thresholds.js';
 import type { LoadOptions } from '../shared/load-options.js';
 import type { Thresholds } from '../shared/terms.js';
-import type { CapacityOptions, CapacityStepEvent } from './types.js';
+import type { FindCapacityOptions, CapacityStepEvent } from './types.js';
 
 const DEFAULT_STEP_MS = 5000;
 const DEFAULT_START = 100;
@@ -52,7 +52,7 @@ export interface CapacityPlan {
  * Validates the options of `findCapacity` before any step runs: the search's own (errors name
  * them) and, through `runLoad`'s own validation, every step's.
  */
-export async function planCapacity(options: CapacityOptions): Promise<CapacityPlan> {
+export async function planCapacity(options: FindCapacityOptions): Promise<CapacityPlan> {
   if (typeof options !== 'object' || options === null) {
     throw new SalvoOptionError(`findCapacity options must be an object with a url and an slo; got ${String(options)}`, { option: 'options', value: options });
   }

@@ -3,7 +3,7 @@ import { runLoad } from '../run.js';
 import { judgeStep } from './judge.js';
 import { highestPassed, outcomeMessage, type SearchState } from './message.js';
 import { planCapacity, type CapacityPlan } from './options.js';
-import type { CapacityLimit, CapacityOptions, CapacityPhase, CapacityResult, CapacityStep, CapacityStepEvent } from './types.js';
+import type { CapacityLimit, FindCapacityOptions, CapacityPhase, CapacityResult, CapacityStep, CapacityStepEvent } from './types.js';
 
 /** How many times a failed confirmation steps down by `precision` before the search gives up. */
 const CONFIRM_STEP_DOWNS = 3;
@@ -17,7 +17,7 @@ const CONFIRM_STEP_DOWNS = 3;
  * not evidence about the server: the search stops there and says what limited it instead of
  * reporting a capacity. Bad options reject with a SalvoOptionError or SalvoRangeError naming them.
  */
-export async function findCapacity(options: CapacityOptions): Promise<CapacityResult> {
+export async function findCapacity(options: FindCapacityOptions): Promise<CapacityResult> {
   const startedAt = performance.now();
   const plan = await planCapacity(options);
   const state: SearchState = { plan, steps: [], lowestFailed: undefined, failedConfirmations: [] };

@@ -6,7 +6,7 @@ import type { Comparison, ComparisonRow, Confidence } from './compare-results.js
 export const ALPHA: Record<Exclude<Confidence, ''>, number> = { '*': 0.05, '**': 0.01, '***': 0.001 };
 
 /** Options of `assertNoRegression`. */
-export interface NoRegressionOptions {
+export interface AssertNoRegressionOptions {
   /** How sure a change must be to count: `'*'`, `'**'` (default) or `'***'`. */
   confidence?: Exclude<Confidence, ''>;
 }
@@ -52,7 +52,7 @@ export function parseMargin(metric: string, margin: unknown): number {
 export function assertNoRegression(
   comparison: Comparison,
   margins: Record<string, string | number>,
-  options: NoRegressionOptions = {},
+  options: AssertNoRegressionOptions = {},
 ): void {
   const level = options.confidence ?? '**';
   const alpha = ALPHA[level];

@@ -22,7 +22,7 @@ export interface ComparisonProgress {
 }
 
 /** Options of `runComparison`. */
-export interface ComparisonOptions extends CompareResultsOptions {
+export interface RunComparisonOptions extends CompareResultsOptions {
   /** The load test of A, as for `runLoad`. */
   baseline: LoadOptions;
   /** The load test of B, as for `runLoad`. */
@@ -65,7 +65,7 @@ export function runOrder(runs: number, alternate: 'ABAB' | 'ABBA'): ComparisonSi
  * Runs A and B alternately, the same number of times, and compares them (`compareResults`). The
  * runs are sequential: two load tests at once would measure each other.
  */
-export async function runComparison(options: ComparisonOptions): Promise<ComparisonRuns> {
+export async function runComparison(options: RunComparisonOptions): Promise<ComparisonRuns> {
   const { baseline, candidate, runs, onProgress, signal } = options;
   for (const [name, value] of [['baseline', baseline], ['candidate', candidate]] as const) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -1,6 +1,6 @@
 import { SalvoOptionError } from '../shared/errors.js';
 import type { LoadResult } from '../shared/load-result.js';
-import { ALPHA, describeChange, parseMargin, regressed, type NoRegressionOptions } from '../compare/assert-no-regression.js';
+import { ALPHA, describeChange, parseMargin, regressed, type AssertNoRegressionOptions } from '../compare/assert-no-regression.js';
 import { compareResults, type ComparisonRow } from '../compare/compare-results.js';
 import { baselineEntries, readHistory, type HistoryEntry, type StoredRun } from './history.js';
 
@@ -23,7 +23,7 @@ export interface HistoryComparison {
   /** The history entries compared with, oldest first. */
   baseline: BaselineEntry[];
   runs: { baseline: number; candidate: number };
-  confidence: NonNullable<NoRegressionOptions['confidence']>;
+  confidence: NonNullable<AssertNoRegressionOptions['confidence']>;
   metrics: GateMetric[];
   /** Why nothing was compared (a history with fewer than 2 runs): the gate then passes. */
   skipped?: string;
@@ -32,7 +32,7 @@ export interface HistoryComparison {
 }
 
 /** Options of `compareWithHistory`. */
-export interface CompareWithHistoryOptions extends NoRegressionOptions {
+export interface CompareWithHistoryOptions extends AssertNoRegressionOptions {
   /**
    * The metrics compared and the worsening each may show before it counts, as for
    * `assertNoRegression`. Default: `DEFAULT_MARGINS`.

@@ -1,4 +1,4 @@
-import type { NoRegressionOptions } from '../compare/assert-no-regression.js';
+import type { AssertNoRegressionOptions } from '../compare/assert-no-regression.js';
 import { compareResults, type Comparison, type ComparisonRow, type ConfidenceLevel } from '../compare/compare-results.js';
 import type { ComparisonRuns } from '../compare/run-comparison.js';
 import { addEncodedInto, createHistogram, encodeHistogram } from '../stats/histogram.js';
@@ -10,7 +10,7 @@ import { chartGrid, renderPage } from './page.js';
 import { comparisonVerdict, type RowVerdict } from './verdict.js';
 
 /** Options of `renderComparisonReport`: the margins a regression is judged by, as `assertNoRegression` takes them. */
-export interface ComparisonReportOptions extends NoRegressionOptions {
+export interface RenderComparisonReportOptions extends AssertNoRegressionOptions {
   /** Allowed worsening per metric, `{ 'latency.p99': '5%' }`: the verdict says whether any was passed. */
   margins?: Record<string, string | number>;
 }
@@ -104,7 +104,7 @@ function runsOf(input: ComparisonReportInput): { comparison: Comparison; baselin
  * stars and intervals at 95/99/99.9% with a bar of the 99% one, and the verdict: with `margins`,
  * whether `assertNoRegression` would pass; without, what got significantly better or worse.
  */
-export function renderComparisonReport(input: ComparisonReportInput, options: ComparisonReportOptions = {}): string {
+export function renderComparisonReport(input: ComparisonReportInput, options: RenderComparisonReportOptions = {}): string {
   const { comparison, baseline, candidate } = runsOf(input);
   const verdict = comparisonVerdict(comparison, options);
   const spectra = spectraChart('chart-comparison-spectrum', 'Latency by percentile, both sides', [

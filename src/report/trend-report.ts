@@ -7,7 +7,7 @@ import { cards, escapeHtml, number, section, table } from './html.js';
 import { chartGrid, renderPage } from './page.js';
 
 /** Options of `renderTrendReport`: how each build was judged, as for `compareWithHistory`. */
-export type TrendReportOptions = CompareWithHistoryOptions;
+export type RenderTrendReportOptions = CompareWithHistoryOptions;
 
 /** One build on the trend: its runs' mean and range per metric, and what the gate said of it then. */
 interface TrendPoint {
@@ -25,7 +25,7 @@ function summarise(entry: HistoryEntry, metric: string): { mean: number; low: nu
 }
 
 /** Each build judged as the gate would have judged it when it came: against the baseline of the entries before it. */
-function trendPoints(testId: string, entries: readonly HistoryEntry[], metrics: string[], options: TrendReportOptions): TrendPoint[] {
+function trendPoints(testId: string, entries: readonly HistoryEntry[], metrics: string[], options: RenderTrendReportOptions): TrendPoint[] {
   return entries.map((entry, index) => {
     const judged = entry.runs.length < 2 ? undefined : compareWithEntries(testId, entries.slice(0, index), entry.runs, options);
     return {
@@ -91,7 +91,7 @@ function verdictCell(point: TrendPoint, baseline: ReadonlySet<string>): string {
  * marked, the builds that regressed flagged; and a table of the builds with their labels, values
  * and verdicts. Self-contained, like the run report.
  */
-export function renderTrendReport(testId: string, entries: readonly HistoryEntry[], options: TrendReportOptions = {}): string {
+export function renderTrendReport(testId: string, entries: readonly HistoryEntry[], options: RenderTrendReportOptions = {}): string {
   const metrics = Object.keys(options.margins ?? DEFAULT_MARGINS);
   const points = trendPoints(testId, entries, metrics, options);
   const baseline = new Set(baselineEntries(entries, options.entries ?? 10).map((entry) => entry.id));

@@ -1,5 +1,5 @@
 import { AssertionError } from 'node:assert';
-import { assertNoRegression, parseMargin, type NoRegressionOptions } from '../compare/assert-no-regression.js';
+import { assertNoRegression, parseMargin, type AssertNoRegressionOptions } from '../compare/assert-no-regression.js';
 import type { Comparison } from '../compare/compare-results.js';
 import { tooFewRuns } from '../compare/format-comparison.js';
 
@@ -27,7 +27,7 @@ const LEVEL_INTERVAL = { '*': '95', '**': '99', '***': '99.9' } as const;
  * `assertNoRegression` passes (and which metrics regressed); without, which metrics changed
  * significantly at the level, and which way.
  */
-export function comparisonVerdict(comparison: Comparison, options: NoRegressionOptions & { margins?: Record<string, string | number> }): ComparisonVerdict {
+export function comparisonVerdict(comparison: Comparison, options: AssertNoRegressionOptions & { margins?: Record<string, string | number> }): ComparisonVerdict {
   const level = options.confidence ?? '**';
   const alpha = ALPHA[level];
   const margins = options.margins ?? {};

@@ -7,7 +7,7 @@ import { resetCounts, type TestServerStats } from './stats.js';
 import { listening } from './listening.js';
 
 /** Options of `createTestServer`. */
-export interface TestServerOptions {
+export interface CreateTestServerOptions {
   /** Address to listen on. Default `'127.0.0.1'`. */
   host?: string;
   /** Port; default 0 (a free port). */
@@ -108,7 +108,7 @@ const MAX_HEAD_BYTES = 64 * 1024;
 const CHUNK_BYTES = 16 * 1024;
 const HEADER_END = Buffer.from('\r\n\r\n');
 
-function buildResponse(status: number, options: TestServerOptions, head: boolean): Buffer {
+function buildResponse(status: number, options: CreateTestServerOptions, head: boolean): Buffer {
   const noBody = head || status === 204 || status === 304 || (status >= 100 && status < 200);
   const size = options.bodySize ?? 2;
   const body = Buffer.alloc(size, 'o');
@@ -161,7 +161,7 @@ function headerValue(head: string, name: string): string | undefined {
  * connection and byte is counted so tests can compare the client's numbers with the server's.
  * Request bodies are read by Content-Length (chunked request bodies are not supported).
  */
-export async function createTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+export async function createTestServer(options: CreateTestServerOptions = {}): Promise<TestServer> {
   if (options.h2) return createH2TestServer(options);
   if (options.websocket) return createWsTestServer(options);
   const status = options.status ?? 200;
