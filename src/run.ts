@@ -12,19 +12,23 @@ import type { LoadResult } from './shared/load-result.js';
 import type { LiveOutputs } from './outputs/live.js';
 import { runWorkers } from './workers/pool.js';
 import { segmentPlan } from './workers/shard.js';
-import { watchServer } from './monitor/watch.js';
+import { watchServer, type ServerWatch } from './monitor/watch.js';
 import { runScenarios } from './scenarios.js';
 
-/** Who hears of each closed second of the whole run: `onProgress` and the outputs. */
-function secondListener({ onProgress }: PlanHooks, outputs: LiveOutputs | undefined): OnRolledSecond | undefined {
-  if (typeof onProgress !== 'function') return outputs?.onSecond;
+/**
+ * The one route of each closed second of the whole run: the outputs take it at once; `onProgress`
+ * and the outputs' server series take it with the server's reading of it (`monitor`), in order.
+ */
+function secondRoute({ onProgress }: PlanHooks, outputs: LiveOutputs | undefined, watch: ServerWatch): OnRolledSecond | undefined {
+  const progress = typeof onProgress === 'function' ? onProgress : undefined;
+  if (progress === undefined && outputs === undefined) return undefined;
   return (summary, totals) => {
     outputs?.onSecond(summary, totals);
-    try {
-      onProgress(progressEvent(summary, totals));
-    } catch (error) {
-      process.emitWarning(`salvo: onProgress threw: ${String(error)}`);
-    }
+    const event = progress === undefined ? undefined : progressEvent(summary, totals);
+    watch.withServer(summary.second, (server) => {
+      if (server !== undefined) outputs?.onServer(summary.second, server);
+      if (event !== undefined) progress?.(server === undefined ? event : { ...event, server });
+    });
   };
 }
 
@@ -58,25 +62,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   assertFileLimit(plan);
   const outputs = await startOutputs(hooks, whole);
   const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
-  // The monitor hands each second's server reading to onProgress: the outputs take it there too.
-  const { onProgress } = hooks;
-  const watch = watchServer(
-    plan,
-    outputs === undefined || plan.monitor === undefined
-      ? hooks
-      : {
-          ...hooks,
-          onProgress: (event) => {
-            if (event.server !== undefined) outputs.onServer(event.second, event.server);
-            if (typeof onProgress === 'function') onProgress(event);
-          },
-        },
-    start,
-  );
-  const onSecond = secondListener(watch.hooks, outputs);
+  const watch = watchServer(plan, start);
+  const onSecond = secondRoute(hooks, outputs, watch);
   let shards;
   try {
-    shards = plan.workers > 1 ? await runWorkers(plan, watch.hooks, start, onSecond) : [await runInProcess(plan, watch.hooks, start, onSecond)];
+    shards = plan.workers > 1 ? await runWorkers(plan, hooks, start, onSecond) : [await runInProcess(plan, hooks, start, onSecond)];
   } catch (error) {
     await outputs?.abandon();
     throw error;

@@ -56,3 +56,28 @@ t.test('progress comes on time while the server answers nothing', (t) =>
     t.equal(events[0]!.event.totals.sent, 5, 'only the 5 connections had anything to send on');
   }),
 );
+
+t.test('an onProgress that throws: a warning each second, and the run goes on, with monitor or without', async (t) => {
+  const server = await testServer(t);
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.message);
+  process.on('warning', onWarning);
+  t.teardown(() => void process.off('warning', onWarning));
+  for (const monitor of [undefined, { processes: [process.pid] }]) {
+    warnings.length = 0;
+    const seconds: number[] = [];
+    const result = await runLoad({
+      url: server.url, rate: 50, duration: 2000, connections: 2, ...(monitor !== undefined ? { monitor } : {}),
+      onProgress: (event) => {
+        seconds.push(event.second);
+        throw new Error(`boom ${event.second}`);
+      },
+    });
+    // emitWarning delivers on the next tick.
+    await new Promise(setImmediate);
+    const label = monitor === undefined ? 'without monitor' : 'with monitor';
+    t.same(seconds, [0, 1], `${label}: each second once, in order`);
+    t.same(warnings, ['salvo: onProgress threw: Error: boom 0', 'salvo: onProgress threw: Error: boom 1'], `${label}: one warning each`);
+    t.equal(result.requests.sent, 100, `${label}: the whole run was sent`);
+  }
+});
