@@ -225,7 +225,10 @@ t.test('workers split connections and stages exactly and merge exactly', async (
   t.same(merged.messages, staged.messages);
   // A result saved by salvo 0.x, whose stages have clients and no connections, still merges.
   const saved = JSON.parse(JSON.stringify(staged)) as typeof staged;
-  for (const stage of saved.websocket!.stages!) delete (stage as Partial<typeof stage>).connections;
+  for (const stage of saved.websocket!.stages!) {
+    Object.assign(stage, { clients: stage.connections });
+    delete (stage as Partial<typeof stage>).connections;
+  }
   t.equal(mergeResults([saved]).websocket!.stages![0]!.connections, 7, 'a 0.x result merges by its clients');
 });
 
