@@ -45,6 +45,11 @@ t.test('node_exporter: machine CPU agrees with /proc/stat, loopback bytes with w
     const nearest = (atMs: number) => samples.reduce((best, sample) => (Math.abs(sample[0] - atMs) < Math.abs(best[0] - atMs) ? sample : best));
     const [from, to] = [nearest(result.startedAt + 1000), nearest(result.startedAt + result.durationMs)];
     const busyPercent = ((to[1] - from[1]) / ((to[0] - from[0]) / 1000)) * 100;
+    // A scrape that a stalled host kept past its second leaves that second without a reading (absent,
+    // never zero): the host's doing, and this run is repeated.
+    const everySecond = result.timeline.every((entry) => entry.server?.machine?.cpuPercent !== undefined);
+    timing.hostKept(everySecond, 'node_exporter was read within every second');
+    if (!everySecond) return;
     const laterSeconds = result.timeline.slice(1).map((entry) => entry.server!.machine!.cpuPercent!);
     const monitorPercent = laterSeconds.reduce((sum, value) => sum + value, 0) / laterSeconds.length;
     const [source] = result.server!.sources;
