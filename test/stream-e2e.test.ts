@@ -66,7 +66,7 @@ t.test('NDJSON to the body\'s end, thresholds on stream figures, and the summary
   const summary = formatResult(result);
   t.match(summary, /Stream ndjson \(ms\)/);
   t.match(summary, /^TTFT\s/m);
-  t.match(summary, /Events\s+20 in 5 streams/);
+  t.match(summary, /Events\s+20, [\d.]+\/s; 5 streams ended \(4\.00 events each\), 0 by until/);
   t.equal(result.timeline.reduce((sum, second) => sum + (second.stream?.events ?? 0), 0), 20, 'the timeline\'s seconds add up to the events');
 });
 
@@ -116,4 +116,25 @@ t.test('per request name: each name\'s streams, adding up to the run, and merged
   t.equal(merged.byName!.chat!.stream!.events, 2 * chat.events, 'mergeResults merges each name\'s streams');
   const compared = compareResults([result, result], [result, result]).rows.map((row) => row.metric);
   t.ok(['stream.firstEvent.p99', 'stream.gap.p99', 'stream.ttft.p99', 'stream.itl.p50', 'stream.outputTokensPerSecond'].every((m) => compared.includes(m)), 'compareResults compares streamed runs by their stream figures');
+});
+
+t.test('the per-stream means count ended streams only: a duration run ends with streams still open', async (t) => {
+  const server = await separateStreamServer(t, { format: 'sse', delayMs: 1, intervalMs: 15, events: 8 });
+  // 8 tokens 15 ms apart: each stream lasts about 135 ms, so the end of the run finds each connection's stream open.
+  const result = await runLoad({ url: server.url, connections: 3, workers: 2, duration: '1s', requests: [{ name: 'a' }, { name: 'b' }], stream: { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content' } });
+  const stream = result.stream!;
+  t.ok(stream.streams > 10, `${stream.streams} streams ended`);
+  t.equal(stream.eventsPerStream, 9, 'each ended stream had 8 tokens and [DONE]');
+  t.equal(stream.outputTokensPerStream, 8);
+  t.ok(stream.outputTokens! >= stream.streams * 8, `the totals count every token received (${stream.outputTokens} for ${stream.streams} ended streams)`);
+  t.ok(stream.events >= stream.streams * 9);
+  for (const name of ['a', 'b']) {
+    t.equal(result.byName![name]!.stream!.eventsPerStream, 9, `${name}: ended streams only`);
+    t.equal(result.byName![name]!.stream!.outputTokensPerStream, 8);
+  }
+  const merged = mergeResults([result, result]);
+  t.equal(merged.stream!.eventsPerStream, 9, 'mergeResults keeps it exact');
+  t.equal(merged.stream!.outputTokensPerStream, 8);
+  t.equal(merged.byName!.a!.stream!.outputTokensPerStream, 8);
+  t.equal(merged.stream!.outputTokens, 2 * stream.outputTokens!);
 });

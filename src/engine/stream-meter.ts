@@ -98,9 +98,10 @@ export class StreamMeter {
     if (!measured || recorder === undefined || now >= this.#endAt) return;
     const tokens = this.#tokens[id]!;
     const tpot = tokens > 1 ? (now - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
-    const duration = this.#streams[id]!.events > 0 ? now - this.#firstAt[id]! : -1;
-    recorder.recordStream(duration, tpot, this.#ended[id] === 1);
-    this.#named?.[this.#nameOf[lane.requestIndex]!]!.recordStream(duration, tpot, this.#ended[id] === 1);
+    const events = this.#streams[id]!.events;
+    const duration = events > 0 ? now - this.#firstAt[id]! : -1;
+    recorder.recordStream(events, tokens, duration, tpot, this.#ended[id] === 1);
+    this.#named?.[this.#nameOf[lane.requestIndex]!]!.recordStream(events, tokens, duration, tpot, this.#ended[id] === 1);
   }
 
   /** The run is over: what was recorded, encoded, and each name's when there are several. */

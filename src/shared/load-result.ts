@@ -558,11 +558,11 @@ export interface StreamStats {
   streams: number;
   /** Of them, ended by `until`. */
   ended: number;
-  /** Events received. */
+  /** Events received, those of streams still open at the run's end included. */
   events: number;
   /** Events per second of the measured run. */
   perSecond: number;
-  /** Mean events per ended stream. */
+  /** Mean events per ended stream: the events of the `streams`, over them (streams still open at the end count in neither). */
   eventsPerStream: number;
   /** Time to first event: from the request to its response's first complete event. */
   firstEvent: LatencyStats;
@@ -572,11 +572,11 @@ export interface StreamStats {
   duration: LatencyStats;
   /** `timestamp`: each event's arrival minus the send time it carries. */
   delivery?: LatencyStats;
-  /** `tokens`: output tokens received. */
+  /** `tokens`: output tokens received, those of streams still open at the run's end included. */
   outputTokens?: number;
   /** `tokens`: output tokens per second of the measured run (vLLM's output token throughput). */
   outputTokensPerSecond?: number;
-  /** `tokens`: mean output tokens per ended stream (GenAI-Perf's output sequence length). */
+  /** `tokens`: mean output tokens per ended stream, of the ended streams only (GenAI-Perf's output sequence length). */
   outputTokensPerStream?: number;
   /** `tokens`: time to first token, from the request to the first event with a token. */
   ttft?: LatencyStats;

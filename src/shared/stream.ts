@@ -68,6 +68,9 @@ export interface ShardStream {
   ended: number;
   events: number;
   outputTokens: number;
+  /** Events and output tokens of the `streams` that ended (the totals also count streams still open at the end). */
+  streamEvents: number;
+  streamOutputTokens: number;
   histograms: StreamHistograms;
   seconds: ShardStreamSecond[];
 }
@@ -86,6 +89,9 @@ export interface StreamHistograms {
 /** `result.merge.stream`: what `mergeResults` needs to merge `result.stream` again. */
 export interface StreamMergeInfo {
   histograms: StreamHistograms;
+  /** Events and output tokens of the ended streams (`eventsPerStream` x `streams`, exactly); absent from results saved before. */
+  streamEvents?: number;
+  streamOutputTokens?: number;
   /** Each timeline second's first-event histogram (µs, encoded), `''` for none. */
   seconds: string[];
 }

@@ -221,10 +221,10 @@ function streamTable(stream: StreamStats): string[] {
   }
   const lines = [
     ...alignColumns(rows),
-    row('Events', `${COUNT.format(stream.events)} in ${COUNT.format(stream.streams)} streams (${TWO_DECIMALS.format(stream.eventsPerStream)} each, ${TWO_DECIMALS.format(stream.perSecond)}/s), ${COUNT.format(stream.ended)} ended by until`),
+    row('Events', `${COUNT.format(stream.events)}, ${TWO_DECIMALS.format(stream.perSecond)}/s; ${COUNT.format(stream.streams)} streams ended (${TWO_DECIMALS.format(stream.eventsPerStream)} events each), ${COUNT.format(stream.ended)} by until`),
   ];
   if (stream.outputTokens !== undefined) {
-    lines.push(row('Tokens', `${COUNT.format(stream.outputTokens)} output tokens, ${TWO_DECIMALS.format(stream.outputTokensPerSecond ?? 0)}/s, ${TWO_DECIMALS.format(stream.outputTokensPerStream ?? 0)} per stream`));
+    lines.push(row('Tokens', `${COUNT.format(stream.outputTokens)} output tokens, ${TWO_DECIMALS.format(stream.outputTokensPerSecond ?? 0)}/s, ${TWO_DECIMALS.format(stream.outputTokensPerStream ?? 0)} per ended stream`));
   }
   return lines;
 }

@@ -16,12 +16,14 @@ export function mergeStream(
 ): { stream: StreamStats; info: StreamMergeInfo } | undefined {
   const shards = list.filter((shard): shard is ShardStream => shard !== undefined);
   if (shards.length === 0) return undefined;
-  let streams = 0, ended = 0, events = 0, outputTokens = 0;
+  let streams = 0, ended = 0, events = 0, outputTokens = 0, streamEvents = 0, streamOutputTokens = 0;
   for (const shard of shards) {
     streams += shard.streams;
     ended += shard.ended;
     events += shard.events;
     outputTokens += shard.outputTokens;
+    streamEvents += shard.streamEvents;
+    streamOutputTokens += shard.streamOutputTokens;
   }
   const histograms = {} as StreamHistograms;
   const stats = {} as Record<Figure, StreamStats['firstEvent']>;
@@ -45,7 +47,7 @@ export function mergeStream(
     ended,
     events,
     perSecond: perSecond(events),
-    eventsPerStream: streams > 0 ? events / streams : 0,
+    eventsPerStream: streams > 0 ? streamEvents / streams : 0,
     firstEvent: stats.firstEvent,
     gap: stats.gap,
     duration: stats.duration,
@@ -54,14 +56,14 @@ export function mergeStream(
       ? {
           outputTokens,
           outputTokensPerSecond: perSecond(outputTokens),
-          outputTokensPerStream: streams > 0 ? outputTokens / streams : 0,
+          outputTokensPerStream: streams > 0 ? streamOutputTokens / streams : 0,
           ttft: stats.ttft,
           itl: stats.itl!,
           tpot: stats.tpot!,
         }
       : {}),
   };
-  return { stream, info: { histograms, seconds } };
+  return { stream, info: { histograms, streamEvents, streamOutputTokens, seconds } };
 }
 
 /** Sets `timeline[i].stream` from the shards' seconds; returns each second's first-event histogram. */
@@ -111,6 +113,9 @@ export function streamAsShard(stream: StreamStats | undefined, info: StreamMerge
     ended: stream.ended,
     events: stream.events,
     outputTokens: stream.outputTokens ?? 0,
+    // Results saved before these counts: the means times the streams give them back (whole numbers).
+    streamEvents: info.streamEvents ?? Math.round(stream.eventsPerStream * stream.streams),
+    streamOutputTokens: info.streamOutputTokens ?? Math.round((stream.outputTokensPerStream ?? 0) * stream.streams),
     histograms: info.histograms,
     seconds,
   };

@@ -14,6 +14,9 @@ export class StreamRecorder {
   ended = 0;
   events = 0;
   outputTokens = 0;
+  /** Events and output tokens of the streams counted in `streams`: the per-stream means count these. */
+  streamEvents = 0;
+  streamOutputTokens = 0;
   readonly #firstEvent = new PendingLatencies();
   readonly #gap = new PendingLatencies();
   readonly #duration = new PendingLatencies();
@@ -71,9 +74,11 @@ export class StreamRecorder {
     (first ? this.#ttft : this.#itl)?.record(toUs(ms));
   }
 
-  /** A stream ended: `durationMs` from its first event (-1: it had none), `tpotMs` (-1: fewer than two tokens). */
-  recordStream(durationMs: number, tpotMs: number, ended: boolean): void {
+  /** A stream ended with `events` and `tokens`: `durationMs` from its first event (-1: it had none), `tpotMs` (-1: fewer than two tokens). */
+  recordStream(events: number, tokens: number, durationMs: number, tpotMs: number, ended: boolean): void {
     this.streams++;
+    this.streamEvents += events;
+    this.streamOutputTokens += tokens;
     if (ended) this.ended++;
     if (durationMs >= 0) this.#duration.record(toUs(durationMs));
     if (tpotMs >= 0) this.#tpot?.record(toUs(tpotMs));
@@ -109,6 +114,8 @@ export class StreamRecorder {
       ended: this.ended,
       events: this.events,
       outputTokens: this.outputTokens,
+      streamEvents: this.streamEvents,
+      streamOutputTokens: this.streamOutputTokens,
       histograms,
       seconds: this.#seconds,
     };
