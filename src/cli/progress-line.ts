@@ -5,6 +5,7 @@ const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const BAR_WIDTH = 20;
 
 function ms(value: number): string {
+  if (Number.isNaN(value)) return 'n/a';
   return `${value < 10 ? value.toFixed(2) : value < 100 ? value.toFixed(1) : Math.round(value)} ms`;
 }
 

@@ -9,6 +9,11 @@ function optionalSeries(timeline: TimelineEntry[], field: string): number[] | un
   return values.length > 0 && values.every((v) => typeof v === 'number') ? (values as number[]) : undefined;
 }
 
+/** A second's latency for a chart, or null (a gap) when the second timed nothing. */
+export function timedLatency(ms: number | null, completed: number): number | null {
+  return ms === null || Number.isNaN(ms) || completed === 0 ? null : ms;
+}
+
 /**
  * How much of a second the timeline's last entry covers, when the run ended inside it (a 3.2 s run's
  * fourth second: 0.2); undefined when every entry is a whole second.
@@ -37,6 +42,8 @@ function timelineCharts(result: LoadResult): ChartSpec[] {
   const words = runWords(result);
   const x = timelineX(result);
   const column = (read: (entry: TimelineEntry) => number) => timeline.map(read);
+  // A second that timed nothing is a gap: NaN in memory, null from JSON, 0 in results saved before 1.0.
+  const latency = (read: (entry: TimelineEntry) => number) => timeline.map((entry) => timedLatency(read(entry), entry.completed));
   // A count of the last partial second, per second of its length: 200 in 0.2 s is 1,000/s, not 200/s.
   const share = partialLastSecond(result) ?? 1;
   const perSecond = (read: (entry: TimelineEntry) => number) => timeline.map((entry, i) => (i === timeline.length - 1 ? read(entry) / share : read(entry)));
@@ -54,8 +61,8 @@ function timelineCharts(result: LoadResult): ChartSpec[] {
   const charts: ChartSpec[] = [
     overTime('chart-throughput', words.handshakes ? 'Messages per second' : 'Requests per second', `${words.units}/s`, throughput),
     overTime('chart-latency', words.handshakes ? 'Message latency over time' : 'Latency over time', 'ms', [
-      { label: 'p50', color: COLORS.blue, scale: 'y', values: column((e) => e.p50), unit: ' ms' },
-      { label: 'p99', color: COLORS.orange, scale: 'y', values: column((e) => e.p99), unit: ' ms' },
+      { label: 'p50', color: COLORS.blue, scale: 'y', values: latency((e) => e.p50), unit: ' ms' },
+      { label: 'p99', color: COLORS.orange, scale: 'y', values: latency((e) => e.p99), unit: ' ms' },
     ]),
     overTime('chart-errors', 'Errors and open connections', 'errors/s', [
       { label: 'errors', color: COLORS.red, scale: 'y', values: perSecond((e) => e.errors), unit: '/s' },

@@ -1,6 +1,6 @@
 import type { LoadResult } from '../shared/load-result.js';
 import { COLORS, type ChartSeries, type ChartSpec } from './chart-spec.js';
-import { partialLastSecond, timelineX } from './charts.js';
+import { partialLastSecond, timedLatency, timelineX } from './charts.js';
 import { escapeHtml, ms, number, section, table } from './html.js';
 
 /** A line colour per name or scenario, in order; past the palette they repeat with a dash. */
@@ -64,7 +64,7 @@ export function partsCharts(result: LoadResult): ChartSpec[] {
       label: name,
       ...lineStyle(index),
       scale: 'y',
-      values: timeline.map((entry) => entry.byName?.[name]?.p99 ?? null),
+      values: timeline.map((entry) => timedLatency(entry.byName?.[name]?.p99 ?? null, entry.byName?.[name]?.completed ?? 0)),
       unit: ' ms',
     }));
     charts.push({ id: 'chart-names-latency', title: 'p99 latency by name', xKind: 'seconds', x, yLabel: 'ms', series });

@@ -233,9 +233,13 @@ export interface TimelineEntry {
   errors: number;
   /** Requests sent again during this second (see `requests.retried`). */
   retried: number;
-  /** Median latency of responses completed during this second, ms. */
+  /**
+   * Median latency of responses completed during this second, ms. NaN (`null` once the result is
+   * JSON) in a second that timed nothing (no response completed, or no message carried a
+   * timestamp): no latency is not zero latency.
+   */
   p50: number;
-  /** 99th percentile latency of responses completed during this second, ms. */
+  /** 99th percentile latency of responses completed during this second, ms; NaN (`null` in JSON) as `p50`. */
   p99: number;
   /** Open connections at the end of this second. */
   connections: number;
@@ -258,6 +262,7 @@ export interface NameSecond {
   sent: number;
   completed: number;
   errors: number;
+  /** The name's latencies in this second, ms; NaN (`null` in JSON) when it timed nothing (see `TimelineEntry.p50`). */
   p50: number;
   p99: number;
 }

@@ -38,7 +38,7 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
       let merged = seconds.get(s.second);
       if (merged === undefined) {
         merged = {
-          entry: { second: s.second, sent: 0, completed: 0, errors: 0, retried: 0, p50: 0, p99: 0, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 },
+          entry: { second: s.second, sent: 0, completed: 0, errors: 0, retried: 0, p50: NaN, p99: NaN, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 },
           encoded: s.histogram,
           histogram: undefined,
         };
@@ -68,7 +68,7 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
   for (let second = 0; second <= last; second++) {
     const merged = seconds.get(second);
     if (merged === undefined) {
-      timeline.push({ second, sent: 0, completed: 0, errors: 0, retried: 0, p50: 0, p99: 0, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 });
+      timeline.push({ second, sent: 0, completed: 0, errors: 0, retried: 0, p50: NaN, p99: NaN, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 });
       histograms.push('');
       continue;
     }

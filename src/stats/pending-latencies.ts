@@ -19,6 +19,11 @@ export class PendingLatencies {
   #low = Number.MAX_SAFE_INTEGER;
   #high = -1;
 
+  /** Nothing is pending. */
+  get empty(): boolean {
+    return this.#high < 0;
+  }
+
   /** `us`: a whole number of microseconds, at most HIGHEST_US. */
   record(us: number): void {
     const bucket = bucketOf(us);

@@ -6,12 +6,15 @@ import { decodeHistogram } from './histogram.js';
 export function nameSeconds(byName: NonNullable<SecondSummary['byName']>): Record<string, NameSecond> {
   const seconds: Record<string, NameSecond> = {};
   for (const [name, { sent, completed, errors, histogram }] of Object.entries(byName)) {
-    let p50 = 0;
-    let p99 = 0;
+    let p50 = Number.NaN;
+    let p99 = Number.NaN;
     if (histogram !== '') {
       const decoded = decodeHistogram(histogram);
-      p50 = decoded.getValueAtPercentile(50) / 1000;
-      p99 = decoded.getValueAtPercentile(99) / 1000;
+      // Nothing timed in the second: NaN, not the empty histogram's 0 (which reads as instant).
+      if (decoded.totalCount > 0) {
+        p50 = decoded.getValueAtPercentile(50) / 1000;
+        p99 = decoded.getValueAtPercentile(99) / 1000;
+      }
       decoded.destroy();
     }
     seconds[name] = { sent, completed, errors, p50, p99 };

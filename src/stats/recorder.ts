@@ -93,6 +93,7 @@ export type NameSecondSummary = Pick<ShardSecond, 'sent' | 'completed' | 'errors
 
 /** The second that just closed, live, for `onProgress` and `outputs`. */
 export interface SecondSummary extends ShardSecond {
+  /** Percentiles of the second's latencies, ms; NaN when it timed nothing. */
   p50: number;
   p90: number;
   p99: number;
@@ -342,11 +343,9 @@ export class Recorder {
   #closeSecond(): void {
     const second = this.#second++;
     const seconds = this.#secondPending;
-    const percentiles = this.onSecond && {
-      p50: seconds.valueAtPercentile(50) / 1000,
-      p90: seconds.valueAtPercentile(90) / 1000,
-      p99: seconds.valueAtPercentile(99) / 1000,
-    };
+    // A second that timed nothing has no percentiles (NaN), not the empty histogram's 0.
+    const at = (p: number): number => (seconds.empty ? Number.NaN : seconds.valueAtPercentile(p) / 1000);
+    const percentiles = this.onSecond && { p50: at(50), p90: at(90), p99: at(99) };
     const entry: ShardSecond = {
       second,
       sent: this.#secondSent,

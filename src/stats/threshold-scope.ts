@@ -32,7 +32,7 @@ export function missingScope(result: LoadResult, scope: ThresholdScope): string 
 /** A name's seconds as a result's timeline, with its per-second histograms: what a windowed threshold reads. */
 export function nameTimeline(result: LoadResult, name: string, stats: NameStats): Pick<LoadResult, 'timeline' | 'durationMs' | 'merge'> {
   const timeline = result.timeline.map((entry): TimelineEntry => {
-    const second = entry.byName?.[name] ?? { sent: 0, completed: 0, errors: 0, p50: 0, p99: 0 };
+    const second = entry.byName?.[name] ?? { sent: 0, completed: 0, errors: 0, p50: NaN, p99: NaN };
     return { ...entry, ...second, retried: 0 };
   });
   return { timeline, durationMs: result.durationMs, merge: { ...result.merge, timeline: stats.merge.timeline } };

@@ -131,15 +131,17 @@ export class ProgressMerger {
       addCounts(totals.statusCodes, shardTotals.statusCodes);
       addCounts(totals.errorsByCode, shardTotals.errorsByCode);
     }
+    // Nothing timed in the second: NaN, not the empty histogram's 0 (which reads as instant).
+    const at = (p: number): number => (pending.histogram.totalCount > 0 ? pending.histogram.getValueAtPercentile(p) / 1000 : Number.NaN);
     const summary: Omit<SecondSummary, 'histogram'> = {
       second,
       sent: pending.sent,
       completed: pending.completed,
       errors: pending.errors,
       retried: pending.retried,
-      p50: pending.histogram.getValueAtPercentile(50) / 1000,
-      p90: pending.histogram.getValueAtPercentile(90) / 1000,
-      p99: pending.histogram.getValueAtPercentile(99) / 1000,
+      p50: at(50),
+      p90: at(90),
+      p99: at(99),
       connections: pending.connections,
       targetRate: pending.targetRate,
       cpuPercent: pending.cpuPercent,
