@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { runLoad, type TransportName } from '../src/index.js';
+import { runLoad, type TransportName, type Warning } from '../src/index.js';
 import { localhostCert, localhostKey, rawServer } from './fixtures/raw-http-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
@@ -28,6 +28,12 @@ async function refusedPort(): Promise<number> {
   return port;
 }
 
+/** The count of requests failed unsent that the SERVER_DOWN warning gives. */
+function failedUnsent(warnings: Warning[]): number | undefined {
+  const message = warnings.find((warning) => warning.code === 'SERVER_DOWN')?.message;
+  return message === undefined ? undefined : Number(/^(\d+) requests/.exec(message)?.[1]);
+}
+
 async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
   const start = performance.now();
   const result = await run();
@@ -42,6 +48,9 @@ for (const transport of TRANSPORTS) {
       t.same(result.errors, { total: 1000, byCode: { ECONNREFUSED: 1000 } }, 'every request counted');
       t.equal(result.requests.sent, 1000, 'each in sent with its error');
       t.equal(result.bytes.sent, 0, 'no byte written');
+      const unsent = failedUnsent(result.warnings);
+      t.ok(unsent !== undefined && unsent >= 900 && unsent < 1000, `${unsent} failed unsent, the rest tried (a few per connection)`);
+      t.match(result.warnings.find((w) => w.code === 'SERVER_DOWN')?.message, /under ECONNREFUSED/);
       timing.ok(ms < 3000, `ended in ${Math.round(ms)} ms (93 s before)`);
     });
   });
@@ -63,7 +72,9 @@ for (const transport of TRANSPORTS) {
     });
   });
 
-  t.test(`${transport}: a server that answers 100 Continue and then nothing: one timeout`, async (t) => {
+  // undici takes a 100 Continue to a request that did not ask for one as a bad response at once
+  // (UND_ERR_SOCKET): to it the server answers every request, broken (below).
+  if (transport !== 'undici') t.test(`${transport}: a server that answers 100 Continue and then nothing: one timeout`, async (t) => {
     let requests = 0;
     const server = net.createServer((socket) => {
       socket.on('error', () => {});
@@ -81,6 +92,8 @@ for (const transport of TRANSPORTS) {
       t.equal(result.requests.completed, 0);
       t.equal(result.requests.sent, 300, 'each in sent with its error');
       t.ok(requests <= 30, `${requests} requests reached the server: a few per connection`);
+      // The rest never left: the warning says how many, and under which code.
+      t.equal(failedUnsent(result.warnings), 300 - requests, 'the warning counts every request not sent');
       timing.ok(ms < 4000, `ended in ${Math.round(ms)} ms, about one timeout`);
     });
   });
@@ -100,3 +113,42 @@ for (const transport of TRANSPORTS) {
     t.equal(result.requests.sent, 200);
   });
 }
+
+// A server that answers every request, if with a broken response, is not down: every request goes
+// out and is counted under its own code, however many fail in a row.
+const BROKEN: Array<{ name: string; answer: string }> = [
+  { name: 'a response that is not HTTP', answer: 'garbage\r\n\r\n' },
+  { name: '100 Continue, then a broken head', answer: 'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 2x0 OK\r\n\r\n' },
+];
+
+t.test('undici: a server that answers 100 Continue and then nothing answers each request, broken', async (t) => {
+  const server = await rawServer(t, (socket) => socket.write('HTTP/1.1 100 Continue\r\n\r\n'));
+  const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, transport: 'undici', connections: 4, amount: 16, timeout: 5000 });
+  t.same(result.errors, { total: 16, byCode: { UND_ERR_SOCKET: 16 } }, "undici's bad response, at once");
+  t.equal(server.requests.length, 16, 'every request reached the server');
+  t.notOk(result.warnings.some((w) => w.code === 'SERVER_DOWN'));
+});
+for (const transport of TRANSPORTS) {
+  for (const { name, answer } of BROKEN) {
+    t.test(`${transport}: ${name} on every request is an answer, not a server down`, async (t) => {
+      const server = await rawServer(t, (socket) => socket.end(answer));
+      const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, transport, connections: 4, amount: 16, timeout: 5000 });
+      t.comment(JSON.stringify(result.errors.byCode));
+      t.equal(result.errors.total, 16, 'each request an error');
+      t.equal(result.requests.sent, 16);
+      t.equal(server.requests.length, 16, 'every request reached the server');
+      t.notOk(result.warnings.some((w) => w.code === 'SERVER_DOWN'), 'no request failed unsent');
+    });
+  }
+}
+
+t.test('net: a connection lost in the middle of every response is an answer, not a server down', async (t) => {
+  const server = await rawServer(t, (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npart', () => socket.resetAndDestroy());
+  });
+  const result = await runLoad({ url: `http://127.0.0.1:${server.port}/`, transport: 'net', connections: 4, amount: 16, timeout: 5000 });
+  t.comment(JSON.stringify(result.errors.byCode));
+  t.equal(result.errors.total, 16);
+  t.equal(server.requests.length, 16, 'every request reached the server');
+  t.notOk(result.warnings.some((w) => w.code === 'SERVER_DOWN'));
+});

@@ -149,7 +149,7 @@ export class Engine implements TransportSink, Exchanges {
       this.#pump();
     } else {
       const started = this.#lanes.filter((lane) => lane.id % pipelining < usable && lane.connection < this.#activeConnections);
-      if (this.#plan.amount !== undefined && this.#plan.ramps !== 'connections') this.#downServer = new DownServer(started.length);
+      if (this.#plan.amount !== undefined && this.#plan.ramps !== 'connections') this.#downServer = new DownServer(started.length, this.#lanes.length);
       for (const lane of this.#lanes) if (lane.id % pipelining < usable) this.#next(lane, now);
     }
   }
@@ -199,6 +199,7 @@ export class Engine implements TransportSink, Exchanges {
     lane.measured = now >= this.#measureAt;
     if (!lane.measured) return void this.#sequence.skip(lane);
     this.#measuredSent++;
+    this.#downServer!.failedUnsent++;
     this.#sequence.skip(lane);
     const name = this.#nameOf[lane.requestIndex];
     this.#recorder.recordSent(0, now, name);
@@ -434,6 +435,8 @@ export class Engine implements TransportSink, Exchanges {
       if (this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now, this.#nameOf[lane.requestIndex]);
       else this.#recorder.recordUnfinished(this.#nameOf[lane.requestIndex]);
     }
+    const down = this.#downServer?.warning();
+    if (down !== undefined) this.onWarning(down.code, down.message);
     for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);
   }
 

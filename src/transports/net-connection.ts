@@ -176,6 +176,8 @@ export class Connection extends ConnectionLink implements ResponseHandler {
     const race = this.#reused && written === 1 && this.#lastWrittenIdle && !headAnswering;
     const { lanes, requests } = this.#drain();
     this.detach();
+    // The server had begun answering: not a server that is down (see the engine's DownServer).
+    if (headAnswering && lanes.length > 0) lanes[0]!.firstByteAt = FIRST_BYTE_IN_LAST_READ;
     for (let i = 0; i < lanes.length; i++) {
       const lane = lanes[i]!;
       const request = requests[i]!;
