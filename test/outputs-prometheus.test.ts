@@ -1,5 +1,5 @@
 // Outputs against a real Prometheus (remote-write receiver on a loopback port): what PromQL reads
-// back after a run is exactly the result's counts, over workers and over segments; a failing
+// back after a run is exactly the result's counts (streams' too), over workers and over segments; a failing
 // endpoint changes nothing in the result but one warning.
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -8,8 +8,9 @@ import t, { type Test } from 'tap';
 import { mergeResults, runLoad } from '../src/index.js';
 import { FINAL_FLUSH_MS } from '../src/outputs/live.js';
 import type { LoadOptions } from '../src/shared/load-options.js';
-import type { LoadResult } from '../src/shared/load-result.js';
+import type { LoadResult, TimelineEntry } from '../src/shared/load-result.js';
 import { startPrometheus, type Prometheus } from './fixtures/prometheus.js';
+import { separateStreamServer } from './fixtures/separate-stream-server.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';
@@ -131,6 +132,45 @@ function outputTests(prometheus: Prometheus): void {
     t.equal(await total('salvo_responses_total', 'socketio'), undefined, 'no response series (the handshakes are not the load)');
     t.equal(await total('salvo_requests_sent_total', 'socketio'), undefined, 'no request series');
     await zeroAtStart(t, 'salvo_messages_received_total', 'socketio', result);
+  });
+
+  t.test('streamed runs: events, streams and tokens equal result.stream, and each second\'s first-event and TTFT quantiles are its timeline\'s', async (t) => {
+    const server = await separateStreamServer(t, { format: 'sse', delayMs: 20, intervalMs: 5, events: 6 });
+    const stream = { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content' } as const;
+    const result = await runLoad({ url: server.url, connections: 3, duration: 2500, stream, outputs: [output('stream')] });
+    const figures = result.stream!;
+    t.ok(figures.streams > 20 && figures.outputTokens! > figures.streams, `${figures.streams} streams, ${figures.events} events, ${figures.outputTokens} tokens`);
+    t.equal(await total('salvo_stream_events_total', 'stream'), figures.events, 'salvo_stream_events_total = stream.events');
+    t.equal(await total('salvo_streams_total', 'stream'), figures.streams, 'salvo_streams_total = stream.streams');
+    t.equal(await total('salvo_stream_output_tokens_total', 'stream'), figures.outputTokens, 'salvo_stream_output_tokens_total = stream.outputTokens');
+    const startedAt = `@ ${(result.startedAt + 500) / 1000}`;
+    t.equal(await prometheus.scalar(`salvo_stream_output_tokens_total{testid="stream"} ${startedAt}`), 0, 'the token counter is 0 at the start');
+    const live = await prometheus.scalar(`salvo_stream_events_total{testid="stream"} @ ${(result.startedAt + 1500) / 1000}`);
+    t.ok(live !== undefined && live > 0 && live < figures.events, `${live} events counted a second into the run`);
+    // The same histograms of the same seconds, live and in the result: the same quantiles, second by second.
+    for (const [series, p99] of [
+      ['salvo_stream_first_event_seconds', (second: TimelineEntry) => second.stream!.firstEventP99],
+      ['salvo_stream_ttft_seconds', (second: TimelineEntry) => second.stream!.ttftP99!],
+    ] as const) {
+      const seconds = result.timeline.map(p99).filter((ms) => ms > 0);
+      const selector = `${series}{testid="stream",quantile="0.99"}[1h]`;
+      t.equal(await prometheus.scalar(`count_over_time(${selector})`), seconds.length, `${series}: one p99 a second that timed one`);
+      const sum = seconds.reduce((a, b) => a + b, 0) / 1000;
+      t.ok(Math.abs((await prometheus.scalar(`sum_over_time(${selector})`))! - sum) < 1e-9, `${series}: each second's p99 is the timeline's (sum ${sum} s)`);
+    }
+    t.ok((await prometheus.scalar('min_over_time(salvo_stream_first_event_seconds{testid="stream",quantile="0.5"}[1h])'))! >= 0.02, 'no first event before the server\'s 20 ms delay');
+    for (const series of ['salvo_stream_gap_seconds', 'salvo_stream_itl_seconds']) {
+      const quantiles = await byLabel(series, 'stream', 'quantile');
+      t.ok(quantiles['0.5']! > 0 && quantiles['0.5']! <= quantiles['0.9']! && quantiles['0.9']! <= quantiles['0.99']!, `${series}: 0.5, 0.9 and 0.99 in order, in seconds`);
+    }
+    // Over workers, the main thread sums the threads' seconds live; the totals at the end are the merged result's.
+    const split = await runLoad({ url: server.url, connections: 3, workers: 2, duration: 1500, stream: { format: 'sse' }, outputs: [output('stream-workers')] });
+    t.equal(await total('salvo_stream_events_total', 'stream-workers'), split.stream!.events);
+    t.equal(await total('salvo_streams_total', 'stream-workers'), split.stream!.streams);
+    t.equal(await total('salvo_stream_output_tokens_total', 'stream-workers'), undefined, 'no token series without tokens');
+    t.equal(await total('salvo_stream_ttft_seconds', 'stream-workers'), undefined);
+    t.ok((await prometheus.scalar('count_over_time(salvo_stream_gap_seconds{testid="stream-workers",quantile="0.99"}[1h])'))! >= 1, 'gap quantiles merged over the threads');
+    t.equal(await total('salvo_stream_events_total', 'one-thread'), undefined, 'no stream series in a run without stream');
   });
 
   t.test('Prometheus down (refused at once): the run ends as without the output, one warning', async (t) => {

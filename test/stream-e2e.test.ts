@@ -137,4 +137,7 @@ t.test('the per-stream means count ended streams only: a duration run ends with 
   t.equal(merged.stream!.outputTokensPerStream, 8);
   t.equal(merged.byName!.a!.stream!.outputTokensPerStream, 8);
   t.equal(merged.stream!.outputTokens, 2 * stream.outputTokens!);
+  const ttftP99 = (r: typeof result) => r.timeline.map((second) => second.stream!.ttftP99);
+  t.ok(ttftP99(result).every((ms) => ms! >= 1), `each second's TTFT p99, over both threads: ${ttftP99(result).join(', ')} ms`);
+  t.same(ttftP99(merged), ttftP99(result), 'and merged again: the same histograms twice, the same p99s');
 });

@@ -113,6 +113,7 @@ export class Engine implements TransportSink, Exchanges {
     this.gauges = {
       connections: () => this.#transport.openConnections(),
       targetRate: (second) => this.#schedule?.slotsInSecond(this.#measureAt - this.#startAt, second),
+      ...(this.#stream !== undefined ? { stream: (second: number) => this.#stream!.second(second) } : {}),
     };
     this.#run = new RunLifecycle(plan, hooks, this);
   }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { EventStream } from '../http1/event-stream.js';
-import type { PlannedStream, ShardStream, StreamEvent, StreamHooks } from '../shared/stream.js';
+import type { PlannedStream, ShardStream, ShardStreamSecond, StreamEvent, StreamHooks } from '../shared/stream.js';
 import { StreamRecorder } from '../stats/stream-recorder.js';
 import type { Lane } from '../transports/transport.js';
 
@@ -100,8 +100,13 @@ export class StreamMeter {
     const tpot = tokens > 1 ? (now - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
     const events = this.#streams[id]!.events;
     const duration = events > 0 ? now - this.#firstAt[id]! : -1;
-    recorder.recordStream(events, tokens, duration, tpot, this.#ended[id] === 1);
-    this.#named?.[this.#nameOf[lane.requestIndex]!]!.recordStream(events, tokens, duration, tpot, this.#ended[id] === 1);
+    recorder.recordStream(now, events, tokens, duration, tpot, this.#ended[id] === 1);
+    this.#named?.[this.#nameOf[lane.requestIndex]!]!.recordStream(now, events, tokens, duration, tpot, this.#ended[id] === 1);
+  }
+
+  /** Second `index` of the measured run, closed: the live second (`onProgress`, `outputs`). */
+  second(index: number): ShardStreamSecond | undefined {
+    return this.#recorder?.second(index);
   }
 
   /** The run is over: what was recorded, encoded, and each name's when there are several. */

@@ -6,6 +6,7 @@ import { PrometheusWriter } from './prometheus.js';
 import { isCounter, resultPoints, secondPoints, serverPoints, type Point, type SeriesKind } from './series.js';
 import { announceTestId, generatedTestId } from './test-id.js';
 import { NameSeries } from './name-series.js';
+import { StreamSeries } from './stream-series.js';
 
 /**
  * The most a failing output lengthens a run: how long a hung endpoint has to answer the final
@@ -33,6 +34,7 @@ export interface LiveOutputs {
 export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promise<LiveOutputs> {
   const { compress } = (await import('snappyjs')).default;
   const kind: SeriesKind = { messages: countsMessages(plan.transport) };
+  if (plan.stream !== undefined) kind.stream = { tokens: plan.stream.tokensPath !== undefined || plan.stream.tokensFunction };
   let generated: string | undefined;
   const writers = outputs.map((output) => {
     let testid = output.labels['testid'];
@@ -56,6 +58,7 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
     for (const writer of writers) writer.push(timestampMs, points);
   };
   const names = new NameSeries();
+  const streams = kind.stream === undefined ? undefined : new StreamSeries(kind.stream.tokens);
   /** Counter series written so far, by name and label value. */
   const counted = new Set<string>();
   /** The stamp of the last counters written: where a counter that first appears later was still 0. */
@@ -85,7 +88,7 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
         const timestampMs = stamp(anchorMs + (summary.second + 1) * 1000);
         stamps.set(summary.second, timestampMs);
         if (stamps.size > 60) stamps.delete(stamps.keys().next().value!);
-        writeCounters(timestampMs, [...secondPoints(kind, summary, totals), ...names.secondPoints(summary.byName)], anchorMs);
+        writeCounters(timestampMs, [...secondPoints(kind, summary, totals), ...names.secondPoints(summary.byName), ...(streams?.secondPoints(summary.stream) ?? [])], anchorMs);
       } catch (error) {
         process.emitWarning(`salvo: outputs failed to take a second: ${String(error)}`);
       }
@@ -96,7 +99,7 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
       if (timestampMs !== undefined) write(timestampMs, serverPoints(server));
     },
     async finish(result) {
-      writeCounters(stamp(Date.now()), [...resultPoints(kind, result), ...names.resultPoints(result)], result.startedAt);
+      writeCounters(stamp(Date.now()), [...resultPoints(kind, result), ...names.resultPoints(result), ...(streams?.resultPoints(result.stream) ?? [])], result.startedAt);
       const deadline = Date.now() + FINAL_FLUSH_MS;
       await Promise.all(writers.map((writer) => writer.close(deadline)));
       const failures = writers.map((writer) => writer.failure()).filter((failure) => failure !== undefined);

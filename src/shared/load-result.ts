@@ -598,4 +598,7 @@ export interface StreamSecond {
   /** Time to first event of the streams whose first event came in this second, ms. */
   firstEventP50: number;
   firstEventP99: number;
+  /** `tokens`: time to first token of the streams whose first token came in this second, ms (0: none). */
+  ttftP50?: number;
+  ttftP99?: number;
 }

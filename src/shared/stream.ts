@@ -57,8 +57,14 @@ export interface StreamHooks {
 export interface ShardStreamSecond {
   events: number;
   outputTokens: number;
-  /** First-event times of the streams whose first event came in this second (µs, encoded). */
+  /** Streams that ended in this second. */
+  streams: number;
+  /** First-event times of the streams whose first event came in this second (µs, encoded; `''` for none). */
   firstEvent: string;
+  /** The gaps, and with `tokens` the TTFTs and ITLs, that ended in this second (µs, encoded; `''` for none). */
+  gap: string;
+  ttft: string;
+  itl: string;
 }
 
 /** What one thread measured of its streams, encoded to merge exactly. */
@@ -94,4 +100,6 @@ export interface StreamMergeInfo {
   streamOutputTokens?: number;
   /** Each timeline second's first-event histogram (µs, encoded), `''` for none. */
   seconds: string[];
+  /** `tokens`: each timeline second's TTFT histogram (µs, encoded), `''` for none. */
+  ttftSeconds?: string[];
 }

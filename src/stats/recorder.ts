@@ -4,7 +4,7 @@ import type { CheckStats, ErrorSample, PhaseHistograms } from '../shared/load-re
 import type { PartialLoadResult } from './thresholds.js';
 import type { Warning } from '../shared/warnings.js';
 import type { ShardWebSocket } from '../shared/websocket.js';
-import type { ShardStream } from '../shared/stream.js';
+import type { ShardStream, ShardStreamSecond } from '../shared/stream.js';
 import { createHistogram, encodeHistogram, latencyUs, slotTop } from './histogram.js';
 import { PendingLatencies } from './pending-latencies.js';
 import { keepErrorSample } from './error-samples.js';
@@ -99,6 +99,8 @@ export interface SecondSummary extends ShardSecond {
   p99: number;
   /** Each request name's part of it (absent in a run without names). */
   byName?: Record<string, NameSecondSummary>;
+  /** A `stream` run's events, streams and tokens in it, with their times encoded (merged over threads). */
+  stream?: ShardStreamSecond;
 }
 
 /** A thread's (or, merged, the run's) counts since the measured run began, sent with each closed second. */
@@ -126,6 +128,8 @@ export interface Gauges {
   targetRate(second: number): number | undefined;
   /** The generator's CPU and event-loop share since the previous second. */
   generator?(): GeneratorSecond;
+  /** `stream`: the streams' part of a second that closed (read only for a live second). */
+  stream?(second: number): ShardStreamSecond | undefined;
 }
 
 /** The gauges of a name's recorder: connections and rates belong to the whole thread. */
@@ -358,7 +362,10 @@ export class Recorder {
       ...(this.gauges.generator?.() ?? { cpuPercent: 0, eventLoopUtilization: 0 }),
     };
     this.#timeline.push(entry);
-    if (percentiles) this.onSecond!({ ...entry, ...percentiles, ...this.#namedSeconds(entry) });
+    if (percentiles) {
+      const stream = this.gauges.stream?.(second);
+      this.onSecond!({ ...entry, ...percentiles, ...this.#namedSeconds(entry), ...(stream !== undefined ? { stream } : {}) });
+    }
     this.#secondSent = this.#secondCompleted = this.#secondErrors = this.#secondRetried = 0;
   }
 

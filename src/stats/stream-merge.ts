@@ -38,7 +38,7 @@ export function mergeStream(
     stats[figure] = latencyStats(merged);
     merged.destroy();
   }
-  const seconds = mergeSeconds(shards, timeline);
+  const seconds = mergeSeconds(shards, timeline, stats.ttft !== undefined);
   const perSecond = (count: number): number => (durationMs > 0 ? count / (durationMs / 1000) : 0);
   const tokens = stats.ttft !== undefined;
   const stream: StreamStats = {
@@ -63,35 +63,50 @@ export function mergeStream(
         }
       : {}),
   };
-  return { stream, info: { histograms, streamEvents, streamOutputTokens, seconds } };
+  return { stream, info: { histograms, streamEvents, streamOutputTokens, seconds: seconds.firstEvent, ...(seconds.ttft !== undefined ? { ttftSeconds: seconds.ttft } : {}) } };
 }
 
-/** Sets `timeline[i].stream` from the shards' seconds; returns each second's first-event histogram. */
-function mergeSeconds(shards: readonly ShardStream[], timeline: TimelineEntry[]): string[] {
-  const encoded: string[] = [];
+/**
+ * Sets `timeline[i].stream` from the shards' seconds; returns each second's first-event histogram,
+ * and with `tokens` each second's TTFT histogram.
+ */
+function mergeSeconds(shards: readonly ShardStream[], timeline: TimelineEntry[], tokens: boolean): { firstEvent: string[]; ttft: string[] | undefined } {
+  const firstEvent: string[] = [];
+  const ttft: string[] | undefined = tokens ? [] : undefined;
   timeline.forEach((entry, second) => {
     let events = 0, outputTokens = 0;
-    const parts: string[] = [];
     for (const shard of shards) {
       const s = shard.seconds[second];
       if (s === undefined) continue;
       events += s.events;
       outputTokens += s.outputTokens;
-      if (s.firstEvent !== '') parts.push(s.firstEvent);
     }
-    let p50 = 0, p99 = 0, histogram = '';
-    if (parts.length > 0) {
-      const merged = createHistogram();
-      for (const part of parts) addEncodedInto(merged, part);
-      p50 = merged.getValueAtPercentile(50) / 1000;
-      p99 = merged.getValueAtPercentile(99) / 1000;
-      histogram = parts.length === 1 ? parts[0]! : encodeHistogram(merged);
-      merged.destroy();
+    const first = mergeSecond(shards, second, 'firstEvent');
+    entry.stream = { events, outputTokens, firstEventP50: first.p50, firstEventP99: first.p99 };
+    firstEvent.push(first.histogram);
+    if (ttft !== undefined) {
+      const merged = mergeSecond(shards, second, 'ttft');
+      entry.stream.ttftP50 = merged.p50;
+      entry.stream.ttftP99 = merged.p99;
+      ttft.push(merged.histogram);
     }
-    entry.stream = { events, outputTokens, firstEventP50: p50, firstEventP99: p99 };
-    encoded.push(histogram);
   });
-  return encoded;
+  return { firstEvent, ttft };
+}
+
+/** One figure's histograms of second `second` over the shards: its p50 and p99 (ms, 0 for none) and the merged encoding. */
+function mergeSecond(shards: readonly ShardStream[], second: number, figure: 'firstEvent' | 'ttft'): { p50: number; p99: number; histogram: string } {
+  const parts: string[] = [];
+  for (const shard of shards) {
+    const encoded = shard.seconds[second]?.[figure];
+    if (encoded !== undefined && encoded !== '') parts.push(encoded);
+  }
+  if (parts.length === 0) return { p50: 0, p99: 0, histogram: '' };
+  const merged = createHistogram();
+  for (const part of parts) addEncodedInto(merged, part);
+  const result = { p50: merged.getValueAtPercentile(50) / 1000, p99: merged.getValueAtPercentile(99) / 1000, histogram: parts.length === 1 ? parts[0]! : encodeHistogram(merged) };
+  merged.destroy();
+  return result;
 }
 
 /**
@@ -102,9 +117,11 @@ export function streamAsShard(stream: StreamStats | undefined, info: StreamMerge
   if (stream === undefined || info === undefined) return undefined;
   const seconds: ShardStreamSecond[] = [];
   if (timeline !== undefined) {
-    for (let i = 0; i < secondShift; i++) seconds.push({ events: 0, outputTokens: 0, firstEvent: '' });
+    // The streams ended, gaps and ITLs of each second are live figures only, not kept in the result.
+    const empty = { streams: 0, gap: '', itl: '' };
+    for (let i = 0; i < secondShift; i++) seconds.push({ events: 0, outputTokens: 0, firstEvent: '', ttft: '', ...empty });
     timeline.forEach((entry, index) => {
-      seconds.push({ events: entry.stream?.events ?? 0, outputTokens: entry.stream?.outputTokens ?? 0, firstEvent: info.seconds[index] ?? '' });
+      seconds.push({ events: entry.stream?.events ?? 0, outputTokens: entry.stream?.outputTokens ?? 0, firstEvent: info.seconds[index] ?? '', ttft: info.ttftSeconds?.[index] ?? '', ...empty });
     });
   }
   return {

@@ -26,9 +26,17 @@ export class StreamRecorder {
   readonly #tpot: PendingLatencies | undefined;
   readonly #seconds: ShardStreamSecond[] = [];
   readonly #secondFirstEvent = new PendingLatencies();
+  readonly #secondGap = new PendingLatencies();
+  readonly #secondTtft: PendingLatencies | undefined;
+  readonly #secondItl: PendingLatencies | undefined;
   #secondFirstEvents = 0;
+  #secondGaps = 0;
+  #secondTtfts = 0;
+  #secondItls = 0;
   #secondEvents = 0;
   #secondTokens = 0;
+  #secondStreams = 0;
+  readonly #startAt: number;
   #nextSecondAt: number;
 
   constructor(
@@ -37,12 +45,15 @@ export class StreamRecorder {
     startAt: number,
     { delivery = false, tokens = false } = {},
   ) {
+    this.#startAt = startAt;
     this.#nextSecondAt = startAt + 1000;
     if (delivery) this.#delivery = new PendingLatencies();
     if (tokens) {
       this.#ttft = new PendingLatencies();
       this.#itl = new PendingLatencies();
       this.#tpot = new PendingLatencies();
+      this.#secondTtft = new PendingLatencies();
+      this.#secondItl = new PendingLatencies();
     }
   }
 
@@ -57,7 +68,10 @@ export class StreamRecorder {
       this.#secondFirstEvent.record(us);
       this.#secondFirstEvents++;
     } else {
-      this.#gap.record(toUs(ms));
+      const us = toUs(ms);
+      this.#gap.record(us);
+      this.#secondGap.record(us);
+      this.#secondGaps++;
     }
   }
 
@@ -71,12 +85,24 @@ export class StreamRecorder {
     if (now >= this.#nextSecondAt) this.#rollTo(now);
     this.outputTokens += count;
     this.#secondTokens += count;
-    (first ? this.#ttft : this.#itl)?.record(toUs(ms));
+    if (this.#ttft === undefined) return;
+    const us = toUs(ms);
+    if (first) {
+      this.#ttft.record(us);
+      this.#secondTtft!.record(us);
+      this.#secondTtfts++;
+    } else {
+      this.#itl!.record(us);
+      this.#secondItl!.record(us);
+      this.#secondItls++;
+    }
   }
 
-  /** A stream ended with `events` and `tokens`: `durationMs` from its first event (-1: it had none), `tpotMs` (-1: fewer than two tokens). */
-  recordStream(events: number, tokens: number, durationMs: number, tpotMs: number, ended: boolean): void {
+  /** A stream ended at `now` with `events` and `tokens`: `durationMs` from its first event (-1: it had none), `tpotMs` (-1: fewer than two tokens). */
+  recordStream(now: number, events: number, tokens: number, durationMs: number, tpotMs: number, ended: boolean): void {
+    if (now >= this.#nextSecondAt) this.#rollTo(now);
     this.streams++;
+    this.#secondStreams++;
     this.streamEvents += events;
     this.streamOutputTokens += tokens;
     if (ended) this.ended++;
@@ -85,22 +111,38 @@ export class StreamRecorder {
   }
 
   #rollTo(now: number): void {
-    while (now >= this.#nextSecondAt) {
-      this.#closeSecond();
-      this.#nextSecondAt += 1000;
-    }
+    while (now >= this.#nextSecondAt) this.#closeSecond();
+  }
+
+  /**
+   * Second `index` of the run, closed (the Recorder's live second, for `onProgress` and `outputs`;
+   * events roll this one on too, so it may have closed it already).
+   */
+  second(index: number): ShardStreamSecond {
+    while (this.#seconds.length <= index) this.#closeSecond();
+    return this.#seconds[index]!;
   }
 
   #closeSecond(): void {
-    const firstEvent = this.#secondFirstEvents > 0 ? this.#secondFirstEvent.takeEncoded() : '';
-    this.#seconds.push({ events: this.#secondEvents, outputTokens: this.#secondTokens, firstEvent });
-    this.#secondEvents = this.#secondTokens = this.#secondFirstEvents = 0;
+    const taken = (pending: PendingLatencies | undefined, count: number): string => (pending !== undefined && count > 0 ? pending.takeEncoded() : '');
+    this.#seconds.push({
+      events: this.#secondEvents,
+      outputTokens: this.#secondTokens,
+      streams: this.#secondStreams,
+      firstEvent: taken(this.#secondFirstEvent, this.#secondFirstEvents),
+      gap: taken(this.#secondGap, this.#secondGaps),
+      ttft: taken(this.#secondTtft, this.#secondTtfts),
+      itl: taken(this.#secondItl, this.#secondItls),
+    });
+    this.#nextSecondAt = this.#startAt + (this.#seconds.length + 1) * 1000;
+    this.#secondEvents = this.#secondTokens = this.#secondStreams = 0;
+    this.#secondFirstEvents = this.#secondGaps = this.#secondTtfts = this.#secondItls = 0;
   }
 
   /** Everything recorded, encoded; a last partial second is kept when anything happened in it. */
   finish(endAt: number): ShardStream {
     this.#rollTo(endAt);
-    if (this.#secondEvents + this.#secondTokens > 0) this.#closeSecond();
+    if (this.#secondEvents + this.#secondTokens + this.#secondStreams > 0) this.#closeSecond();
     const histograms: StreamHistograms = {
       firstEvent: encodePending(this.#firstEvent),
       gap: encodePending(this.#gap),

@@ -2,6 +2,7 @@ import type { Histogram } from 'hdr-histogram-js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
 import { addCounts, type RunningTotals, type SecondSummary } from '../stats/recorder.js';
 import { addEncodedInto, createHistogram, encodeHistogram } from '../stats/histogram.js';
+import type { ShardStreamSecond } from '../shared/stream.js';
 
 type Totals = RunningTotals;
 
@@ -21,6 +22,39 @@ interface PendingSecond {
   totals: Map<number, Totals>;
   /** The request names' parts, when the shards have names. */
   byName?: Map<string, { sent: number; completed: number; errors: number; histogram: Histogram }>;
+  /** A `stream` run's part: counts summed, each figure's histograms added. */
+  stream?: PendingStream;
+}
+
+const STREAM_FIGURES = ['firstEvent', 'gap', 'ttft', 'itl'] as const;
+
+interface PendingStream {
+  events: number;
+  outputTokens: number;
+  streams: number;
+  histograms: Partial<Record<(typeof STREAM_FIGURES)[number], Histogram>>;
+}
+
+function addStream(into: PendingStream | undefined, part: ShardStreamSecond): PendingStream {
+  const sum = into ?? { events: 0, outputTokens: 0, streams: 0, histograms: {} };
+  sum.events += part.events;
+  sum.outputTokens += part.outputTokens;
+  sum.streams += part.streams;
+  for (const figure of STREAM_FIGURES) {
+    if (part[figure] !== '') addEncodedInto((sum.histograms[figure] ??= createHistogram()), part[figure]);
+  }
+  return sum;
+}
+
+function encodeStream({ events, outputTokens, streams, histograms }: PendingStream): ShardStreamSecond {
+  const encoded = { events, outputTokens, streams, firstEvent: '', gap: '', ttft: '', itl: '' };
+  for (const figure of STREAM_FIGURES) {
+    const histogram = histograms[figure];
+    if (histogram === undefined) continue;
+    encoded[figure] = encodeHistogram(histogram);
+    histogram.destroy();
+  }
+  return encoded;
 }
 
 /**
@@ -85,6 +119,7 @@ export class ProgressMerger {
       }
       if (part.histogram !== '') addEncodedInto(into.histogram, part.histogram);
     }
+    if (summary.stream !== undefined) pending.stream = addStream(pending.stream, summary.stream);
     pending.totals.set(shard, totals);
     this.#emitReady(false);
   }
@@ -155,6 +190,7 @@ export class ProgressMerger {
         histogram.destroy();
       }
     }
+    if (pending.stream !== undefined) summary.stream = encodeStream(pending.stream);
     this.#onSecond(summary, totals);
   }
 }

@@ -1,0 +1,69 @@
+import type { StreamStats } from '../shared/load-result.js';
+import type { ShardStreamSecond } from '../shared/stream.js';
+import { decodeHistogram } from '../stats/histogram.js';
+import type { Point } from './series.js';
+
+const QUANTILES = [
+  ['0.5', 50],
+  ['0.9', 90],
+  ['0.99', 99],
+] as const;
+
+/**
+ * A `stream` run's series: events, ended streams and (with `tokens`) output tokens as counters,
+ * summed from the seconds while the run goes and exact from the merged result at its end; each
+ * second's first-event, gap, TTFT and ITL quantiles, as `salvo_latency_seconds` has latency's.
+ */
+export class StreamSeries {
+  readonly #tokens: boolean;
+  #events = 0;
+  #streams = 0;
+  #outputTokens = 0;
+
+  constructor(tokens: boolean) {
+    this.#tokens = tokens;
+  }
+
+  /** One closed second's samples: the counters so far, and the quantiles of each figure it timed. */
+  secondPoints(second: ShardStreamSecond | undefined): Point[] {
+    if (second === undefined) return this.#counters();
+    this.#events += second.events;
+    this.#streams += second.streams;
+    this.#outputTokens += second.outputTokens;
+    const points = this.#counters();
+    quantiles(points, 'salvo_stream_first_event_seconds', second.firstEvent);
+    quantiles(points, 'salvo_stream_gap_seconds', second.gap);
+    if (this.#tokens) {
+      quantiles(points, 'salvo_stream_ttft_seconds', second.ttft);
+      quantiles(points, 'salvo_stream_itl_seconds', second.itl);
+    }
+    return points;
+  }
+
+  /** The exact totals, from the merged result. */
+  resultPoints(stream: StreamStats | undefined): Point[] {
+    if (stream !== undefined) {
+      this.#events = stream.events;
+      this.#streams = stream.streams;
+      this.#outputTokens = stream.outputTokens ?? 0;
+    }
+    return this.#counters();
+  }
+
+  #counters(): Point[] {
+    const points: Point[] = [
+      { name: 'salvo_stream_events_total', value: this.#events },
+      { name: 'salvo_streams_total', value: this.#streams },
+    ];
+    if (this.#tokens) points.push({ name: 'salvo_stream_output_tokens_total', value: this.#outputTokens });
+    return points;
+  }
+}
+
+/** `name`'s quantiles from a second's encoded histogram (µs); none for a second that timed nothing. */
+function quantiles(points: Point[], name: string, encoded: string): void {
+  if (encoded === '') return;
+  const histogram = decodeHistogram(encoded);
+  for (const [label, percentile] of QUANTILES) points.push({ name, label: ['quantile', label], value: histogram.getValueAtPercentile(percentile) / 1e6 });
+  histogram.destroy();
+}
