@@ -64,7 +64,7 @@ export type { MachineSecond, MachineStats, ServerReadingSecond, ServerSecond, Se
 export type { Segment, Thresholds, TransportName } from './shared/terms.js';
 export type { Warning } from './shared/warnings.js';
 export type { StreamEvent, StreamFormat, StreamHistograms, StreamMergeInfo, StreamOptions } from './shared/stream.js';
-export type { StreamSecond, StreamStats } from './shared/load-result.js';
+export type { StreamSecond, StreamStats, SubscriptionStats } from './shared/load-result.js';
 export { compareResults, DEFAULT_METRICS } from './compare/compare-results.js';
 export { runComparison } from './compare/run-comparison.js';
 export { formatComparison } from './compare/format-comparison.js';

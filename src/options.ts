@@ -16,7 +16,7 @@ import { durationOption, positiveInteger, rejectUnknownKeys, show } from './shar
 import { planSocketIo } from './websocket/socketio-options.js';
 import { planTaskOptions, rejectConcurrencyWithoutTask } from './tasks/options.js';
 import { importTask, type ImportedTask } from './workers/task-module.js';
-import { planStream } from './engine/stream-options.js';
+import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -222,6 +222,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     ...(task !== undefined ? { task: task.task } : {}),
     ...(streamPlan !== undefined ? { stream: streamPlan.planned } : {}),
   };
+  rejectWithSubscribe(plan, options);
   return {
     plan,
     hooks: {

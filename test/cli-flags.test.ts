@@ -34,6 +34,13 @@ t.test('every flag becomes its runLoad option', async (t) => {
   });
   t.match(invocation, { json: true, html: 'r.html', quiet: true, plannedMs: 30_000 });
   t.same(parseRunFlags([url, '--transport', 'h2', '-c', '4', '--streams', '10']).options, { url, transport: 'h2', connections: 4, streams: 10, duration: 10_000 });
+  t.same(parseRunFlags([url, '--stream', 'sse', '--stream-subscribe', '--stream-timestamp', 't', '-c', '100']).options, {
+    url,
+    connections: 100,
+    stream: { format: 'sse', timestamp: { field: 't' }, subscribe: true },
+    duration: 10_000,
+  });
+  t.throws(() => parseRunFlags([url, '--stream-subscribe']), UsageError, '--stream-subscribe needs --stream sse');
 });
 
 t.test('defaults: 10 s unless an amount or stages set the length', async (t) => {

@@ -93,6 +93,11 @@ t.test('SSE: fields as the standard says', async (t) => {
   t.same(events('event: a\n\ndata: b\n\n').map((e) => e.type), ['message'], 'its type is forgotten');
   t.same(events('id: 1\ndata: a\n\nid\ndata: b\n\n').map((e) => e.id), ['1', ''], 'a bare id resets it');
   t.same(events('id: 1\ndata: a\n\nid: 2\u0000\ndata: b\n\n').map((e) => e.id), ['1', '1'], 'an id with NUL is ignored');
+  const cut = frame('sse', Buffer.from('id: 1\ndata: a\n\nid: 2\ndata: b\n'), []).stream;
+  t.equal(cut.lastEventId, '1', "an id takes effect at its event's end: a stream cut before it keeps the one before");
+  t.equal(frame('sse', Buffer.from('id: 3\n\n'), []).stream.lastEventId, '3', 'an event without data still sets it');
+  cut.forget();
+  t.same([cut.lastEventId, cut.retryMs], ['', -1], 'a new subscription starts without');
   t.same(events('data: a\nDATA: b\n\n').map((e) => e.data), ['a'], 'names are case-sensitive');
   t.same(events('dataa: b\ndat: c\n\n'), [], 'other names are ignored');
   t.same(events('data: a\n\ndata: b'), [{ data: 'a', type: 'message', id: '' }], 'an unfinished event at the end is dropped');

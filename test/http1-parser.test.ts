@@ -604,3 +604,26 @@ t.test('differential: a parser using its head template reports what a full parse
   t.same(fast.reported, reference.reported, 'the same responses: status, bytes, close');
   t.ok(reference.reported.length > 1000 && reference.errors.length > 50, `${reference.reported.length} responses, ${reference.errors.length} errors`);
 });
+
+t.test('heads: each final head goes to onHead with its content-type, and refusing it ends the response', async (t) => {
+  const heads: Array<[number, string | undefined]> = [];
+  const responses: Array<[number, boolean]> = [];
+  let accept = true;
+  const parser = new ResponseParser(
+    {
+      onHead: (status, contentType) => (heads.push([status, contentType]), accept),
+      onResponse: (status, _bytes, willClose) => (responses.push([status, willClose]), true),
+      onBody: () => true,
+    },
+    { heads: true, body: true, template: new HeadTemplate() },
+  );
+  const sse = Buffer.from('HTTP/1.1 103 Early Hints\r\nlink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: text/event-stream; charset=utf-8\r\ncontent-length: 2\r\n\r\nok');
+  t.equal(parser.execute(sse, 0, sse.length), undefined);
+  const html = Buffer.from('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 2\r\n\r\nok');
+  t.equal(parser.execute(html, 0, html.length), undefined);
+  accept = false;
+  const refused = Buffer.from('HTTP/1.1 503 Busy\r\ncontent-length: 4\r\n\r\nbusy');
+  t.equal(parser.execute(refused, 0, refused.length), undefined);
+  t.same(heads, [[200, 'text/event-stream; charset=utf-8'], [200, 'text/html'], [503, undefined]], 'the final heads only, each with its own content-type (none read from the one before)');
+  t.same(responses, [[200, false], [200, false], [503, true]], 'a refused head ends its response there, closing the connection');
+});

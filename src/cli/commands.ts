@@ -47,6 +47,11 @@ const FLAGS: Readonly<Record<string, { flag: string; text?: readonly string[] }>
   'socketio.namespace': { flag: '--socketio-namespace' },
   'socketio.auth': { flag: '--socketio-auth' },
   'socketio.path': { flag: '--socketio-path' },
+  'stream.format': { flag: '--stream' },
+  'stream.until': { flag: '--stream-until' },
+  'stream.tokens': { flag: '--stream-tokens' },
+  'stream.timestamp': { flag: '--stream-timestamp' },
+  'stream.subscribe': { text: ['stream.subscribe'], flag: '--stream-subscribe' },
 };
 
 /** How the command line names `option`: `thresholds["latency.p99"][0]` is `--threshold "latency.p99"`. */

@@ -3,6 +3,7 @@ import { EventStream } from '../http1/event-stream.js';
 import type { PlannedStream, ShardStream, ShardStreamSecond, StreamEvent, StreamHooks } from '../shared/stream.js';
 import { StreamRecorder } from '../stats/stream-recorder.js';
 import type { Lane } from '../transports/transport.js';
+import type { StageMeter } from '../runner/stage-meter.js';
 
 /** The `result.warnings` code of a `stream.until` or `stream.tokens` function that threw. */
 export const STREAM_FUNCTION_FAILED = 'STREAM_FUNCTION_FAILED';
@@ -32,7 +33,12 @@ export class StreamMeter {
   #named: StreamRecorder[] | undefined;
   readonly #nameOf: Uint16Array;
   readonly #names: number;
+  #startAt = Infinity;
   #endAt = Infinity;
+  /** Subscriptions: events count by when they came, whenever their request went out (warm-up included). */
+  readonly #byArrival: boolean;
+  /** Subscriptions with `stages`: each stage's events and delivery times. */
+  #stages: StageMeter | undefined;
   /** The clock for the piece of body being framed; 0 until an event needs it. */
   #now = 0;
 
@@ -45,6 +51,7 @@ export class StreamMeter {
     warn: (code: string, message: string) => void,
   ) {
     this.#planned = planned;
+    this.#byArrival = planned.subscribe;
     this.#nameOf = names.nameOf;
     this.#names = names.count;
     this.#hooks = hooks ?? {};
@@ -60,8 +67,10 @@ export class StreamMeter {
     this.#ended = new Uint8Array(n);
   }
 
-  /** The measured run began at `startAt` and ends at `endAt` (performance.now() ms). */
-  begin(startAt: number, endAt: number): void {
+  /** The measured run began at `startAt` and ends at `endAt` (performance.now() ms); `stages` counts its events by stage. */
+  begin(startAt: number, endAt: number, stages?: StageMeter): void {
+    this.#startAt = startAt;
+    this.#stages = stages;
     const planned = this.#planned;
     const recorder = (): StreamRecorder =>
       new StreamRecorder(planned.format, startAt, {
@@ -79,6 +88,21 @@ export class StreamMeter {
     this.#streams[id]!.reset();
     this.#firstAt[id] = this.#lastAt[id] = this.#firstTokenAt[id] = this.#lastTokenAt[id] = this.#tokens[id] = 0;
     this.#ended[id] = 0;
+  }
+
+  /** A new subscription on `lane` (not a reconnection): no last event id or `retry` carried over. */
+  forget(lane: Lane): void {
+    this.#streams[lane.id]!.forget();
+  }
+
+  /** The last event id `lane`'s subscription saw, `''` for none: its reconnection's `Last-Event-ID`. */
+  lastEventId(lane: Lane): string {
+    return this.#streams[lane.id]!.lastEventId;
+  }
+
+  /** The server's `retry:` on `lane`'s subscription, ms; -1 until it sent one. */
+  retryMs(lane: Lane): number {
+    return this.#streams[lane.id]!.retryMs;
   }
 
   /** Body bytes of `lane`'s response; false when `until` ended the stream. */
@@ -121,14 +145,18 @@ export class StreamMeter {
     const now = this.#now === 0 ? (this.#now = performance.now()) : this.#now;
     const id = lane.id;
     const first = stream.events === 1;
-    const recorder = lane.measured && now < this.#endAt ? this.#recorder : undefined;
+    const counted = this.#byArrival ? now >= this.#startAt : lane.measured;
+    const recorder = counted && now < this.#endAt ? this.#recorder : undefined;
     const named = recorder === undefined ? undefined : this.#named?.[this.#nameOf[lane.requestIndex]!];
     const sinceMs = now - (first ? lane.intendedAt : this.#lastAt[id]!);
     recorder?.recordEvent(now, first, sinceMs);
     named?.recordEvent(now, first, sinceMs);
     if (first) this.#firstAt[id] = now;
     this.#lastAt[id] = now;
-    if (!this.#readText) return true;
+    if (!this.#readText) {
+      if (recorder !== undefined) this.#stages?.recordReceived(now, -1);
+      return true;
+    }
 
     const planned = this.#planned;
     const data = stream.data();
@@ -149,13 +177,16 @@ export class StreamMeter {
       return json;
     };
 
+    let deliveryMs = -1;
     if (planned.timestampField !== undefined) {
       const sentAt = (jsonOf() as Record<string, unknown> | undefined)?.[planned.timestampField];
       if (typeof sentAt === 'number') {
-        recorder?.recordDelivery(performance.timeOrigin + now - sentAt);
-        named?.recordDelivery(performance.timeOrigin + now - sentAt);
+        deliveryMs = Math.max(0, performance.timeOrigin + now - sentAt);
+        recorder?.recordDelivery(deliveryMs);
+        named?.recordDelivery(deliveryMs);
       }
     }
+    if (recorder !== undefined) this.#stages?.recordReceived(now, deliveryMs < 0 ? -1 : Math.round(deliveryMs * 1000));
     let count = 0;
     if (planned.tokensPath !== undefined) count = tokensAt(jsonOf(), planned.tokensPath);
     else if (this.#hooks.tokens !== undefined) count = this.#call('tokens', () => this.#hooks.tokens!(eventOf()), 0);

@@ -1,9 +1,10 @@
 import { SalvoOptionError } from '../shared/errors.js';
+import type { Plan } from '../shared/plan.js';
 import type { PlannedStream, StreamFormat, StreamHooks, StreamOptions } from '../shared/stream.js';
 import { rejectUnknownKeys, show } from '../shared/validate.js';
 
 const FORMATS: readonly StreamFormat[] = ['sse', 'ndjson', 'chunks'];
-const KEYS = ['format', 'until', 'timestamp', 'tokens'] as const satisfies ReadonlyArray<keyof StreamOptions>;
+const KEYS = ['format', 'until', 'timestamp', 'tokens', 'subscribe'] as const satisfies ReadonlyArray<keyof StreamOptions>;
 
 /** `stream` validated into plain data and the functions that stay in this thread; undefined without it. */
 export function planStream(value: unknown, { workers, webSocket }: { workers: number; webSocket: boolean }): { planned: PlannedStream; hooks: StreamHooks } | undefined {
@@ -28,6 +29,19 @@ export function planStream(value: unknown, { workers, webSocket }: { workers: nu
   if (tokens !== undefined && typeof tokens !== 'function' && (typeof tokens !== 'string' || tokens === '')) {
     throw new SalvoOptionError(`stream.tokens must be a JSON path such as 'choices.0.delta.content' or a function (event) => number; got ${show(tokens)}`, { option: 'stream.tokens', value: tokens });
   }
+  const { subscribe } = options;
+  if (subscribe !== undefined && typeof subscribe !== 'boolean') {
+    throw new SalvoOptionError(`stream.subscribe must be true or false; got ${show(subscribe)}`, { option: 'stream.subscribe', value: subscribe });
+  }
+  if (subscribe === true) {
+    if (options.format !== 'sse') {
+      throw new SalvoOptionError(`stream.subscribe holds Server-Sent Events subscriptions and needs format 'sse'; got format ${show(options.format)}`, { option: 'stream.subscribe', value: subscribe, mentions: ['stream.format'] });
+    }
+    for (const [name, given] of [['until', until], ['tokens', tokens]] as const) {
+      if (given === undefined) continue;
+      throw new SalvoOptionError(`stream.${name} ends or counts a response's stream; a subscription is held for the whole run, so drop stream.${name} or stream.subscribe`, { option: `stream.${name}`, value: given, mentions: ['stream.subscribe'] });
+    }
+  }
   for (const [name, hook] of [['until', until], ['tokens', tokens]] as const) {
     if (typeof hook === 'function' && workers > 1) {
       throw new SalvoOptionError(`stream.${name} is a function, which cannot be sent to worker threads (workers: ${workers}); give a string, or use workers: 1`, { option: `stream.${name}`, value: hook, mentions: ['workers'] });
@@ -41,10 +55,27 @@ export function planStream(value: unknown, { workers, webSocket }: { workers: nu
       tokensPath: typeof tokens === 'string' ? tokens.split('.') : undefined,
       untilFunction: typeof until === 'function',
       tokensFunction: typeof tokens === 'function',
+      subscribe: subscribe === true,
     },
     hooks: {
       ...(typeof until === 'function' ? { until } : {}),
       ...(typeof tokens === 'function' ? { tokens } : {}),
     },
   };
+}
+
+/**
+ * Options a subscription run has no use for: it holds one GET-like request per client for the run,
+ * so no rate, amount, pipelining, sequence of requests or checks of its answers.
+ */
+export function rejectWithSubscribe(plan: Plan, options: { expect?: unknown; requests?: unknown }): void {
+  if (plan.stream?.subscribe !== true) return;
+  const reject = (option: string, value: unknown, why: string): never => {
+    throw new SalvoOptionError(`${option} ${why} with stream.subscribe, where each client holds one subscription for the run; got ${option} ${show(value)}`, { option, value, mentions: ['stream.subscribe'] });
+  };
+  if (plan.rate !== undefined || plan.ramps === 'rate') reject(plan.rate !== undefined ? 'rate' : 'stages', plan.rate ?? plan.stages, 'has no meaning (stages ramp the subscribers: { duration, connections })');
+  if (plan.amount !== undefined) reject('amount', plan.amount, 'has no meaning (give a duration)');
+  if (plan.pipelining > 1) reject('pipelining', plan.pipelining, 'has no meaning (a stream never ends to let the next request through)');
+  if (options.expect !== undefined) reject('expect', options.expect, 'is not supported');
+  if (plan.requests.length > 1 || plan.requests.some((request) => request.dynamic || request.capture)) reject('requests', options.requests, 'must be one request without hooks');
 }

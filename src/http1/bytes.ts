@@ -12,6 +12,7 @@ const LOWER = 0x20;
 export const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
 export const TRANSFER_ENCODING = Buffer.from('transfer-encoding', 'latin1');
 export const CONNECTION = Buffer.from('connection', 'latin1');
+export const CONTENT_TYPE = Buffer.from('content-type', 'latin1');
 
 /** Whether `buf[start, end)` equals `lower` (lower case) in any letter case. */
 export function equalsLower(buf: Uint8Array, start: number, end: number, lower: Uint8Array): boolean {

@@ -80,6 +80,9 @@ export class EventStream {
   readonly #eventType = new TextBytes();
   #id = new TextBytes();
   #idHasNull = false;
+  /** An `id:` line of the event being built, which its blank line makes the last event id. */
+  #pendingId = new TextBytes();
+  #idPending = false;
   /** The last event id's bytes, decoded only when asked for. */
   #lastId = new TextBytes();
   #retry = 0;
@@ -96,9 +99,10 @@ export class EventStream {
     this.#keepText = keepText;
   }
 
-  /** For a new response: what an unfinished event had is dropped; `lastEventId` and `retryMs` stay. */
+  /** For a new response: what an unfinished event had (its `id:` too) is dropped; `lastEventId` and `retryMs` stay. */
   reset(): void {
     this.events = 0;
+    this.#idPending = false;
     this.#bom = 0;
     this.#afterCR = false;
     this.#part = LINE_START;
@@ -118,9 +122,20 @@ export class EventStream {
     return this.#eventType.length === 0 ? 'message' : this.#eventType.text();
   }
 
-  /** The last event id the server set (SSE `id:`), sent back as `Last-Event-ID` when reconnecting. */
+  /**
+   * The last event id the server set (SSE `id:`), sent back as `Last-Event-ID` when reconnecting. As
+   * the standard says, an `id:` takes effect at its event's blank line: an event cut off by a lost
+   * connection does not move it.
+   */
   get lastEventId(): string {
     return this.#lastId.text();
+  }
+
+  /** For a new subscription (not a reconnection): no last event id, no `retry`. */
+  forget(): void {
+    this.reset();
+    this.#lastId.length = 0;
+    this.retryMs = -1;
   }
 
   /** Frames `data[start, end)`. Returns false when the handler stopped the stream. */
@@ -293,9 +308,10 @@ export class EventStream {
 
   #endField(): void {
     if (this.#field === ID && !this.#idHasNull) {
-      const last = this.#lastId;
-      this.#lastId = this.#id;
-      this.#id = last;
+      const pending = this.#pendingId;
+      this.#pendingId = this.#id;
+      this.#id = pending;
+      this.#idPending = true;
     } else if (this.#field === RETRY && this.#retryValid && this.#retryDigits > 0) {
       this.retryMs = this.#retry;
     }
@@ -304,6 +320,12 @@ export class EventStream {
 
   /** An empty line: the event is dispatched when it has data, and forgotten either way. */
   #endEvent(): boolean {
+    if (this.#idPending) {
+      const last = this.#lastId;
+      this.#lastId = this.#pendingId;
+      this.#pendingId = last;
+      this.#idPending = false;
+    }
     if (!this.#hasData) {
       this.#eventType.length = 0;
       return true;

@@ -1,4 +1,4 @@
-import { COLON, CONNECTION, CONTENT_LENGTH, CR, equalsLower, isWhitespace, LF, TRANSFER_ENCODING } from './bytes.js';
+import { COLON, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, CR, equalsLower, isWhitespace, LF, TRANSFER_ENCODING } from './bytes.js';
 import {
   CONNECTION_CLOSE,
   CONNECTION_KEEP_ALIVE,
@@ -47,6 +47,9 @@ export class ResponseParser {
   readonly #capture: boolean;
   /** Hand the body bytes to `onBody` as they arrive (`stream`). */
   readonly #body: boolean;
+  /** Tell `onHead` of each final head, with its content-type (`heads`). */
+  readonly #heads: boolean;
+  #contentType: string | undefined;
   readonly #maxHeaderBytes: number;
 
   #state = STATUS_LINE;
@@ -84,8 +87,10 @@ export class ResponseParser {
     this.#handler = handler;
     this.#capture = options.capture ?? false;
     this.#body = options.body ?? false;
+    this.#heads = options.heads ?? false;
     this.#maxHeaderBytes = options.maxHeaderBytes ?? 64 * 1024;
-    this.#template = this.#capture ? undefined : (options.template ?? new HeadTemplate());
+    // A template would take a head for the last one without reading its content-type.
+    this.#template = this.#capture || this.#heads ? undefined : (options.template ?? new HeadTemplate());
     this.#startMessage(false);
   }
 
@@ -295,6 +300,7 @@ export class ResponseParser {
       if (tokens & CONNECTION_KEEP_ALIVE) this.#connectionKeepAlive = true;
     } else {
       this.#lastHeaderFraming = false;
+      if (this.#heads && nameLength === CONTENT_TYPE.length && equalsLower(line, start, colon, CONTENT_TYPE)) this.#contentType = line.toString('latin1', valueStart, valueEnd);
     }
     if (this.#headers !== undefined) {
       const name = line.toString('latin1', start, colon).toLowerCase();
@@ -326,6 +332,10 @@ export class ResponseParser {
       return CONTINUE;
     }
     if (status === 101) this.#connectionClose = true;
+    if (this.#heads && !this.#handler.onHead!(status, this.#contentType)) {
+      this.#connectionClose = true;
+      return this.#complete();
+    }
     if (this.headRequest || status === 204 || status === 304 || status === 101) return this.#complete();
     if (this.#chunked) {
       this.#state = CHUNK_SIZE;
@@ -396,6 +406,7 @@ export class ResponseParser {
     this.#sawHeader = false;
     this.#lastHeaderFraming = false;
     this.#remaining = 0;
+    this.#contentType = undefined;
     if (this.#capture) {
       this.#headers = {};
       this.#bodyParts = [];

@@ -32,6 +32,11 @@ export interface ResponseHandler {
    * `onResponse` at once, as closing the connection (the rest of its body is never read).
    */
   onBody?(data: Buffer, start: number, end: number): boolean;
+  /**
+   * A final response's head was parsed (with `heads` on), before its body. Return false to end the
+   * response there: it is reported to `onResponse` at once, as closing the connection.
+   */
+  onHead?(status: number, contentType: string | undefined): boolean;
 }
 
 export interface ResponseParserOptions {
@@ -39,6 +44,8 @@ export interface ResponseParserOptions {
   capture?: boolean;
   /** Report body bytes to `onBody` as they arrive. Default false. */
   body?: boolean;
+  /** Report each final head to `onHead`, with its content-type. Default false. */
+  heads?: boolean;
   /** Most bytes a status line plus headers (or a trailer section, or a chunk-size line) may take. */
   maxHeaderBytes?: number;
   /** A template shared with other parsers (the connections of one transport); else its own. Unused when capturing. */

@@ -589,6 +589,34 @@ export interface StreamStats {
   itl?: LatencyStats;
   /** `tokens`: time per output token after the first, per stream: (end - first token) / (tokens - 1). */
   tpot?: LatencyStats;
+  /** `subscribe`: the clients' long-lived subscriptions. */
+  subscriptions?: SubscriptionStats;
+}
+
+/**
+ * `result.stream.subscriptions`: SSE subscriptions held for the run (`stream.subscribe`). The events,
+ * their rate and their delivery times are `result.stream`'s `events`, `perSecond` and `delivery`.
+ */
+export interface SubscriptionStats {
+  /** Subscriptions the server accepted (a 200 `text/event-stream` head), reconnections included. */
+  subscribed: number;
+  /** Subscriptions open when the run ended. */
+  open: number;
+  /** Subscription requests sent again after a close the client did not ask for. */
+  reconnects: number;
+  /**
+   * Subscriptions that ended, by cause, salvo's own closes (ramp-downs, the run's end) aside:
+   * `ended` (the server ended the response), `lost` (the connection broke mid-stream), `failed` (no
+   * response: refused, reset, `TIMEOUT`), which reconnect after the server's `retry:`; and
+   * `noContent` (a 204) and `rejected` (another status, or no `text/event-stream`), which stop the
+   * client, as they stop an EventSource.
+   */
+  closes: Record<string, number>;
+  /**
+   * Per connection stage (`stages`), as `websocket.stages`: `sent` counts subscription requests,
+   * `received` events, `perSecond` events per second, `p50` and `p99` their delivery times.
+   */
+  stages?: WebSocketStageStats[];
 }
 
 /** A timeline second's streams (`timeline[i].stream`). */

@@ -1,4 +1,5 @@
 // Streamed responses (`stream`): the option, its plan, and what a run measures of them.
+import type { ShardStage } from './stage.js';
 
 /**
  * How a streamed body divides into events: Server-Sent Events (`text/event-stream`), one JSON value
@@ -33,6 +34,13 @@ export interface StreamOptions {
    * non-empty string is one token, a number that many, an array its length), or a function.
    */
   tokens?: string | ((event: StreamEvent) => number);
+  /**
+   * SSE subscriptions (`format: 'sse'`): each of the `connections` clients holds one stream open for
+   * the whole run, as an EventSource does: it reconnects when the stream ends or breaks, after the
+   * server's `retry:` (3 s until one came), sending `Last-Event-ID`; a 204 or a response that is no
+   * 200 `text/event-stream` stops it. `stages` ramp the subscribers. See docs/streams.md.
+   */
+  subscribe?: boolean;
 }
 
 /** `stream` validated, as a plan carries it (plain data; the functions stay in `StreamHooks`). */
@@ -45,6 +53,8 @@ export interface PlannedStream {
   /** The functions given, kept in this thread's hooks. */
   untilFunction: boolean;
   tokensFunction: boolean;
+  /** `subscribe`: long-lived subscriptions in place of a request loop. */
+  subscribe: boolean;
 }
 
 /** The `stream` option's functions (in-process only). */
@@ -79,6 +89,18 @@ export interface ShardStream {
   streamOutputTokens: number;
   histograms: StreamHistograms;
   seconds: ShardStreamSecond[];
+  /** `subscribe`: the thread's subscriptions. */
+  subscriptions?: ShardSubscriptions;
+}
+
+/** What one thread's SSE subscriptions did (`result.stream.subscriptions`, before merging). */
+export interface ShardSubscriptions {
+  subscribed: number;
+  open: number;
+  reconnects: number;
+  closes: Record<string, number>;
+  /** With connection `stages`: requests sent (`sent`) and events received (`received`) per stage. */
+  stages: ShardStage[] | undefined;
 }
 
 /** The histograms (µs, compressed base64) behind `result.stream`, to merge results again. */
@@ -102,4 +124,6 @@ export interface StreamMergeInfo {
   seconds: string[];
   /** `tokens`: each timeline second's TTFT histogram (µs, encoded), `''` for none. */
   ttftSeconds?: string[];
+  /** Subscriptions with stages: each stage's delivery histogram (µs, encoded), in order. */
+  stages?: string[];
 }

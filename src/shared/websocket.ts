@@ -3,6 +3,9 @@
  * the Recorder's counts.
  */
 import type { WebSocketOptions } from './load-options.js';
+import type { ShardStage } from './stage.js';
+
+export type { ShardStage } from './stage.js';
 
 /** The `websocket` option after validation, as plain data that crosses into worker threads. */
 export interface PlannedWebSocket {
@@ -26,20 +29,6 @@ export interface PlannedWebSocket {
 export interface WebSocketHooks {
   message?: Extract<WebSocketOptions['message'], (...args: never[]) => unknown>;
   timestamp?: Extract<WebSocketOptions['timestamp'], (...args: never[]) => unknown>;
-}
-
-/** One connection stage as one thread measured it. */
-export interface ShardStage {
-  /** Time spent in the stage, ms. */
-  durationMs: number;
-  /** This thread's share of the stage's connections. */
-  connections: number;
-  /** This thread's connections open at the stage's end. */
-  open: number;
-  sent: number;
-  received: number;
-  /** Latencies timed during the stage (µs, compressed base64). */
-  histogram: string;
 }
 
 /** What one thread of a WebSocket run measured besides the Recorder's numbers. */

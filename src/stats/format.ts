@@ -114,7 +114,7 @@ export function formatThresholdWindows(t: ThresholdResult): string {
 export function formatThresholdActual(metric: string, actual: number | null): string {
   // NaN in memory, null from JSON: the metric had no value (nothing timed, a rate over nothing).
   if (actual === null || Number.isNaN(actual)) return 'no data';
-  if (metric.startsWith('latency') || /^stream\.\w+\.\w+$/.test(metric) || metric === 'durationMs' || metric === 'server.cpuPerRequestMs' || metric === 'server.eventLoopLagMs') {
+  if (metric.startsWith('latency') || (/^stream\.\w+\.\w+$/.test(metric) && !metric.startsWith('stream.subscriptions.')) || metric === 'durationMs' || metric === 'server.cpuPerRequestMs' || metric === 'server.eventLoopLagMs') {
     return `${formatMs(actual)} ms`;
   }
   if (metric.endsWith('.rate')) {
@@ -226,12 +226,25 @@ function streamTable(stream: StreamStats): string[] {
   if (stream.outputTokens !== undefined) {
     lines.push(row('Tokens', `${COUNT.format(stream.outputTokens)} output tokens, ${TWO_DECIMALS.format(stream.outputTokensPerSecond ?? 0)}/s, ${TWO_DECIMALS.format(stream.outputTokensPerStream ?? 0)} per ended stream`));
   }
+  const subscriptions = stream.subscriptions;
+  if (subscriptions !== undefined) {
+    const closes = Object.entries(subscriptions.closes).map(([cause, count]) => `${cause} ${COUNT.format(count)}`);
+    lines.push(
+      row(
+        'Subscriptions',
+        `${COUNT.format(subscriptions.open)} open, ${COUNT.format(subscriptions.subscribed)} subscribed, ${COUNT.format(subscriptions.reconnects)} reconnects` +
+          (closes.length > 0 ? `; closed: ${closes.join(', ')}` : ''),
+      ),
+    );
+    // Its stages' p50 and p99 are the events' delivery times (none without `timestamp`).
+    if (subscriptions.stages !== undefined) lines.push('', ...stagesTable(subscriptions.stages, 'events/s'));
+  }
   return lines;
 }
 
-/** A WebSocket run's connection stages, one row each. */
-function stagesTable(stages: readonly WebSocketStageStats[]): string[] {
-  const rows: string[][] = [['Stage', 'connections', 'open', 'msg/s', 'p50 (ms)', 'p99 (ms)']];
+/** A WebSocket run's (or SSE subscriptions') connection stages, one row each. */
+function stagesTable(stages: readonly WebSocketStageStats[], rate = 'msg/s'): string[] {
+  const rows: string[][] = [['Stage', 'connections', 'open', rate, 'p50 (ms)', 'p99 (ms)']];
   for (const stage of stages) {
     rows.push([
       `${stage.stage} (${formatDuration(stage.durationMs)})`,

@@ -1,6 +1,8 @@
-import type { StreamStats, TimelineEntry } from '../shared/load-result.js';
-import type { ShardStream, ShardStreamSecond, StreamHistograms, StreamMergeInfo } from '../shared/stream.js';
+import type { StreamStats, SubscriptionStats, TimelineEntry } from '../shared/load-result.js';
+import type { ShardStream, ShardStreamSecond, ShardSubscriptions, StreamHistograms, StreamMergeInfo } from '../shared/stream.js';
 import { addEncodedInto, createHistogram, encodeHistogram, latencyStats } from './histogram.js';
+import { addCounts } from './recorder.js';
+import { mergeStages, stagesAsShard } from './websocket-merge.js';
 
 type Figure = keyof StreamHistograms;
 const FIGURES: readonly Figure[] = ['firstEvent', 'gap', 'duration', 'delivery', 'ttft', 'itl', 'tpot'];
@@ -63,7 +65,33 @@ export function mergeStream(
         }
       : {}),
   };
-  return { stream, info: { histograms, streamEvents, streamOutputTokens, seconds: seconds.firstEvent, ...(seconds.ttft !== undefined ? { ttftSeconds: seconds.ttft } : {}) } };
+  const subscriptions = mergeSubscriptions(shards.map((shard) => shard.subscriptions));
+  if (subscriptions !== undefined) stream.subscriptions = subscriptions.stats;
+  const info: StreamMergeInfo = {
+    histograms,
+    streamEvents,
+    streamOutputTokens,
+    seconds: seconds.firstEvent,
+    ...(seconds.ttft !== undefined ? { ttftSeconds: seconds.ttft } : {}),
+    ...(subscriptions?.stageHistograms !== undefined ? { stages: subscriptions.stageHistograms } : {}),
+  };
+  return { stream, info };
+}
+
+/** The shards' subscriptions added up, their stages merged; undefined when none subscribed. */
+function mergeSubscriptions(list: ReadonlyArray<ShardSubscriptions | undefined>): { stats: SubscriptionStats; stageHistograms: string[] | undefined } | undefined {
+  const shards = list.filter((shard): shard is ShardSubscriptions => shard !== undefined);
+  if (shards.length === 0) return undefined;
+  const stats: SubscriptionStats = { subscribed: 0, open: 0, reconnects: 0, closes: {} };
+  for (const shard of shards) {
+    stats.subscribed += shard.subscribed;
+    stats.open += shard.open;
+    stats.reconnects += shard.reconnects;
+    addCounts(stats.closes, shard.closes);
+  }
+  const stages = mergeStages(shards.map((shard) => shard.stages));
+  if (stages !== undefined) stats.stages = stages.stages;
+  return { stats, stageHistograms: stages?.histograms };
 }
 
 /**
@@ -135,5 +163,11 @@ export function streamAsShard(stream: StreamStats | undefined, info: StreamMerge
     streamOutputTokens: info.streamOutputTokens ?? Math.round((stream.outputTokensPerStream ?? 0) * stream.streams),
     histograms: info.histograms,
     seconds,
+    ...(stream.subscriptions !== undefined ? { subscriptions: subscriptionsAsShard(stream.subscriptions, info.stages) } : {}),
   };
+}
+
+function subscriptionsAsShard(stats: SubscriptionStats, stageHistograms: readonly string[] | undefined): ShardSubscriptions {
+  const { subscribed, open, reconnects, closes } = stats;
+  return { subscribed, open, reconnects, closes, stages: stagesAsShard(stats.stages, stageHistograms) };
 }

@@ -44,6 +44,8 @@ const RENAMED_METRICS: Record<string, string> = {
 const STREAM_FIGURES = ['firstEvent', 'gap', 'duration', 'delivery', 'ttft', 'itl', 'tpot'] as const;
 const STREAM_COUNTS = ['streams', 'ended', 'events', 'outputTokens'] as const;
 const STREAM_RATES = ['perSecond', 'eventsPerStream', 'outputTokensPerSecond', 'outputTokensPerStream'] as const;
+/** `stream.subscriptions.<count>`: `open` is a level, the others only grow. */
+const SUBSCRIPTION_COUNTS = ['subscribed', 'open', 'reconnects'] as const;
 
 export const KNOWN_METRICS =
   `latency.<stat> and latencyUncorrected.<stat> (stat: ${LATENCY_STATS.join(', ')}), ` +
@@ -358,6 +360,10 @@ function measuredNothing(r: PartialLoadResult): boolean {
 
 /** A figure no stream gave (no `tokens`, no event) is absent or NaN: it fails a threshold, never passes as 0. */
 function streamReader(field: string, stat: string | undefined): MetricReader | undefined {
+  if (field === 'subscriptions') {
+    const count = SUBSCRIPTION_COUNTS.find((c) => c === stat);
+    return count === undefined ? undefined : { monotone: count !== 'open', read: (r) => r.stream?.subscriptions?.[count] };
+  }
   if (stat === undefined) {
     const count = STREAM_COUNTS.find((c) => c === field);
     if (count !== undefined) return { monotone: true, read: (r) => r.stream?.[count] };

@@ -14,12 +14,21 @@ export function messageStats(sent: number, received: number, durationMs: number)
  */
 export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>): { websocket: WebSocketStats; stageHistograms: string[] | undefined } {
   const closeCodes: Record<string, number> = {};
+  for (const shard of list) if (shard !== undefined) addCounts(closeCodes, shard.closeCodes);
+  const merged = mergeStages(list.map((shard) => shard?.stages));
+  if (merged === undefined) return { websocket: { closeCodes }, stageHistograms: undefined };
+  return { websocket: { closeCodes, stages: merged.stages }, stageHistograms: merged.histograms };
+}
+
+/**
+ * Connection stages of several shards merged exactly (WebSocket runs, SSE subscriptions): counts
+ * added, latency histograms added before the percentiles are read. Undefined when none has stages.
+ */
+export function mergeStages(list: ReadonlyArray<readonly ShardStage[] | undefined>): { stages: WebSocketStageStats[]; histograms: string[] } | undefined {
   let merged: Array<ShardStage & { stage: number }> | undefined;
   const histograms: Array<ReturnType<typeof createHistogram>> = [];
-  for (const shard of list) {
-    if (shard === undefined) continue;
-    addCounts(closeCodes, shard.closeCodes);
-    shard.stages?.forEach((stage, index) => {
+  for (const shardStages of list) {
+    shardStages?.forEach((stage, index) => {
       merged ??= [];
       const into = (merged[index] ??= { stage: index, durationMs: 0, connections: 0, open: 0, sent: 0, received: 0, histogram: '' });
       into.durationMs = Math.max(into.durationMs, stage.durationMs);
@@ -31,7 +40,7 @@ export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>):
       if (stage.histogram !== '') addEncodedInto(histogram, stage.histogram);
     });
   }
-  if (merged === undefined) return { websocket: { closeCodes }, stageHistograms: undefined };
+  if (merged === undefined) return undefined;
   const stages: WebSocketStageStats[] = merged.map(({ stage, durationMs, connections, open, sent, received }) => {
     const histogram = histograms[stage]!;
     return {
@@ -46,28 +55,32 @@ export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>):
       p99: histogram.getValueAtPercentile(99) / 1000,
     };
   });
-  const stageHistograms = histograms.map((histogram) => {
-    const encoded = encodeHistogram(histogram);
-    histogram.destroy();
-    return encoded;
-  });
-  return { websocket: { closeCodes, stages }, stageHistograms };
+  return {
+    stages,
+    histograms: histograms.map((histogram) => {
+      const encoded = encodeHistogram(histogram);
+      histogram.destroy();
+      return encoded;
+    }),
+  };
+}
+
+/** Stages of a saved result as a shard's, their histograms from `histograms` (`merge.stages` or `merge.stream.stages`). */
+export function stagesAsShard(stages: readonly WebSocketStageStats[] | undefined, histograms: readonly string[] | undefined): ShardStage[] | undefined {
+  return stages?.map((stage, index) => ({
+    durationMs: stage.durationMs,
+    // A result saved before 1.0 may have only the old name, clients.
+    connections: stage.connections ?? (stage as { clients?: number }).clients!,
+    open: stage.open,
+    sent: stage.sent,
+    received: stage.received,
+    histogram: histograms?.[index] ?? '',
+  }));
 }
 
 /** A WebSocket result's own parts as a shard's, for `mergeResults`. */
 export function resultWebSocket(result: LoadResult): ShardWebSocket | undefined {
   const { websocket } = result;
   if (websocket === undefined) return undefined;
-  return {
-    closeCodes: websocket.closeCodes,
-    stages: websocket.stages?.map((stage, index) => ({
-      durationMs: stage.durationMs,
-      // A result saved before 1.0 may have only the old name, clients.
-      connections: stage.connections ?? (stage as { clients?: number }).clients!,
-      open: stage.open,
-      sent: stage.sent,
-      received: stage.received,
-      histogram: result.merge.stages?.[index] ?? '',
-    })),
-  };
+  return { closeCodes: websocket.closeCodes, stages: stagesAsShard(websocket.stages, result.merge.stages) };
 }

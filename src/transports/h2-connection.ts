@@ -260,6 +260,7 @@ export class H2Connection extends H2Session implements FrameHandler {
     stream.declaredLength = this.#decoder.contentLength;
     if (stream.declaredLength === BAD_CONTENT_LENGTH) return this.streamError(stream, ErrorCode.PROTOCOL_ERROR);
     stream.firstByteAt = FIRST_BYTE_IN_LAST_READ;
+    if (this.owner.heads && !this.owner.sink.onHead!(stream.lane, status, stream.headers?.['content-type'])) return this.endEarly(stream);
     if (endStream) return this.end(stream);
     this.stampPending = true;
     return true;

@@ -33,6 +33,8 @@ export interface H2ConnectionOwner {
   readonly capture: boolean;
   /** Hand DATA payloads to `sink.onBody` as they arrive (`TransportConfig.stream`). */
   readonly stream: boolean;
+  /** Tell `sink.onHead` of each final head (`TransportConfig.heads`); its fields are decoded for it. */
+  readonly heads: boolean;
   readonly keepAlive: boolean;
   /** Requests the server provably never processed are sent again, once (`TransportConfig.retry`). */
   readonly retry: boolean;
@@ -132,6 +134,8 @@ export abstract class H2Session {
     if (this.owner.capture) {
       stream.headers = {};
       stream.chunks = [];
+    } else if (this.owner.heads) {
+      stream.headers = {};
     }
     // Behind any already waiting: stream ids must open in increasing order (RFC 9113 5.1.1).
     if (this.waiting.length > 0 || this.streams.size >= this.peerMaxStreams) {

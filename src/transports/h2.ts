@@ -27,6 +27,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
   readonly sink: TransportSink;
   readonly capture: boolean;
   readonly stream: boolean;
+  readonly heads: boolean;
   readonly keepAlive: boolean;
   readonly retry: boolean;
 
@@ -45,6 +46,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     this.sink = sink;
     this.capture = config.captureResponses;
     this.stream = config.stream ?? false;
+    this.heads = config.heads ?? false;
     this.keepAlive = config.keepAlive;
     this.retry = config.retry;
     const { secure, host, port } = socketTarget(config.url);

@@ -99,6 +99,7 @@ class HttpLane {
       response.on('end', this.onEnd);
       response.on('error', this.onError);
       response.on('close', this.onResponseClose);
+      if (transport.heads && !transport.sink.onHead!(lane, this.status, response.headers['content-type'])) transport.endEarly(lane, this);
     };
     this.onData = (chunk) => {
       this.bytes += chunk.length;
@@ -130,6 +131,7 @@ class HttpTransport implements Transport<HttpRequest> {
   readonly #lanes = new Map<number, HttpLane>();
   readonly capture: boolean;
   readonly stream: boolean;
+  readonly heads: boolean;
   readonly sink: TransportSink;
   readonly secure: boolean;
   readonly phases: TransportConfig['phases'];
@@ -139,6 +141,7 @@ class HttpTransport implements Transport<HttpRequest> {
     this.#sink = sink;
     this.capture = config.captureResponses;
     this.stream = config.stream ?? false;
+    this.heads = config.heads ?? false;
     this.sink = sink;
     this.phases = config.phases;
     const secure = config.url.protocol === 'https:';

@@ -273,6 +273,10 @@ export class Connection extends ConnectionLink implements ResponseHandler {
     return this.#sink.onBody!(this.#lanes[this.#first]!, data, start, end);
   }
 
+  onHead(status: number, contentType: string | undefined): boolean {
+    return this.#sink.onHead!(this.#lanes[this.#first]!, status, contentType);
+  }
+
   protected override onRead(link: object, nread: number, buffer: Buffer): void {
     if (link !== this.link) return;
     if (this.#count === 0) {

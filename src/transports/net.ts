@@ -65,7 +65,7 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
     this.#connections = new Array<Connection | undefined>(slots).fill(undefined);
     this.#sharedReadBuffer = secure ? undefined : Buffer.allocUnsafe(SHARED_READ_BUFFER_BYTES);
     this.#capacity = config.keepAlive ? config.pipelining : 1;
-    this.#parsing = { capture: config.captureResponses, template: new HeadTemplate(), body: config.stream };
+    this.#parsing = { capture: config.captureResponses, template: new HeadTemplate(), body: config.stream, heads: config.heads };
   }
 
   prepare(request: ResolvedRequest): Buffer {

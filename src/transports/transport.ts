@@ -81,6 +81,11 @@ export interface TransportSink {
    */
   onBody?(lane: Lane, data: Uint8Array, start: number, end: number): boolean;
   /**
+   * With `TransportConfig.heads`: the final response's head arrived (status and `content-type`),
+   * before any of its body. Returning false ends the response there, as `onBody` returning false does.
+   */
+  onHead?(lane: Lane, status: number, contentType: string | undefined): boolean;
+  /**
    * The lane's request was sent again on a new connection, `bytes` of it written, because the server
    * provably never processed the first send (`TransportConfig.retry`). It stays one request: counted
    * once in `requests.sent`, timed from its first send, and it still ends in one `onResponse` or
@@ -117,6 +122,8 @@ export interface TransportConfig {
   captureResponses: boolean;
   /** Hand every response's body bytes to `onBody` as they arrive (`stream`). */
   stream?: boolean;
+  /** Tell `onHead` of every response's head as it arrives (SSE subscriptions check it before the body). */
+  heads?: boolean;
   /** Where the transport records each new connection's connect and TLS times (`watchConnect`). */
   phases: PhaseRecorder;
 }

@@ -202,6 +202,10 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     const raw = controller.rawHeaders;
     this.bytes = responseHeadBytes(statusMessage, Array.isArray(raw) ? raw : []);
     if (this.transport.capture) this.headers = flattenHeaders(headers);
+    if (this.transport.heads && this.lane !== null) {
+      const contentType = headers['content-type'];
+      if (!this.transport.sink.onHead!(this.lane, statusCode, Array.isArray(contentType) ? contentType.join(', ') : contentType)) this.#endEarly(this.lane);
+    }
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -302,6 +306,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
   readonly sink: TransportSink;
   readonly capture: boolean;
   readonly stream: boolean;
+  readonly heads: boolean;
   readonly retry: boolean;
   readonly secure: boolean;
   /** The handler whose request undici is starting: the next socket write is its (see `timedConnector`). */
@@ -318,6 +323,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
     this.sink = sink;
     this.capture = config.captureResponses;
     this.stream = config.stream ?? false;
+    this.heads = config.heads ?? false;
     this.retry = config.retry;
     this.secure = config.url.protocol === 'https:';
     this.closesEveryResponse = config.keepAlive && config.pipelining > 1;

@@ -8,7 +8,7 @@ import { CONNECTION_CLOSED } from '../transports/error-code.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { frameBytes, socketSettings, WsConnection, type ConnectionEvents, type SocketSettings } from './connection.js';
 import { HANDSHAKES_IN_FLIGHT, OpeningQueue } from './opening.js';
-import { StageMeter } from './stages.js';
+import { StageMeter } from '../runner/stage-meter.js';
 import { ClockSkew, epochMs, timestampReader, type TimestampReader } from './timestamps.js';
 import type { PlannedWebSocket, WebSocketHooks } from '../shared/websocket.js';
 

@@ -1,4 +1,5 @@
 import { runEngine } from '../engine/engine.js';
+import { runSubscriptions } from '../engine/subscriptions.js';
 import type { Plan } from '../shared/plan.js';
 import type { ShardStats } from '../stats/recorder.js';
 import { runWebSocket, type WebSocketRunHooks } from '../websocket/runner.js';
@@ -7,10 +8,11 @@ import { runTask, type TaskRunHooks } from '../tasks/run-task.js';
 
 /**
  * Runs one thread's share of a plan: HTTP on the engine, a `ws:`/`wss:` url or `socketio` on the
- * WebSocket runner, a `task` on the task runner.
+ * WebSocket runner, a `task` on the task runner, SSE subscriptions (`stream.subscribe`) on theirs.
  */
 export function runThread(plan: Plan, hooks: WebSocketRunHooks & TaskRunHooks): Promise<ShardStats> {
   if (plan.task !== undefined) return runTask(plan, hooks);
   if (plan.socketio !== undefined) return runSocketIo(plan, hooks);
+  if (plan.stream?.subscribe === true) return runSubscriptions(plan, hooks);
   return plan.websocket !== undefined ? runWebSocket(plan, hooks) : runEngine(plan, hooks);
 }

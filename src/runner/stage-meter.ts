@@ -13,8 +13,9 @@ interface StageCounts {
 
 /**
  * Per connection stage, what one thread sent and received and the latencies it timed, so that a
- * ramp's results read by step (`result.websocket.stages`). The stage is found by comparing the time
- * with the current stage's end: one comparison per message.
+ * ramp's results read by step (`result.websocket.stages`; for SSE subscriptions, requests and events
+ * in `result.stream.subscriptions.stages`). The stage is found by comparing the time with the
+ * current stage's end: one comparison per message.
  */
 export class StageMeter {
   readonly #stages: readonly PlannedStage[];
