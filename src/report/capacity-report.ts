@@ -61,11 +61,52 @@ function capacityCharts(result: CapacityResult, slo: readonly CompiledThreshold[
   ];
 }
 
+/** A time figure of `stream` in ms (`stream.ttft.p99`), as an objective may name one. */
+const STREAM_TIME = /^stream\.(firstEvent|gap|duration|delivery|ttft|itl|tpot)\./;
+
+/** A number to draw, or null (a gap) for a figure the step lacks (NaN, `null` from JSON). */
+const drawn = (value: number | null | undefined): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+
+/**
+ * A search over a streaming endpoint: each step's output tokens per second (events per second
+ * without `tokens`) and TTFT p99 (time to first event), with each stream time objective as a line.
+ */
+function streamChart(result: CapacityResult, slo: readonly CompiledThreshold[]): ChartSpec | undefined {
+  const streams = result.steps.map((step) => step.result?.stream);
+  if (!streams.some((stream) => stream !== undefined)) return undefined;
+  const tokens = streams.some((stream) => stream?.ttft != null);
+  const x = streams.map((_, index) => index + 1);
+  const shown = tokens ? 'stream.ttft.p99' : 'stream.firstEvent.p99';
+  const series: ChartSeries[] = [
+    { label: tokens ? 'output tokens/s' : 'events/s', color: COLORS.green, scale: 'y', values: streams.map((s) => drawn(tokens ? s?.outputTokensPerSecond : s?.perSecond)), unit: '/s', points: true },
+    { label: tokens ? 'TTFT p99' : 'first event p99', color: COLORS.orange, scale: 'y2', values: streams.map((s) => drawn(tokens ? s?.ttft?.p99 : s?.firstEvent?.p99)), unit: ' ms', points: true },
+  ];
+  for (const threshold of slo.filter((t) => STREAM_TIME.test(t.metric))) {
+    if (threshold.metric !== shown && !series.some((s) => s.label === threshold.metric)) {
+      series.push({ label: threshold.metric, color: COLORS.teal, scale: 'y2', values: result.steps.map((s) => (s.result === undefined ? null : drawn(threshold.read(s.result)))), unit: ' ms', points: true });
+    }
+    series.push({ label: `SLO ${threshold.metric} ${threshold.expression}`, color: COLORS.red, scale: 'y2', values: x.map(() => threshold.value), unit: ' ms', dash: [6, 4] });
+  }
+  return {
+    id: 'chart-capacity-stream',
+    title: tokens ? 'Output tokens per second and TTFT by step' : 'Events per second and time to first event by step',
+    xKind: 'linear', x, xLabel: 'step', xUnit: '', yLabel: tokens ? 'tokens/s' : 'events/s', y2Label: 'ms', series,
+  };
+}
+
 /** Every step, in the order run. */
 function stepsTable(result: CapacityResult): string {
   // With `monitor`: what the server spent at each step, beside what it achieved.
   const monitored = result.steps.some((step) => step.result?.server !== undefined);
-  const head = ['step', 'phase', 'offered req/s', 'sent/s', 'achieved/s', 'p50', 'p99', 'p99 from write', 'errors', 'missed', ...(monitored ? ['server CPU', 'CPU per request', 'machine CPU'] : []), 'verdict'];
+  // Over a streaming endpoint: what each step streamed (output tokens/s with `tokens`) and its time to first token.
+  const streamed = result.steps.some((step) => step.result?.stream != null);
+  const tokens = result.steps.some((step) => step.result?.stream?.ttft != null);
+  const streamHead = streamed ? (tokens ? ['tokens/s', 'TTFT p99'] : ['events/s', 'first event p99']) : [];
+  const streamCells = (step: CapacityStep) => {
+    const stream = step.result?.stream;
+    return !streamed ? [] : tokens ? [number(stream?.outputTokensPerSecond), ms(stream?.ttft?.p99)] : [number(stream?.perSecond), ms(stream?.firstEvent?.p99)];
+  };
+  const head = ['step', 'phase', 'offered req/s', 'sent/s', 'achieved/s', 'p50', 'p99', 'p99 from write', ...streamHead, 'errors', 'missed', ...(monitored ? ['server CPU', 'CPU per request', 'machine CPU'] : []), 'verdict'];
   const cpu = (percent: number | undefined) => (percent === undefined ? 'n/a' : `${number(percent)}%`);
   const rows = result.steps.map((step, index) => [
     String(index + 1),
@@ -76,6 +117,7 @@ function stepsTable(result: CapacityResult): string {
     ms(step.p50),
     ms(step.p99),
     ms(step.p99Uncorrected),
+    ...streamCells(step),
     percent(step.errorRate),
     number(step.missed),
     ...(monitored ? [cpu(step.result?.server?.cpuPercent), ms(step.result?.server?.cpuPerRequestMs), cpu(step.result?.server?.machine?.cpuPercent)] : []),
@@ -107,12 +149,14 @@ function sloText(result: CapacityResult, slo: readonly CompiledThreshold[]): str
 /**
  * An HTML report of a capacity search (`findCapacity`, `salvo capacity --html`): the capacity
  * found, whether a longer run confirmed it, and what limited the search; charts of offered, sent
- * and achieved rate and of p50/p99 per step against the SLO, the failed steps marked; every step in
+ * and achieved rate and of p50/p99 per step against the SLO, the failed steps marked (over a
+ * streaming endpoint, output tokens/s and TTFT per step against its objective); every step in
  * a table with its verdict and why it failed; the confirming run. One self-contained file.
  */
 export function renderCapacityReport(result: CapacityResult): string {
   const slo = objective(result);
-  const charts = capacityCharts(result, slo);
+  const stream = streamChart(result, slo);
+  const charts = [...capacityCharts(result, slo), ...(stream === undefined ? [] : [stream])];
   const found = result.capacity === undefined ? 'none' : `${number(result.capacity)} req/s`;
   const badge = result.capacity === undefined
     ? '<span class="badge failed">no capacity found</span>'

@@ -18,6 +18,7 @@ import {
   warningsSection,
 } from './sections.js';
 import { stepCharts, stepsSection } from './step-figures.js';
+import { streamCards, streamCharts, streamSection } from './stream-section.js';
 import { partsCharts, partsSections } from './parts.js';
 import { stepFigures } from './steps.js';
 import { concurrencyPerConnection, protocolName, runWords } from './words.js';
@@ -64,7 +65,8 @@ function header(result: LoadResult): string {
  * in the run's own words (requests, or messages and handshakes): the headline numbers; for a run
  * with stages, a table and charts with one point per step (x = the step's clients or target rate);
  * charts of throughput, latency, errors and open connections over time and the latency percentile
- * spectrum; status codes (or handshakes and close codes) and errors; thresholds, checks, phases,
+ * spectrum; for a `stream` run its events per second, time to first event and gap spectra, and
+ * table; status codes (or handshakes and close codes) and errors; thresholds, checks, phases,
  * the generator and warnings when the result has them. Works on a result read back from JSON,
  * a merged one included, and on results saved by earlier versions (what they lack is left out).
  */
@@ -72,7 +74,7 @@ export function renderReport(result: LoadResult): string {
   const figures = stepFigures(result);
   const steps = stepCharts(result, figures);
   // The server's charts (`monitor`) under the load's, on the same time axis.
-  const charts = [...reportCharts(result), ...partsCharts(result), ...serverCharts(result)];
+  const charts = [...reportCharts(result), ...streamCharts(result), ...partsCharts(result), ...serverCharts(result)];
   const share = partialLastSecond(result);
   const shortRun = (result.timeline ?? []).length < 2
     ? '<p class="meta" id="no-timeline">The run was shorter than two seconds: no charts over time.</p>'
@@ -81,6 +83,7 @@ export function renderReport(result: LoadResult): string {
       : `<p class="meta" id="partial-second">The run ended ${number(share * 1000)} ms into its last second: the charts' last point is at ${number(result.durationMs / 1000)} s, its counts per second of that part.</p>`;
   const body = [
     summaryCards(result),
+    streamCards(result),
     warningsSection(result),
     thresholdsSection(result),
     errorSamplesSection(result),
@@ -92,6 +95,7 @@ export function renderReport(result: LoadResult): string {
     partsSections(result),
     responsesSection(result),
     latencySection(result),
+    streamSection(result),
     phasesSection(result),
     serverSection(result),
     generatorSection(result),

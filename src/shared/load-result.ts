@@ -623,10 +623,10 @@ export interface SubscriptionStats {
 export interface StreamSecond {
   events: number;
   outputTokens: number;
-  /** Time to first event of the streams whose first event came in this second, ms. */
+  /** Time to first event of the streams whose first event came in this second, ms; NaN (`null` in JSON) in a second with none. */
   firstEventP50: number;
   firstEventP99: number;
-  /** `tokens`: time to first token of the streams whose first token came in this second, ms (0: none). */
+  /** `tokens`: time to first token of the streams whose first token came in this second, ms; NaN as `firstEventP50`. */
   ttftP50?: number;
   ttftP99?: number;
 }

@@ -122,14 +122,14 @@ function mergeSeconds(shards: readonly ShardStream[], timeline: TimelineEntry[],
   return { firstEvent, ttft };
 }
 
-/** One figure's histograms of second `second` over the shards: its p50 and p99 (ms, 0 for none) and the merged encoding. */
+/** One figure's histograms of second `second` over the shards: its p50 and p99 (ms; NaN for none, as the timeline's latency) and the merged encoding. */
 function mergeSecond(shards: readonly ShardStream[], second: number, figure: 'firstEvent' | 'ttft'): { p50: number; p99: number; histogram: string } {
   const parts: string[] = [];
   for (const shard of shards) {
     const encoded = shard.seconds[second]?.[figure];
     if (encoded !== undefined && encoded !== '') parts.push(encoded);
   }
-  if (parts.length === 0) return { p50: 0, p99: 0, histogram: '' };
+  if (parts.length === 0) return { p50: NaN, p99: NaN, histogram: '' };
   const merged = createHistogram();
   for (const part of parts) addEncodedInto(merged, part);
   const result = { p50: merged.getValueAtPercentile(50) / 1000, p99: merged.getValueAtPercentile(99) / 1000, histogram: parts.length === 1 ? parts[0]! : encodeHistogram(merged) };
