@@ -158,7 +158,7 @@ function outputTests(prometheus: Prometheus): void {
       const sum = seconds.reduce((a, b) => a + b, 0) / 1000;
       t.ok(Math.abs((await prometheus.scalar(`sum_over_time(${selector})`))! - sum) < 1e-9, `${series}: each second's p99 is the timeline's (sum ${sum} s)`);
     }
-    t.ok((await prometheus.scalar('min_over_time(salvo_stream_first_event_seconds{testid="stream",quantile="0.5"}[1h])'))! >= 0.02, 'no first event before the server\'s 20 ms delay');
+    t.ok((await prometheus.scalar('min_over_time(salvo_stream_first_event_seconds{testid="stream",quantile="0.5"}[1h])'))! >= 0.019, 'no first event before the server\'s 20 ms delay (less the ms its timer may fire early)');
     for (const series of ['salvo_stream_gap_seconds', 'salvo_stream_itl_seconds']) {
       const quantiles = await byLabel(series, 'stream', 'quantile');
       t.ok(quantiles['0.5']! > 0 && quantiles['0.5']! <= quantiles['0.9']! && quantiles['0.9']! <= quantiles['0.99']!, `${series}: 0.5, 0.9 and 0.99 in order, in seconds`);

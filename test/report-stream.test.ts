@@ -41,7 +41,7 @@ t.test('stream reports show the streams the run measured', async (t) => {
     t.same(seriesOf(chart, 'output tokens'), perSecond((s) => s.outputTokens), 'output tokens per second');
     t.same(seriesOf(chart, 'TTFT p99'), result.timeline.map((second) => second.stream!.ttftP99), "TTFT p99 of each second: the timeline's");
     t.same(seriesOf(chart, 'first event p99'), result.timeline.map((second) => second.stream!.firstEventP99));
-    t.ok(result.timeline.every((second) => second.stream!.ttftP99! >= 20), 'every second began streams, none before the server\'s 20 ms delay');
+    t.ok(result.timeline.every((second) => second.stream!.ttftP99! >= 19), 'every second began streams, none before the server\'s 20 ms delay (less the ms its timer may fire early)');
     const histograms = result.merge.stream!.histograms;
     const first = plots['chart-stream-first-event'];
     t.same(drawnSpectrum(first, 'first event'), spectrumOf(histograms.firstEvent), "the first-event spectrum: result.merge.stream's histogram");

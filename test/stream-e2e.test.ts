@@ -30,7 +30,8 @@ for (const transport of ['net', 'undici', 'http', 'h2'] as TransportName[]) {
       t.equal(applied.events, AMOUNT * EVENTS);
       t.equal(stream.outputTokens, AMOUNT * EVENTS, 'one token per chunk, none for [DONE]');
       t.equal(stream.outputTokensPerStream, EVENTS);
-      t.ok(stream.firstEvent.min >= DELAY_MS, `first event never before the server's delay (${stream.firstEvent.min} ms)`);
+      // The server's timer counts from libuv's loop time, read before the request was: it can fire a fraction of a ms early.
+      t.ok(stream.firstEvent.min >= DELAY_MS - 1, `first event never before the server's delay (${stream.firstEvent.min} ms)`);
       timing.hostKept(applied.firstEventMs < DELAY_MS + 3, `the host let the server keep its delay (${applied.firstEventMs.toFixed(3)} ms)`);
       // As test/transports.test.ts holds latency: salvo's own parser to 1 ms, undici's and node:http's receive paths to 2.
       const tolerance = transport === 'net' || transport === 'h2' ? 1 : 2;
