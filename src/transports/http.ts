@@ -16,6 +16,8 @@ interface HttpRequest {
   /** The same on the retry Agent: a new connection, never one kept (see `HttpTransport.#retryAgent`). */
   retryOptions: http.RequestOptions;
   body: Buffer | undefined;
+  /** With keep-alive: `options` on each connection's own Agent, by connection, made on first use. */
+  byConnection: http.RequestOptions[];
   /** Bytes of the request on the wire, with the headers node:http adds. */
   wireBytes: number;
   idempotent: boolean;
@@ -115,11 +117,19 @@ class HttpLane {
   }
 }
 
-/** node:http with a keep-alive Agent sized to the connections: the reference client. */
+/**
+ * node:http: the reference client. With keep-alive each connection is an Agent of one socket, and a
+ * lane's requests go on its connection's: the engine spreads the load over the connections (one
+ * Agent of `connections` sockets opens another only when all are busy, so a modest rate stayed on
+ * one or two of them). Without keep-alive one Agent opens a connection per request.
+ */
 class HttpTransport implements Transport<HttpRequest> {
   readonly #config: TransportConfig;
   readonly #sink: TransportSink;
   readonly #agent: http.Agent;
+  /** With keep-alive: each connection's Agent, by connection, made on first use. */
+  readonly #agents: Array<http.Agent | undefined> | undefined;
+  readonly #createAgent: (sockets: number) => http.Agent;
   /**
    * Retries go out on a connection of their own: the main Agent would hand them its longest idle
    * socket, which a server closing idle connections may be closing too (the race again). Its sockets
@@ -150,16 +160,10 @@ class HttpTransport implements Transport<HttpRequest> {
     // handed to it: the engine's lanes bound the concurrency instead. One Agent either way (an
     // `agent: false` request builds an Agent of its own), so that its TLS session cache resumes
     // sessions on new connections and every connection shares one secure context.
-    const agentOptions = {
-      lookup: cachedLookup(),
-      keepAlive: config.keepAlive,
-      maxSockets: config.keepAlive ? config.connections : Infinity,
-      maxFreeSockets: config.connections,
-      // The free socket used longest ago takes the next request, so that every connection carries load.
-      scheduling: 'fifo' as const,
-    };
-    const createAgent = (): http.Agent =>
-      secure
+    const lookup = cachedLookup();
+    const createAgent = (sockets: number): http.Agent => {
+      const agentOptions = { lookup, keepAlive: config.keepAlive, maxSockets: config.keepAlive ? sockets : Infinity, maxFreeSockets: sockets };
+      return secure
         ? new https.Agent({
             ...config.tls,
             ...agentOptions,
@@ -167,8 +171,11 @@ class HttpTransport implements Transport<HttpRequest> {
             ...(config.tlsSessionReuse ? {} : { maxCachedSessions: 0 }),
           })
         : new http.Agent(agentOptions);
-    this.#agent = createAgent();
-    this.#retryAgent = createAgent();
+    };
+    this.#createAgent = createAgent;
+    this.#agent = createAgent(config.connections);
+    this.#agents = config.keepAlive ? new Array<http.Agent | undefined>(config.connections).fill(undefined) : undefined;
+    this.#retryAgent = createAgent(config.connections);
     this.#retryAgent.keepSocketAlive = () => false;
     this.#agentOption = { agent: this.#agent };
     this.#request = secure ? https.request : http.request;
@@ -192,6 +199,7 @@ class HttpTransport implements Transport<HttpRequest> {
       options,
       retryOptions: { ...options, agent: this.#retryAgent },
       body: request.body,
+      byConnection: [],
       wireBytes:
         encodeRequest(url, request, this.#config.keepAlive).length +
         (this.#config.keepAlive ? KEEP_ALIVE_HEADER_BYTES : 0) +
@@ -208,8 +216,14 @@ class HttpTransport implements Transport<HttpRequest> {
     }
     state.chunks = this.capture ? [] : state.chunks;
     state.prepared = prepared;
-    this.#dispatch(state, prepared.options, prepared.body);
+    this.#dispatch(state, this.#optionsOn(lane.connection, prepared), prepared.body);
     return prepared.wireBytes;
+  }
+
+  #optionsOn(connection: number, prepared: HttpRequest): http.RequestOptions {
+    const agents = this.#agents;
+    if (agents === undefined) return prepared.options;
+    return (prepared.byConnection[connection] ??= { ...prepared.options, agent: (agents[connection] ??= this.#createAgent(1)) });
   }
 
   unwritten(lane: Lane): boolean {
@@ -317,8 +331,11 @@ class HttpTransport implements Transport<HttpRequest> {
 
   openConnections(): number {
     let open = 0;
-    for (const list of Object.values(this.#agent.sockets)) open += list?.length ?? 0;
-    for (const list of Object.values(this.#agent.freeSockets)) open += list?.length ?? 0;
+    for (const agent of [this.#agent, ...(this.#agents ?? [])]) {
+      if (agent === undefined) continue;
+      for (const list of Object.values(agent.sockets)) open += list?.length ?? 0;
+      for (const list of Object.values(agent.freeSockets)) open += list?.length ?? 0;
+    }
     return open;
   }
 
@@ -328,6 +345,7 @@ class HttpTransport implements Transport<HttpRequest> {
       state.request = undefined;
     }
     this.#agent.destroy();
+    for (const agent of this.#agents ?? []) agent?.destroy();
     this.#retryAgent.destroy();
   }
 }

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import type { buildConnector as BuildConnector, Dispatcher, Pool } from 'undici';
+import type { buildConnector as BuildConnector, Client, Dispatcher } from 'undici';
 import type { PhaseRecorder } from '../stats/phases.js';
 import { watchConnect } from './connect-timing.js';
 import type { ResolvedRequest } from '../shared/exchange.js';
@@ -103,7 +103,7 @@ class LaneHandler implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     if (this.lane === null) {
-      // Cancelled (timed out) while still queued in the Pool: the engine counted it as never sent
+      // Cancelled (timed out) while still queued in its Client: the engine counted it as never sent
       // and the lane has sent another, so it must not reach the wire. undici has no way to take a
       // request out of its queue; aborting here, before the write, closes the socket it was about to
       // go out on. Nothing is in flight there: what was queued before it timed out before it.
@@ -297,10 +297,15 @@ class LaneHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-/** undici's Pool with `connections` sockets and `pipelining` requests in flight on each. */
+/**
+ * One undici Client per connection, `pipelining` requests in flight on each, each lane's requests on
+ * its own connection's Client: the engine spreads the load over the connections (a Pool would hand
+ * every request to its first Client with room, leaving the others idle at a modest rate).
+ */
 class UndiciTransport implements Transport<UndiciRequest> {
   readonly #config: TransportConfig;
-  readonly #pool: Pool;
+  readonly #clients: Array<Client | undefined>;
+  readonly #createClient: () => Client;
   /** Each lane's handler, by lane id. */
   readonly handlers: LaneHandler[] = [];
   readonly sink: TransportSink;
@@ -318,7 +323,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
    */
   closesEveryResponse: boolean;
 
-  constructor(PoolClass: typeof Pool, buildConnector: typeof BuildConnector, config: TransportConfig, sink: TransportSink) {
+  constructor(ClientClass: typeof Client, buildConnector: typeof BuildConnector, config: TransportConfig, sink: TransportSink) {
     this.#config = config;
     this.sink = sink;
     this.capture = config.captureResponses;
@@ -327,14 +332,14 @@ class UndiciTransport implements Transport<UndiciRequest> {
     this.retry = config.retry;
     this.secure = config.url.protocol === 'https:';
     this.closesEveryResponse = config.keepAlive && config.pipelining > 1;
-    this.#pool = new PoolClass(config.url.origin, {
-      connections: config.connections,
+    this.#clients = new Array<Client | undefined>(config.connections).fill(undefined);
+    const options: Client.Options = {
       pipelining: config.pipelining,
       // The engine enforces the per-request timeout; undici's own timers would race it.
       headersTimeout: 0,
       bodyTimeout: 0,
       // undici's connector resumes TLS sessions itself (its cache of 100 per origin, given to
-      // buildConnector: the Pool's own maxCachedSessions is ignored with a connector function); it
+      // buildConnector: the Client's own maxCachedSessions is ignored with a connector function); it
       // gets one secure context for all its connections, and no cache when full handshakes are asked for.
       connect: timedConnector(
         buildConnector({
@@ -347,7 +352,27 @@ class UndiciTransport implements Transport<UndiciRequest> {
         config.phases,
         this,
       ),
+    };
+    this.#createClient = () => new ClientClass(config.url.origin, options);
+  }
+
+  #client(lane: Lane): Client {
+    return (this.#clients[lane.connection] ??= this.#openClient(lane.connection));
+  }
+
+  /**
+   * A Client whose connection failed to open keeps some queued requests (undici fails only those
+   * for its server name after ERR_TLS_CERT_ALTNAME_INVALID): it is destroyed with the error, which
+   * fails every request still queued on it, and the connection's next request gets a new Client.
+   */
+  #openClient(connection: number): Client {
+    const client = this.#createClient();
+    client.on('connectionError', (_origin, _targets, error) => {
+      if (this.#clients[connection] !== client) return;
+      this.#clients[connection] = undefined;
+      void client.destroy(error).catch(() => {});
     });
+    return client;
   }
 
   prepare(request: ResolvedRequest): UndiciRequest {
@@ -396,14 +421,14 @@ class UndiciTransport implements Transport<UndiciRequest> {
     handler.written = false;
     handler.resending = false;
     handler.request = prepared;
-    this.#pool.dispatch(this.closesEveryResponse ? prepared.blockingOptions : prepared.options, handler);
+    this.#client(lane).dispatch(this.closesEveryResponse ? prepared.blockingOptions : prepared.options, handler);
     return prepared.wireBytes;
   }
 
   /** Dispatches a handler's request again (a retry). */
   dispatch(handler: LaneHandler): void {
     const { options, blockingOptions } = handler.request!;
-    this.#pool.dispatch(this.closesEveryResponse ? blockingOptions : options, handler);
+    this.#client(handler.lane!).dispatch(this.closesEveryResponse ? blockingOptions : options, handler);
   }
 
   cancel(lane: Lane, code: string): void {
@@ -426,20 +451,22 @@ class UndiciTransport implements Transport<UndiciRequest> {
   }
 
   async connect(): Promise<void> {
-    // undici connects on the first dispatch; a Pool has no way to open sockets ahead of requests.
+    // undici connects on the first dispatch; a Client has no way to open its socket ahead of requests.
   }
 
   release(): void {
-    // The Pool keeps its sockets and closes idle ones after keepAliveTimeout.
+    // Each Client keeps its socket and closes it once idle past keepAliveTimeout.
   }
 
   openConnections(): number {
-    return this.#pool.stats.connected;
+    let open = 0;
+    for (const client of this.#clients) if (client?.stats.connected) open++;
+    return open;
   }
 
   async close(): Promise<void> {
     for (const handler of this.handlers) if (handler) handler.lane = null;
-    await this.#pool.destroy();
+    await Promise.all(this.#clients.map((client) => client?.destroy()));
   }
 }
 
@@ -480,6 +507,6 @@ function watchWrites(socket: Socket, transport: UndiciTransport): void {
 
 /** Imports undici (only when this transport is chosen) and returns the factory. */
 export async function loadUndiciTransport(): Promise<TransportFactory> {
-  const { Pool, buildConnector } = await import('undici');
-  return (config, sink) => new UndiciTransport(Pool, buildConnector, config, sink);
+  const { Client, buildConnector } = await import('undici');
+  return (config, sink) => new UndiciTransport(Client, buildConnector, config, sink);
 }
