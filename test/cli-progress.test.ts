@@ -44,3 +44,11 @@ t.test('a Socket.IO or WebSocket run counts messages a second, not requests', as
     t.match(out.text, '  1,200 msg/s  ', options.url);
   }
 });
+
+t.test('a task run counts calls a second and the calls in flight, not requests and connections', async (t) => {
+  const out = new Capture(false);
+  new ProgressLine(out, { plannedMs: 4000, options: { task: './task.mjs' } }).update(event(0, 1234));
+  t.match(out.text, '  1,200 calls/s  ');
+  t.match(out.text, ' in flight');
+  t.notMatch(out.text, /req\/s|conns/);
+});

@@ -24,16 +24,23 @@ export class ProgressLine {
   readonly #plannedMs: number | undefined;
   readonly #plannedAmount: number | undefined;
   readonly #unit: string;
+  readonly #lanes: string;
   #written = false;
   #stopped = false;
 
-  constructor(stderr: CommandIO['stderr'], planned: { plannedMs?: number; plannedAmount?: number; options?: { url?: unknown; socketio?: unknown; websocket?: unknown } }) {
+  constructor(
+    stderr: CommandIO['stderr'],
+    planned: { plannedMs?: number; plannedAmount?: number; options?: { url?: unknown; socketio?: unknown; websocket?: unknown; task?: unknown } },
+  ) {
     this.#stderr = stderr;
     this.#plannedMs = planned.plannedMs;
     this.#plannedAmount = planned.plannedAmount;
-    // A WebSocket or Socket.IO run's seconds count messages received, not requests.
-    const { url, socketio, websocket } = planned.options ?? {};
-    this.#unit = socketio !== undefined || websocket !== undefined || (typeof url === 'string' && /^wss?:/i.test(url)) ? 'msg/s' : 'req/s';
+    // A WebSocket or Socket.IO run's seconds count messages received, not requests; a task run's count
+    // calls, and its gauge is the calls in flight, not connections.
+    const { url, socketio, websocket, task } = planned.options ?? {};
+    const messages = socketio !== undefined || websocket !== undefined || (typeof url === 'string' && /^wss?:/i.test(url));
+    this.#unit = task !== undefined ? 'calls/s' : messages ? 'msg/s' : 'req/s';
+    this.#lanes = task !== undefined ? 'in flight' : 'conns';
   }
 
   /** The line for one progress event. */
@@ -54,7 +61,7 @@ export class ProgressLine {
       `p50 ${ms(event.p50)}`,
       `p99 ${ms(event.p99)}`,
       `errors ${COUNT.format(event.totals.errors)}`,
-      `${COUNT.format(event.connections)} conns`,
+      `${COUNT.format(event.connections)} ${this.#lanes}`,
       ...(event.server?.cpuPercent === undefined ? [] : [`server CPU ${COUNT.format(event.server.cpuPercent)}%`]),
     ].join('  ');
   }
