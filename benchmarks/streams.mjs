@@ -2,7 +2,8 @@
 //
 //   node streams.mjs [--rounds 3] [--seconds 10] [--subscriptions 10000] [--interval 1000] [--short-connections 100]
 //
-// subscribe: SUBSCRIPTIONS connections each hold one SSE stream open for the run; the server
+// subscribe: SUBSCRIPTIONS connections each hold one SSE stream open for the run (salvo: a long
+//   `stream` request; salvo subscribe: `stream.subscribe`, and with delivery timing); the server
 //   (lib/sse-server.mjs, pinned to core 1) writes a timestamped event to every stream each INTERVAL
 //   ms. Compared over the same window (a measured second after every stream opened to the second
 //   before the end): the generator's CPU (100 = one core), CPU µs per event, events/s and RSS.
@@ -75,7 +76,7 @@ const runs = [];
 const loads = [];
 for (let round = 0; round < rounds; round++) {
   loads.push(loadavg()[0]);
-  const contenders = round % 2 === 0 ? ['salvo', 'bare'] : ['bare', 'salvo'];
+  const contenders = round % 2 === 0 ? ['salvo', 'subscribe', 'delivery', 'bare'] : ['bare', 'delivery', 'subscribe', 'salvo'];
   for (const contender of contenders) {
     const server = await startServer('subscribe', values.interval);
     let run;
@@ -90,7 +91,8 @@ for (let round = 0; round < rounds; round++) {
     console.log(JSON.stringify(run));
     if (run.failed === undefined) runs.push(run);
   }
-  for (const transport of round % 2 === 0 ? ['net', 'undici'] : ['undici', 'net']) {
+  // --short-connections 0 leaves the short scenario out.
+  for (const transport of values['short-connections'] === '0' ? [] : round % 2 === 0 ? ['net', 'undici'] : ['undici', 'net']) {
     const server = await startServer('short', 5);
     try {
       const run = { round, scenario: 'short', transport, ...(await client(['salvo', server.url, values['short-connections'], seconds, transport])) };
@@ -106,19 +108,25 @@ for (let round = 0; round < rounds; round++) {
 console.log(`\n${rounds} rounds of ${seconds} s, medians (range); server on core ${pinning.target ?? '-'}, generator on core ${pinning.generator ?? '-'}; load average (1 min) at each round: ${loads.map((l) => l.toFixed(1)).join(', ')}`);
 console.log(`\n| ${values.subscriptions} subscriptions, an event each ${values.interval} ms | generator CPU % | CPU µs per event | events/s | RSS MB |`);
 console.log('|---|---:|---:|---:|---:|');
-for (const contender of ['salvo', 'bare']) {
+const NAMES = { salvo: 'salvo (net, stream sse)', subscribe: 'salvo (net, stream.subscribe)', delivery: 'salvo (net, stream.subscribe, timestamp)', bare: 'bare undici Pool' };
+for (const contender of ['salvo', 'subscribe', 'delivery', 'bare']) {
   const mine = runs.filter((run) => run.scenario === 'subscribe' && run.contender === contender);
-  console.log(`| ${contender === 'salvo' ? 'salvo (net, stream sse)' : 'bare undici Pool'} | ${cell(mine.map((r) => r.cpuPercent), 1)} | ${cell(mine.map((r) => r.cpuUsPerEvent), 2)} | ${cell(mine.map((r) => r.perSecond), 0)} | ${cell(mine.map((r) => r.peakRssMB), 0)} |`);
+  if (mine.length === 0) continue;
+  console.log(`| ${NAMES[contender]} | ${cell(mine.map((r) => r.cpuPercent), 1)} | ${cell(mine.map((r) => r.cpuUsPerEvent), 2)} | ${cell(mine.map((r) => r.perSecond), 0)} | ${cell(mine.map((r) => r.peakRssMB), 0)} |`);
 }
-const ratios = [];
-for (let round = 0; round < rounds; round++) {
-  const [salvo, bare] = ['salvo', 'bare'].map((c) => runs.find((run) => run.scenario === 'subscribe' && run.contender === c && run.round === round));
-  if (salvo && bare) ratios.push(salvo.cpuUsPerEvent / bare.cpuUsPerEvent);
+for (const contender of ['salvo', 'subscribe', 'delivery']) {
+  const ratios = [];
+  for (let round = 0; round < rounds; round++) {
+    const [mine, bare] = [contender, 'bare'].map((c) => runs.find((run) => run.scenario === 'subscribe' && run.contender === c && run.round === round));
+    if (mine && bare) ratios.push(mine.cpuUsPerEvent / bare.cpuUsPerEvent);
+  }
+  if (ratios.length > 0) console.log(`| ${NAMES[contender]} / bare, CPU per event, same round | ${cell(ratios, 2)} | | | |`);
 }
-console.log(`| salvo / bare, CPU per event, same round | ${cell(ratios, 2)} | | | |`);
-console.log(`\n| short streams (5 events), ${values['short-connections']} connections, one core | streams/s | events/s | generator CPU % |`);
-console.log('|---|---:|---:|---:|');
-for (const transport of ['net', 'undici']) {
+if (values['short-connections'] !== '0') {
+  console.log(`\n| short streams (5 events), ${values['short-connections']} connections, one core | streams/s | events/s | generator CPU % |`);
+  console.log('|---|---:|---:|---:|');
+}
+for (const transport of values['short-connections'] === '0' ? [] : ['net', 'undici']) {
   const mine = runs.filter((run) => run.scenario === 'short' && run.transport === transport);
   console.log(`| salvo ${transport} | ${cell(mine.map((r) => r.streamsPerSecond), 0)} | ${cell(mine.map((r) => r.perSecond), 0)} | ${cell(mine.map((r) => r.cpuPercent), 1)} |`);
 }

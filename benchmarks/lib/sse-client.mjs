@@ -1,6 +1,7 @@
-// One contender of streams.mjs in its own process: `node sse-client.mjs salvo|bare URL CONNECTIONS SECONDS [transport]`.
+// One contender of streams.mjs in its own process: `node sse-client.mjs salvo|subscribe|delivery|bare URL CONNECTIONS SECONDS [transport]`.
 // salvo: runLoad with stream: { format: 'sse' }, each connection holding one stream for the run
-// (the request timeout is longer than the run). bare: an undici Pool of CONNECTIONS sockets, one
+// (the request timeout is longer than the run). subscribe: stream.subscribe, the subscription mode
+// (an EventSource per connection); delivery: the same, each event's JSON timestamp read too. bare: an undici Pool of CONNECTIONS sockets, one
 // request per socket, counting events by their blank lines in each chunk as it arrives. Both
 // measured over the same window, from every stream open (the first event after it) to the end:
 // process CPU (100 = one core), RSS sampled every 100 ms, events received. Prints one JSON line.
@@ -13,13 +14,18 @@ const seconds = Number(secondsArg);
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100);
 
-if (contender === 'salvo') {
+if (contender !== 'bare') {
   const { runLoad } = await import('../../dist/index.js');
   // The window: from the end of the measured run's first second to the end of its last but one,
   // marked as each second closes (onProgress), so neither the opening nor the closing is in it.
   const marks = new Map();
   const result = await runLoad({
-    url, transport, connections, duration: seconds * 1000, timeout: (seconds + 60) * 1000, stream: { format: 'sse' },
+    url,
+    transport,
+    connections,
+    duration: seconds * 1000,
+    timeout: (seconds + 60) * 1000,
+    stream: { format: 'sse', ...(contender === 'salvo' ? {} : { subscribe: true }), ...(contender === 'delivery' ? { timestamp: { field: 't' } } : {}) },
     onProgress: (event) => {
       marks.set(event.second, { cpu: process.cpuUsage(), time: performance.now(), rss: process.memoryUsage.rss() });
     },
@@ -30,7 +36,7 @@ if (contender === 'salvo') {
   const wallMs = to.time - from.time;
   const events = result.timeline.slice(1, seconds - 1).reduce((sum, second) => sum + (second.stream?.events ?? 0), 0);
   const rss = Math.max(...[...marks.values()].map((mark) => mark.rss));
-  console.log(JSON.stringify({ contender, cpuPercent: (cpuUs / 1000 / wallMs) * 100, cpuUsPerEvent: cpuUs / events, events, perSecond: events / (wallMs / 1000), peakRssMB: rss / 2 ** 20, errors: result.errors.total }));
+  console.log(JSON.stringify({ contender, cpuPercent: (cpuUs / 1000 / wallMs) * 100, cpuUsPerEvent: cpuUs / events, events, perSecond: events / (wallMs / 1000), peakRssMB: rss / 2 ** 20, errors: result.errors.total, ...(result.stream.subscriptions ? { subscribed: result.stream.subscriptions.subscribed, reconnects: result.stream.subscriptions.reconnects } : {}), ...(result.stream.delivery ? { deliveryP99: result.stream.delivery.p99 } : {}) }));
   process.exit(0);
 } else {
   const { Pool } = await import('undici');
