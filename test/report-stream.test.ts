@@ -10,6 +10,7 @@ import { percentileSpectrum } from '../src/report/spectrum.js';
 import { headlessChromium } from './fixtures/browser.js';
 import { drawnPlots, openReport, seriesOf, tableCells, tableHead, type DrawnPlot } from './fixtures/report-page.js';
 import { separateStreamServer } from './fixtures/separate-stream-server.js';
+import { startSubscriptionServer } from './fixtures/subscription-server.js';
 
 const STREAM = { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content' } as const;
 
@@ -74,6 +75,30 @@ t.test('stream reports show the streams the run measured', async (t) => {
     t.same(plots['chart-stream-gap']?.labels, ['gap']);
     const labels = await page.$$eval('.card .label', (list) => list.map((label) => label.textContent));
     t.ok(labels.includes('events/s') && labels.includes('gap p50') && !labels.includes('TTFT p99'), 'event cards, no token cards');
+  });
+
+  t.test('SSE subscriptions ramped by stages: the steps are stream.subscriptions.stages, events and their delivery', async (t) => {
+    const sse = await startSubscriptionServer({ events: 0, intervalMs: 20, broadcast: { stopAfterMs: 10_000 } });
+    t.teardown(() => sse.close());
+    const run = await runLoad({
+      url: `${sse.url}/feed`, connections: 2, stream: { format: 'sse', subscribe: true, timestamp: { field: 't' } },
+      stages: [{ duration: 1000, connections: 2 }, { duration: 200, connections: 4 }, { duration: 1000, connections: 4 }],
+    });
+    const result = JSON.parse(JSON.stringify(run)) as LoadResult;
+    const stages = result.stream!.subscriptions!.stages!;
+    const { page, problems } = await openReport(browser, renderReport(result), 'stream-subscriptions');
+    t.same(problems, []);
+    const plots = await drawnPlots(page);
+    const holds = [stages[0]!, stages[2]!];
+    t.same(plots['chart-steps-latency']?.data[0], [2, 4], 'x: the clients of each holding stage');
+    t.same(seriesOf(plots['chart-steps-throughput'], 'events/s'), holds.map((s) => s.perSecond), 'events/s per step: stream.subscriptions.stages');
+    t.same(seriesOf(plots['chart-steps-latency'], 'p99'), holds.map((s) => s.p99), 'delivery p99 per step');
+    t.equal(await page.textContent('#chart-steps-latency-title'), 'Delivery by clients');
+    t.same((await tableCells(page, '#steps-table')).map((row) => row.slice(0, 3)), [['0', '2', String(stages[0]!.open)], ['2', '4', String(stages[2]!.open)]], 'stage, clients, open');
+    const cards = await page.$$eval('.card', (list) => list.map((card) => [...card.children].map((part) => (part.textContent ?? '').trim())));
+    t.same(cards.find(([name]) => name === 'subscriptions open')?.slice(0, 2), ['subscriptions open', '4'], 'the subscriptions open at the end');
+    t.same(cards.find(([name]) => name === 'delivery p99')?.slice(0, 2), ['delivery p99', ms(result.stream!.delivery!.p99)]);
+    t.match(await page.textContent('#stream-counts'), /4 open at the end/);
   });
 
   t.test("a capacity report over a streaming endpoint: each step's tokens/s and TTFT p99 against the objective", async (t) => {

@@ -12,11 +12,21 @@ interface StepColumn {
 
 function xName(figures: StepFigures, result: LoadResult): { label: string; unit: string } {
   if (figures.kind === 'rate') return { label: 'target rate', unit: ' req/s' };
-  return runWords(result).handshakes ? { label: 'clients', unit: ' clients' } : { label: 'connections', unit: ' connections' };
+  return runWords(result).handshakes || subscribed(result) ? { label: 'clients', unit: ' clients' } : { label: 'connections', unit: ' connections' };
+}
+
+/** SSE subscriptions (`stream.subscribe`): their steps count events, timed by their delivery. */
+const subscribed = (result: LoadResult): boolean => result.stream?.subscriptions?.stages !== undefined;
+
+/** What a step counts, in the run's words: requests, messages, or a subscription's events. */
+function stepWords(result: LoadResult): { sent: string; completed: string; units: string; title: string; latency: string } {
+  if (subscribed(result)) return { sent: 'subscriptions sent', completed: 'events', units: 'events', title: 'Events', latency: 'Delivery' };
+  const words = runWords(result);
+  return { sent: `${words.units} sent`, completed: words.completed, units: words.units, title: words.units === 'messages' ? 'Messages' : 'Requests', latency: 'Latency' };
 }
 
 function columns(figures: StepFigures, result: LoadResult): StepColumn[] {
-  const words = runWords(result);
+  const words = stepWords(result);
   const x = xName(figures, result);
   const list: StepColumn[] = [
     { header: 'stage', cell: (s) => String(s.stage) },
@@ -29,7 +39,7 @@ function columns(figures: StepFigures, result: LoadResult): StepColumn[] {
   // An HTTP step counts the whole seconds within it: a 2 s hold starting mid-second has 1.
   list.push({ header: 'measured', cell: (s) => `${number(s.durationMs / 1000)} s` });
   // A listen-only run sends nothing: a column of zeros would only say so at length.
-  if (figures.steps.some((s) => s.sent > 0)) list.push({ header: `${words.units} sent`, cell: (s) => number(s.sent) });
+  if (figures.steps.some((s) => s.sent > 0)) list.push({ header: words.sent, cell: (s) => number(s.sent) });
   list.push(
     { header: words.completed, cell: (s) => number(s.completed) },
     { header: `${words.units}/s`, cell: (s) => number(s.perSecond) },
@@ -60,7 +70,7 @@ function stepsTable(figures: StepFigures, result: LoadResult): string {
  */
 export function stepCharts(result: LoadResult, figures: StepFigures | undefined): ChartSpec[] {
   if (figures === undefined || figures.steps.length === 0) return [];
-  const words = runWords(result);
+  const words = stepWords(result);
   const { label, unit } = xName(figures, result);
   const sorted = [...figures.steps].sort((a, b) => a.target - b.target);
   const x = sorted.map((s) => s.target);
@@ -69,12 +79,12 @@ export function stepCharts(result: LoadResult, figures: StepFigures | undefined)
     id, title, xKind: 'linear', x, xLabel: label, xUnit: unit, yLabel, series, ...(y2Label === undefined ? {} : { y2Label }),
   });
   const charts = [
-    perStep('chart-steps-latency', `Latency by ${label}`, 'ms', [
+    perStep('chart-steps-latency', `${words.latency} by ${label}`, 'ms', [
       { label: 'p50', color: COLORS.blue, scale: 'y', values: column((s) => s.p50), unit: ' ms', points: true },
       { label: 'p99', color: COLORS.orange, scale: 'y', values: column((s) => s.p99), unit: ' ms', points: true },
       { label: 'mean', color: COLORS.grey, scale: 'y', values: column((s) => s.mean), unit: ' ms', points: true, dash: [4, 4] },
     ]),
-    perStep('chart-steps-throughput', `${words.units === 'messages' ? 'Messages' : 'Requests'} per second and errors by ${label}`, `${words.units}/s`, [
+    perStep('chart-steps-throughput', `${words.title} per second and errors by ${label}`, `${words.units}/s`, [
       { label: `${words.completed}/s`, color: COLORS.green, scale: 'y', values: column((s) => s.perSecond), unit: '/s', points: true },
       ...(sorted.some((s) => s.meanTarget !== undefined && s.from !== s.target)
         ? [{ label: 'mean target', color: COLORS.grey, scale: 'y' as const, values: column((s) => s.meanTarget ?? null), unit: '/s', points: true, dash: [2, 6] }]

@@ -163,7 +163,9 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
   const planned = plannedStages(result);
   if (planned === undefined) return undefined;
   const timeline = result.timeline ?? [];
-  const measured = result.websocket?.stages;
+  // SSE subscriptions measure their stages as a WebSocket run does (events, their delivery).
+  const measured = result.websocket?.stages ?? result.stream?.subscriptions?.stages;
+  const stageHistograms = result.websocket?.stages !== undefined ? result.merge?.stages : result.merge?.stream?.stages;
   const secondHistograms = result.merge?.timeline;
   const exactSeconds = Array.isArray(secondHistograms) && secondHistograms.length === timeline.length;
   const steps: StepPoint[] = [];
@@ -189,7 +191,7 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
         stage: index, ...where, durationMs: stage.durationMs, open: stage.open,
         sent: stage.sent, completed: stage.received, perSecond: stage.perSecond, errors,
         p50: stage.received > 0 ? stage.p50 : null, p99: stage.received > 0 ? stage.p99 : null,
-        mean: meanOf(result.merge?.stages?.[index]), server,
+        mean: meanOf(stageHistograms?.[index]), server,
       });
       continue;
     }
@@ -206,7 +208,7 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
     ? 'Each step is a stage that holds its count; the stages that move between steps (their connecting periods) are left out.'
     : `The ramp never holds ${planned.kind === 'rate' ? 'a rate' : 'a count'}, so each stage is a step, from where the previous one ended to its own${planned.kind === 'rate' ? '; the mean target is what its seconds aimed at' : ''}.`;
   const how = measured !== undefined
-    ? "A step's numbers are its stage's in websocket.stages; its errors (and the server's numbers) those of the timeline seconds within it."
+    ? `A step's numbers are its stage's in ${result.websocket?.stages !== undefined ? 'websocket.stages' : 'stream.subscriptions.stages (events, timed by their delivery)'}; its errors (and the server's numbers) those of the timeline seconds within it.`
     : `A step's numbers add up the timeline seconds wholly inside it${exactSeconds ? ", and its latency comes from those seconds' histograms (merge.timeline) added together" : '; this result has no per-second histograms, so no latency per step'}.`;
   const source = `${which} ${how}`;
   return { kind: planned.kind, steps, source };

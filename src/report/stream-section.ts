@@ -18,6 +18,16 @@ export function streamCards(result: LoadResult): string {
   const timed = (label: string, stats: LatencyStats | undefined, stat: 'p50' | 'p99', other: 'p50' | 'p99'): [string, string, string] =>
     [label, ms(stats?.[stat]), `${other} ${ms(stats?.[other])}`];
   const first = timed('first event p99', stream.firstEvent, 'p99', 'p50');
+  const subscriptions = stream.subscriptions;
+  if (subscriptions != null) {
+    return cards([
+      ['events/s', number(stream.perSecond), `${number(stream.events)} events`],
+      ...(stream.delivery != null ? [timed('delivery p99', stream.delivery, 'p99', 'p50')] : []),
+      ['subscriptions open', number(subscriptions.open), `${number(subscriptions.subscribed)} accepted, ${number(subscriptions.reconnects)} reconnections`],
+      first,
+      timed('gap p50', stream.gap, 'p50', 'p99'),
+    ]);
+  }
   if (!tokensOf(stream)) {
     return cards([
       first,
@@ -55,9 +65,13 @@ export function streamSection(result: LoadResult): string {
     return typeof stats === 'object' && stats !== null ? [[label, ...FIELDS.map((field) => ms(stats[field]))]] : [];
   });
   const head = ['<span class="visually-hidden">figure</span>', ...FIELDS.map((field) => (field === 'p999' ? 'p99.9' : field))];
+  const subscriptions = stream.subscriptions;
+  const closes = Object.entries(subscriptions?.closes ?? {}).map(([cause, count]) => `${number(count)} ${cause}`);
   const counts = [
     `${number(stream.events)} events (${number(stream.perSecond)}/s)`,
-    `${number(stream.streams)} streams ended (${number(stream.eventsPerStream)} events each), ${number(stream.ended)} by until`,
+    subscriptions != null
+      ? `${number(subscriptions.subscribed)} subscriptions accepted, ${number(subscriptions.open)} open at the end, ${number(subscriptions.reconnects)} reconnections${closes.length > 0 ? `, closes: ${closes.join(', ')}` : ''}`
+      : `${number(stream.streams)} streams ended (${number(stream.eventsPerStream)} events each), ${number(stream.ended)} by until`,
     ...(tokensOf(stream) ? [`${number(stream.outputTokens)} output tokens (${number(stream.outputTokensPerSecond)}/s, ${number(stream.outputTokensPerStream)} per ended stream)`] : []),
   ];
   return section(
