@@ -52,3 +52,10 @@ t.test('a task run counts calls a second and the calls in flight, not requests a
   t.match(out.text, ' in flight');
   t.notMatch(out.text, /req\/s|conns/);
 });
+
+t.test('SSE subscriptions count events a second, not the few subscription requests that ended', async (t) => {
+  const out = new Capture(false);
+  const second = { ...event(0, 1234), stream: { events: 5000, outputTokens: 0, firstEventP50: 1, firstEventP99: 2 } };
+  new ProgressLine(out, { plannedMs: 4000, options: { url: 'http://127.0.0.1:1/events', stream: { subscribe: true } } }).update(second);
+  t.equal(out.text, '1s/4s [#####...............]  5,000 events/s  errors 3  10 conns\n');
+});

@@ -25,19 +25,22 @@ export class ProgressLine {
   readonly #plannedAmount: number | undefined;
   readonly #unit: string;
   readonly #lanes: string;
+  /** SSE subscriptions: a second counts events; its latencies would be those of the few streams that ended. */
+  readonly #subscriptions: boolean;
   #written = false;
   #stopped = false;
 
   constructor(
     stderr: CommandIO['stderr'],
-    planned: { plannedMs?: number; plannedAmount?: number; options?: { url?: unknown; socketio?: unknown; websocket?: unknown; task?: unknown } },
+    planned: { plannedMs?: number; plannedAmount?: number; options?: { url?: unknown; socketio?: unknown; websocket?: unknown; task?: unknown; stream?: { subscribe?: boolean } } },
   ) {
     this.#stderr = stderr;
     this.#plannedMs = planned.plannedMs;
     this.#plannedAmount = planned.plannedAmount;
     // A WebSocket or Socket.IO run's seconds count messages received, not requests; a task run's count
     // calls, and its gauge is the calls in flight, not connections.
-    const { url, socketio, websocket, task } = planned.options ?? {};
+    const { url, socketio, websocket, task, stream } = planned.options ?? {};
+    this.#subscriptions = stream?.subscribe === true;
     const messages = socketio !== undefined || websocket !== undefined || (typeof url === 'string' && /^wss?:/i.test(url));
     this.#unit = task !== undefined ? 'calls/s' : messages ? 'msg/s' : 'req/s';
     this.#lanes = task !== undefined ? 'in flight' : 'conns';
@@ -57,9 +60,9 @@ export class ProgressLine {
     }
     return [
       position,
-      `${COUNT.format(event.completed)} ${this.#unit}`,
-      `p50 ${ms(event.p50)}`,
-      `p99 ${ms(event.p99)}`,
+      ...(this.#subscriptions
+        ? [`${COUNT.format(event.stream?.events ?? 0)} events/s`]
+        : [`${COUNT.format(event.completed)} ${this.#unit}`, `p50 ${ms(event.p50)}`, `p99 ${ms(event.p99)}`]),
       `errors ${COUNT.format(event.totals.errors)}`,
       `${COUNT.format(event.connections)} ${this.#lanes}`,
       ...(event.server?.cpuPercent === undefined ? [] : [`server CPU ${COUNT.format(event.server.cpuPercent)}%`]),
