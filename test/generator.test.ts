@@ -4,7 +4,7 @@
 import t from 'tap';
 import { runLoad } from '../src/index.js';
 import { GENERATOR_SATURATED, GeneratorMonitor, mergeGenerator, SATURATED_SEND_LAG_MS } from '../src/stats/generator.js';
-import { createHistogram, encodeHistogram } from '../src/stats/histogram.js';
+import { createHistogram, decodeHistogram, encodeHistogram } from '../src/stats/histogram.js';
 import type { ShardGenerator } from '../src/stats/recorder.js';
 import type { ProgressEvent } from '../src/shared/load-result.js';
 import { separateServer } from './fixtures/separate-server.js';
@@ -201,4 +201,16 @@ t.test('send lag: one late slot in a short run is not saturation, three are (iss
   t.equal(judge(1), false, 'one slot 30 ms late of 20');
   t.equal(judge(2), false, 'two');
   t.equal(judge(3), true, 'three');
+});
+
+t.test('send lag: a warm-up slot\'s lag is kept apart, never in the result', async (t) => {
+  const monitor = new GeneratorMonitor(true, true);
+  for (let i = 0; i < 50; i++) monitor.recordSendLag(40, 0);
+  for (let i = 0; i < 20; i++) monitor.recordSendLag(0.2, 1);
+  const warnings: Array<{ code: string; message: string }> = [];
+  const { sendLag, saturated } = monitor.finish(warnings);
+  const lag = decodeHistogram(sendLag!);
+  t.equal(lag.totalCount, 20, 'the 20 measured slots only');
+  t.equal(lag.maxValue < 1000, true, `no warm-up lag in it (max ${lag.maxValue} µs)`);
+  t.equal(saturated, false, 'and no verdict from the warm-up');
 });

@@ -1,6 +1,7 @@
 // Warm-up: its requests reach the server but none of them, nor anything about them, is counted.
 import t from 'tap';
 import { runLoad } from '../src/index.js';
+import { decodeHistogram } from '../src/stats/histogram.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun, littlesLaw } from './fixtures/timing.js';
 
@@ -50,6 +51,32 @@ t.test('closed loop: server count = warm-up + measured', (t) =>
     t.equal(result.statusCodes['200'], result.requests.completed);
   }),
 );
+
+t.test('the warm-up runs the record path into a recorder of its own: nothing of it in the histograms, names, phases or timeline', async (t) => {
+  const server = await testServer(t);
+  const result = await runLoad({
+    url: server.url,
+    rate: 500,
+    warmup: 300,
+    amount: 400,
+    requests: [{ path: '/a', name: 'a' }, { path: '/b', name: 'b' }],
+  });
+  const { sent, completed, missed } = result.requests;
+  t.equal(sent + missed, 400, 'amount is exact');
+  const warmup = server.stats.requests - sent;
+  t.ok(warmup > 0 && warmup <= 150, `the server saw ${warmup} warm-up requests (at most the 150 slots) besides the measured ones`);
+  t.equal(result.errors.total, 0);
+  t.same(result.statusCodes, { '200': completed }, 'status codes: measured responses only');
+  t.equal(decodeHistogram(result.histogram).totalCount, completed, 'the latency histogram holds the measured responses only');
+  t.equal(decodeHistogram(result.histogramUncorrected).totalCount, completed, 'so does the uncorrected one');
+  t.equal(result.timeline.reduce((sum, second) => sum + second.completed, 0), completed, 'the timeline\'s completed add up');
+  t.ok(result.phases!.ttfb.count <= completed && result.phases!.receive.count <= completed, `phases: no warm-up exchange (ttfb ${result.phases!.ttfb.count}, ${completed} completed)`);
+  t.equal(result.byName!.a!.requests.completed + result.byName!.b!.requests.completed, completed, 'the names add up to the run');
+  for (const name of ['a', 'b']) {
+    const part = result.byName![name]!;
+    t.equal(decodeHistogram(part.histogram).totalCount, part.requests.completed, `name ${name}: its histogram holds its measured responses only`);
+  }
+});
 
 t.test('warm-up with rate stages needs rate', async (t) => {
   await t.rejects(

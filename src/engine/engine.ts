@@ -44,6 +44,13 @@ export class Engine implements TransportSink, Exchanges {
   /** Lanes idle because connections were ramped down. */
   readonly #parked = new Set<Lane>();
   #recorder!: Recorder;
+  /**
+   * By `lane.measured ? 1 : 0`: the warm-up's recorder and phases (never read) at 0, the run's at 1.
+   * Warm-up and measured exchanges run the same code: a branch that only measured ones took would
+   * still be unoptimised when measuring starts (V8 optimises what has run), and slow its first second.
+   */
+  #recorders: Recorder[] = [];
+  readonly #phasesBy: PhaseRecorder[];
   /** Connections are timed from before the clock starts (they open ahead of it), so not in the Recorder. */
   readonly #phases = new PhaseRecorder();
   /** Each request's name index (`Plan.names`), by its index in the sequence. */
@@ -85,6 +92,7 @@ export class Engine implements TransportSink, Exchanges {
     this.#sequence = new RequestSequence(plan, hooks.requests, maxConnections);
     this.#nameOf = Uint16Array.from(plan.requests, (request) => request.nameIndex);
     this.#namedPhases = plan.names.length > 1 ? plan.names.map(() => new PhaseRecorder()) : undefined;
+    this.#phasesBy = [plan.warmupMs > 0 ? new PhaseRecorder() : this.#phases, this.#phases];
     this.#transport = createTransport(
       {
         url: new URL(plan.url),
@@ -133,6 +141,7 @@ export class Engine implements TransportSink, Exchanges {
     this.#endAt = measuring.endAt;
     this.#monitor = measuring.monitor;
     this.#recorder = measuring.recorder;
+    this.#recorders = [measuring.warmupRecorder ?? measuring.recorder, measuring.recorder];
     this.#startAt = measuring.startAt;
     this.#stream?.begin(measuring.measureAt, measuring.endAt);
   }
@@ -269,7 +278,7 @@ export class Engine implements TransportSink, Exchanges {
       this.#send(lane, due, now);
       // The generator's own lateness: a slot that waited for a free connection was late because of
       // the connections (its latency counts from `due` all the same), not because of salvo.
-      if (lane.measured) this.#monitor.recordSendLag(now - Math.max(due, lane.freedAt));
+      this.#monitor.recordSendLag(now - Math.max(due, lane.freedAt), lane.measured ? 1 : 0);
     }
     pacer.pause();
     if (this.#inFlight === 0 && this.#amountReached()) this.#run.stop(false);
@@ -299,7 +308,8 @@ export class Engine implements TransportSink, Exchanges {
     lane.firstByteAt = 0;
     lane.retried = false;
     lane.measured = intendedAt >= this.#measureAt;
-    if (lane.measured) this.#measuredSent++;
+    const measured = lane.measured ? 1 : 0;
+    this.#measuredSent += measured;
     this.#inFlight++;
     this.#stream?.sent(lane);
     const prepared = this.#sequence.next(lane);
@@ -315,7 +325,7 @@ export class Engine implements TransportSink, Exchanges {
     }
     const bytes = this.#transport.send(lane, prepared);
     lane.sentBytes = bytes;
-    if (lane.measured) this.#recorder.recordSent(bytes, now, this.#nameOf[lane.requestIndex]);
+    this.#recorders[measured]!.recordSent(bytes, now, this.#nameOf[lane.requestIndex]);
   }
 
   onResponse(lane: Lane, status: number, bytesReceived: number, details?: ResponseDetails): void {
@@ -336,16 +346,19 @@ export class Engine implements TransportSink, Exchanges {
     const handled = this.#sequence.answered(lane, status, details);
     this.#stream?.end(lane, now, lane.measured && handled);
     const name = this.#nameOf[lane.requestIndex];
-    if (lane.measured && !handled) {
-      this.#recorder.recordThrown('ON_RESPONSE_FAILED', `requests[${lane.requestIndex}].onResponse`, this.#sequence.thrown);
-      this.#recorder.recordError('ON_RESPONSE_FAILED', now, name);
-      this.#recorder.recordReceivedBytes(bytesReceived, name);
-    } else if (lane.measured) {
-      this.#recorder.recordResponse(status, bytesReceived, now - lane.intendedAt, now - lane.sentAt, now, name);
+    if (!handled) {
+      if (lane.measured) {
+        this.#recorder.recordThrown('ON_RESPONSE_FAILED', `requests[${lane.requestIndex}].onResponse`, this.#sequence.thrown);
+        this.#recorder.recordError('ON_RESPONSE_FAILED', now, name);
+        this.#recorder.recordReceivedBytes(bytesReceived, name);
+      }
+    } else {
+      const measured = lane.measured ? 1 : 0;
+      this.#recorders[measured]!.recordResponse(status, bytesReceived, now - lane.intendedAt, now - lane.sentAt, now, name);
       if (lane.firstByteAt !== 0) {
         const firstByteAt = lane.firstByteAt === FIRST_BYTE_IN_LAST_READ ? now : lane.firstByteAt;
-        this.#phases.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
-        this.#namedPhases?.[name!]!.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
+        this.#phasesBy[measured]!.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
+        if (this.#namedPhases !== undefined && lane.measured) this.#namedPhases[name!]!.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
       }
     }
     this.#next(lane, now);

@@ -95,7 +95,8 @@ export class RequestSequence {
     const wrapped = following === this.#requests.length;
     this.#cursor[lane.connection] = wrapped ? 0 : following;
     lane.requestIndex = index;
-    if (lane.measured && this.#unreserved !== undefined && this.#reserved[lane.connection]! > 0) this.#reserved[lane.connection]!--;
+    // `lane.measured` last: a warm-up runs the same loads as measuring (see the engine's `#recorders`).
+    if (this.#unreserved !== undefined && lane.measured && this.#reserved[lane.connection]! > 0) this.#reserved[lane.connection]!--;
     return wrapped;
   }
 
@@ -117,7 +118,7 @@ export class RequestSequence {
    * False when the hook threw.
    */
   answered(lane: Lane, status: number, details: ResponseDetails | undefined): boolean {
-    if (lane.measured && this.checker !== undefined) {
+    if (this.checker !== undefined && lane.measured) {
       this.checker.check(status, details);
       this.namedCheckers?.[this.#requests[lane.requestIndex]!.nameIndex]!.check(status, details);
     }

@@ -3,6 +3,9 @@ import type { Plan } from '../shared/plan.js';
 import { GeneratorMonitor } from '../stats/generator.js';
 import { Recorder, type Gauges, type RunningTotals, type SecondSummary } from '../stats/recorder.js';
 
+/** The warm-up recorder's generator gauge: the thread's own is read by the measured recorder only. */
+const NO_GENERATOR = { cpuPercent: 0, eventLoopUtilization: 0 };
+
 /** What a thread's runner reports each second: the second, and its totals so far. */
 export type OnSecond = (summary: SecondSummary, totals: RunningTotals) => void;
 
@@ -16,6 +19,11 @@ export interface Measuring {
   endAt: number;
   monitor: GeneratorMonitor;
   recorder: Recorder;
+  /**
+   * With a warm-up: where its exchanges are recorded, never read. Built as `recorder` is (same
+   * class, shape and names), so that the warm-up runs the record path as measuring will.
+   */
+  warmupRecorder: Recorder | undefined;
   /** Stops the end and warm-up timers. */
   cancelTimers(): void;
 }
@@ -44,7 +52,9 @@ export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd
     plan.expect?.status?.allowed,
   );
   recorder.nameRequests(plan.names);
-  const monitor = new GeneratorMonitor(openLoop);
+  const warmupRecorder = plan.warmupMs > 0 ? new Recorder(0, { ...gauges, generator: () => NO_GENERATOR }, onSecond && (() => {}), plan.expect?.status?.allowed) : undefined;
+  warmupRecorder?.nameRequests(plan.names);
+  const monitor = new GeneratorMonitor(openLoop, plan.warmupMs > 0);
   return (clockFrom?: number) => {
     let endAt = Infinity;
     // libuv's clock is coarser than performance.now(): a timer can fire a fraction of a ms early.
@@ -66,12 +76,14 @@ export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd
     if (plan.durationMs !== undefined) endTimer = setTimeout(onEndTimer, plan.warmupMs + plan.durationMs - late);
     const warmupTimer = plan.warmupMs > 0 ? setTimeout(() => monitor.restart(), plan.warmupMs - late) : undefined;
     recorder.start(measureAt);
+    warmupRecorder?.start(now);
     return {
       startAt: now,
       measureAt,
       endAt,
       monitor,
       recorder,
+      warmupRecorder,
       cancelTimers: () => {
         clearTimeout(warmupTimer);
         clearTimeout(endTimer);
