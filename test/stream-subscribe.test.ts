@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { formatResult, mergeResults, runLoad } from '../src/index.js';
+import { compareResults, formatResult, mergeResults, runLoad } from '../src/index.js';
 import type { TransportName } from '../src/shared/terms.js';
 import { inSomeRun } from './fixtures/timing.js';
 import { startSubscriptionServer, type SubscriptionServerOptions } from './fixtures/subscription-server.js';
@@ -132,6 +132,8 @@ t.test('worker threads and merged results add the subscriptions up exactly', asy
   const merged = mergeResults([result, result]);
   t.equal(merged.stream!.subscriptions!.reconnects, 8);
   t.same(merged.stream!.subscriptions!.closes, { lost: 8 });
+  const metrics = compareResults([result, result], [result, result]).rows.map((row) => row.metric);
+  t.ok(metrics.includes('stream.perSecond') && !metrics.includes('stream.delivery.p99'), 'compared by their events/s by default (and by delivery p99 when timed)');
 });
 
 t.test('options a subscription has no use for are refused by name', async (t) => {

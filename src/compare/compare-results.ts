@@ -87,11 +87,15 @@ export function compareResults(
   // Streamed runs compare what their users feel: the first event and the gaps (and TTFT, ITL with tokens).
   const streamed = every((result) => result.stream !== undefined);
   const tokens = streamed && every((result) => result.stream?.ttft !== undefined);
+  // Subscriptions are felt by their events' rate and delivery times.
+  const subscribed = streamed && every((result) => result.stream?.subscriptions !== undefined);
+  const delivered = subscribed && every((result) => result.stream?.delivery !== undefined);
   const defaults = [
     ...DEFAULT_METRICS,
     ...(monitored ? ['server.cpuPerRequestMs'] : []),
     ...(streamed ? ['stream.firstEvent.p99', 'stream.gap.p99'] : []),
     ...(tokens ? ['stream.ttft.p99', 'stream.itl.p50', 'stream.outputTokensPerSecond'] : []),
+    ...(subscribed ? ['stream.perSecond', ...(delivered ? ['stream.delivery.p99'] : [])] : []),
   ];
   const { test, metrics } = resolveCompareOptions(defaults.length > DEFAULT_METRICS.length ? { ...options, metrics: defaults } : options);
   const named = options.metrics === undefined ? namedMetrics([...baseline, ...candidate]) : [];
