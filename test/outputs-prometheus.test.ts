@@ -12,6 +12,7 @@ import type { LoadResult, TimelineEntry } from '../src/shared/load-result.js';
 import { startPrometheus, type Prometheus } from './fixtures/prometheus.js';
 import { separateStreamServer } from './fixtures/separate-stream-server.js';
 import { socketIoServer } from './fixtures/socketio-server.js';
+import { startSubscriptionServer } from './fixtures/subscription-server.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 
@@ -171,6 +172,22 @@ function outputTests(prometheus: Prometheus): void {
     t.equal(await total('salvo_stream_ttft_seconds', 'stream-workers'), undefined);
     t.ok((await prometheus.scalar('count_over_time(salvo_stream_gap_seconds{testid="stream-workers",quantile="0.99"}[1h])'))! >= 1, 'gap quantiles merged over the threads');
     t.equal(await total('salvo_stream_events_total', 'one-thread'), undefined, 'no stream series in a run without stream');
+  });
+
+  t.test('SSE subscriptions: the events counted live and exactly at the end, and each second\'s delivery quantiles', async (t) => {
+    const sse = await startSubscriptionServer({ events: 1000, intervalMs: 20, delayMs: 5 });
+    t.teardown(() => sse.close());
+    const result = await runLoad({ url: `${sse.url}/feed`, connections: 3, duration: 2500, stream: { format: 'sse', subscribe: true, timestamp: { field: 't' } }, outputs: [output('subscriptions')] });
+    const events = result.stream!.events;
+    t.ok(events > 150, `${events} events`);
+    t.equal(await total('salvo_stream_events_total', 'subscriptions'), events, 'salvo_stream_events_total = stream.events');
+    const live = await prometheus.scalar(`salvo_stream_events_total{testid="subscriptions"} @ ${(result.startedAt + 1500) / 1000}`);
+    t.ok(live !== undefined && live > 0 && live < events, `${live} events a second into the run`);
+    const delivery = await byLabel('salvo_stream_delivery_seconds', 'subscriptions', 'quantile');
+    t.same(Object.keys(delivery).sort(), ['0.5', '0.9', '0.99']);
+    // The server stamps each event 5 ms before it writes it.
+    t.ok((await prometheus.scalar('min_over_time(salvo_stream_delivery_seconds{testid="subscriptions",quantile="0.5"}[1h])'))! >= 0.004, 'delivery p50 of each second: at least the 5 ms the server held each event (less its clock\'s ms)');
+    t.ok(delivery['0.5']! <= delivery['0.99']!, 'in order');
   });
 
   t.test('Prometheus down (refused at once): the run ends as without the output, one warning', async (t) => {

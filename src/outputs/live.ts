@@ -34,7 +34,7 @@ export interface LiveOutputs {
 export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promise<LiveOutputs> {
   const { compress } = (await import('snappyjs')).default;
   const kind: SeriesKind = { messages: countsMessages(plan.transport) };
-  if (plan.stream !== undefined) kind.stream = { tokens: plan.stream.tokensPath !== undefined || plan.stream.tokensFunction };
+  if (plan.stream !== undefined) kind.stream = { tokens: plan.stream.tokensPath !== undefined || plan.stream.tokensFunction, delivery: plan.stream.timestampField !== undefined };
   let generated: string | undefined;
   const writers = outputs.map((output) => {
     let testid = output.labels['testid'];
@@ -58,7 +58,7 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
     for (const writer of writers) writer.push(timestampMs, points);
   };
   const names = new NameSeries();
-  const streams = kind.stream === undefined ? undefined : new StreamSeries(kind.stream.tokens);
+  const streams = kind.stream === undefined ? undefined : new StreamSeries(kind.stream);
   /** Counter series written so far, by name and label value. */
   const counted = new Set<string>();
   /** The stamp of the last counters written: where a counter that first appears later was still 0. */

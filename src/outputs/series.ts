@@ -12,10 +12,10 @@ export interface Point {
   value: number;
 }
 
-/** What decides the series a run has: HTTP requests, or messages (WebSocket and Socket.IO); streams, with or without tokens. */
+/** What decides the series a run has: HTTP requests, or messages (WebSocket and Socket.IO); streams, with tokens and timestamps or not. */
 export interface SeriesKind {
   messages: boolean;
-  stream?: { tokens: boolean };
+  stream?: { tokens: boolean; delivery: boolean };
 }
 
 /** The cumulative counters: live from the running totals, at the end from the merged result. */

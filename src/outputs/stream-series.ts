@@ -12,7 +12,7 @@ const QUANTILES = [
 /**
  * A `stream` run's series: events, ended streams and (with `tokens`) output tokens as counters,
  * summed from the seconds while the run goes and exact from the merged result at its end; each
- * second's first-event, gap, TTFT and ITL quantiles, as `salvo_latency_seconds` has latency's.
+ * second's first-event, gap, TTFT, ITL and delivery quantiles, as `salvo_latency_seconds` has latency's.
  */
 export class StreamSeries {
   readonly #tokens: boolean;
@@ -20,8 +20,11 @@ export class StreamSeries {
   #streams = 0;
   #outputTokens = 0;
 
-  constructor(tokens: boolean) {
+  readonly #delivery: boolean;
+
+  constructor({ tokens, delivery }: { tokens: boolean; delivery: boolean }) {
     this.#tokens = tokens;
+    this.#delivery = delivery;
   }
 
   /** One closed second's samples: the counters so far, and the quantiles of each figure it timed. */
@@ -37,6 +40,7 @@ export class StreamSeries {
       quantiles(points, 'salvo_stream_ttft_seconds', second.ttft);
       quantiles(points, 'salvo_stream_itl_seconds', second.itl);
     }
+    if (this.#delivery) quantiles(points, 'salvo_stream_delivery_seconds', second.delivery);
     return points;
   }
 

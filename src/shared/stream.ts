@@ -71,10 +71,11 @@ export interface ShardStreamSecond {
   streams: number;
   /** First-event times of the streams whose first event came in this second (µs, encoded; `''` for none). */
   firstEvent: string;
-  /** The gaps, and with `tokens` the TTFTs and ITLs, that ended in this second (µs, encoded; `''` for none). */
+  /** The gaps, with `tokens` the TTFTs and ITLs, and with `timestamp` the deliveries, that ended in this second (µs, encoded; `''` for none). */
   gap: string;
   ttft: string;
   itl: string;
+  delivery: string;
 }
 
 /** What one thread measured of its streams, encoded to merge exactly. */

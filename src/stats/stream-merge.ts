@@ -145,8 +145,8 @@ export function streamAsShard(stream: StreamStats | undefined, info: StreamMerge
   if (stream === undefined || info === undefined) return undefined;
   const seconds: ShardStreamSecond[] = [];
   if (timeline !== undefined) {
-    // The streams ended, gaps and ITLs of each second are live figures only, not kept in the result.
-    const empty = { streams: 0, gap: '', itl: '' };
+    // The streams ended, gaps, ITLs and deliveries of each second are live figures only, not kept in the result.
+    const empty = { streams: 0, gap: '', itl: '', delivery: '' };
     for (let i = 0; i < secondShift; i++) seconds.push({ events: 0, outputTokens: 0, firstEvent: '', ttft: '', ...empty });
     timeline.forEach((entry, index) => {
       seconds.push({ events: entry.stream?.events ?? 0, outputTokens: entry.stream?.outputTokens ?? 0, firstEvent: info.seconds[index] ?? '', ttft: info.ttftSeconds?.[index] ?? '', ...empty });

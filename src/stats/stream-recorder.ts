@@ -29,10 +29,12 @@ export class StreamRecorder {
   readonly #secondGap = new PendingLatencies();
   readonly #secondTtft: PendingLatencies | undefined;
   readonly #secondItl: PendingLatencies | undefined;
+  readonly #secondDelivery: PendingLatencies | undefined;
   #secondFirstEvents = 0;
   #secondGaps = 0;
   #secondTtfts = 0;
   #secondItls = 0;
+  #secondDeliveries = 0;
   #secondEvents = 0;
   #secondTokens = 0;
   #secondStreams = 0;
@@ -47,7 +49,10 @@ export class StreamRecorder {
   ) {
     this.#startAt = startAt;
     this.#nextSecondAt = startAt + 1000;
-    if (delivery) this.#delivery = new PendingLatencies();
+    if (delivery) {
+      this.#delivery = new PendingLatencies();
+      this.#secondDelivery = new PendingLatencies();
+    }
     if (tokens) {
       this.#ttft = new PendingLatencies();
       this.#itl = new PendingLatencies();
@@ -75,9 +80,13 @@ export class StreamRecorder {
     }
   }
 
-  /** An event's arrival minus the send time it carried. */
+  /** An event's arrival minus the send time it carried (just after `recordEvent` rolled the second to its arrival). */
   recordDelivery(ms: number): void {
-    this.#delivery?.record(toUs(ms));
+    if (this.#delivery === undefined) return;
+    const us = toUs(ms);
+    this.#delivery.record(us);
+    this.#secondDelivery!.record(us);
+    this.#secondDeliveries++;
   }
 
   /** `count` output tokens at `now`: the stream's first (`ms` from the request: TTFT) or `ms` after the last (ITL). */
@@ -133,10 +142,11 @@ export class StreamRecorder {
       gap: taken(this.#secondGap, this.#secondGaps),
       ttft: taken(this.#secondTtft, this.#secondTtfts),
       itl: taken(this.#secondItl, this.#secondItls),
+      delivery: taken(this.#secondDelivery, this.#secondDeliveries),
     });
     this.#nextSecondAt = this.#startAt + (this.#seconds.length + 1) * 1000;
     this.#secondEvents = this.#secondTokens = this.#secondStreams = 0;
-    this.#secondFirstEvents = this.#secondGaps = this.#secondTtfts = this.#secondItls = 0;
+    this.#secondFirstEvents = this.#secondGaps = this.#secondTtfts = this.#secondItls = this.#secondDeliveries = 0;
   }
 
   /** Everything recorded, encoded; a last partial second is kept when anything happened in it. */

@@ -26,7 +26,7 @@ interface PendingSecond {
   stream?: PendingStream;
 }
 
-const STREAM_FIGURES = ['firstEvent', 'gap', 'ttft', 'itl'] as const;
+const STREAM_FIGURES = ['firstEvent', 'gap', 'ttft', 'itl', 'delivery'] as const;
 
 interface PendingStream {
   events: number;
@@ -47,7 +47,7 @@ function addStream(into: PendingStream | undefined, part: ShardStreamSecond): Pe
 }
 
 function encodeStream({ events, outputTokens, streams, histograms }: PendingStream): ShardStreamSecond {
-  const encoded = { events, outputTokens, streams, firstEvent: '', gap: '', ttft: '', itl: '' };
+  const encoded = { events, outputTokens, streams, firstEvent: '', gap: '', ttft: '', itl: '', delivery: '' };
   for (const figure of STREAM_FIGURES) {
     const histogram = histograms[figure];
     if (histogram === undefined) continue;
