@@ -6,24 +6,23 @@ import { FIRST_BYTE_IN_LAST_READ, Lane, type Transport, type TransportFactory, t
 import type { ResponseDetails } from '../shared/exchange.js';
 import type { CheckStats } from '../shared/load-result.js';
 import { PhaseRecorder } from '../stats/phases.js';
-import type { GeneratorMonitor } from '../stats/generator.js';
-import { Pacer } from '../runner/pacer.js';
-import { connectionTarget } from '../runner/ramp.js';
+import { ClosedLoop } from '../runner/closed-loop.js';
 import type { Measuring } from '../runner/measuring.js';
 import { backoffMs, RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import { RequestSequence } from './request-sequence.js';
-import { FreeLanes } from './free-lanes.js';
+import { OpenLoop } from './open-loop.js';
 import { DownServer } from './down-server.js';
 import { openAhead } from './open-ahead.js';
-import { planSchedule, type RateSchedule } from '../runner/schedule.js';
+import { planSchedule } from '../runner/schedule.js';
 import { addWarning, type Warning } from '../shared/warnings.js';
 import { StreamMeter } from './stream-meter.js';
 
 /**
  * The HTTP exchanges of one thread's run: closed loop (each lane sends again as soon as its response
- * arrives) or open loop (`rate`: slots due on a schedule, taken by whichever lane is free). Owns the
- * lanes, timeouts, backoff, connection ramps and `amount`; the run's shape (start, ticks, abort, end,
- * stats) is the `RunLifecycle`'s. A lane sends a prepared payload and waits for its answer, an error
+ * arrives) or open loop (`rate`: slots due on a schedule, taken by whichever lane is free, the
+ * `OpenLoop`'s). Owns the lanes, timeouts and backoff; `amount` and connection ramps are the
+ * `ClosedLoop`'s, shared with the task runner; the run's shape (start, ticks, abort, end, stats) is
+ * the `RunLifecycle`'s. A lane sends a prepared payload and waits for its answer, an error
  * or a timeout: what the payloads are and what an answer means is the `RequestSequence`'s; moving
  * the bytes is the transport's.
  */
@@ -38,11 +37,10 @@ export class Engine implements TransportSink, Exchanges {
   readonly #lanes: Lane[];
   /** `pipelining` (HTTP/1.1) or `streams` (h2): lanes `i * lanesPerConnection ...` ride connection i. */
   readonly #lanesPerConnection: number;
-  readonly #schedule: RateSchedule | undefined;
-  /** Lanes free to take an open-loop slot, least recently freed first. */
-  readonly #freeLanes: FreeLanes;
-  /** Lanes idle because connections were ramped down. */
-  readonly #parked = new Set<Lane>();
+  /** Counts toward `amount`, in flight, ramps: shared by both loops. */
+  readonly #loop: ClosedLoop<Lane>;
+  /** `rate`: slots due on a schedule; undefined for a closed loop. */
+  readonly #open: OpenLoop | undefined;
   #recorder!: Recorder;
   /**
    * By `lane.measured ? 1 : 0`: the warm-up's recorder and phases (never read) at 0, the run's at 1.
@@ -57,26 +55,12 @@ export class Engine implements TransportSink, Exchanges {
   readonly #nameOf: Uint16Array;
   /** With several names, each name's `ttfb` and `receive` (its connections are the run's). */
   readonly #namedPhases: PhaseRecorder[] | undefined;
-  #startAt = 0;
   #measureAt = 0;
   #endAt = Infinity;
-  #activeConnections: number;
-  #inFlight = 0;
-  /** Measured requests sent, for `amount`. */
-  #measuredSent = 0;
-  #slot = 0;
-  /** Open loop: measured slots that fell due while no lane could carry them (`missed`). */
-  #skipped = 0;
-  /** The last request to end failed: no response since (the server may be down). */
-  #failing = false;
-  /** Open loop: wakes the loop when slots fall due (see pacer.ts). */
-  #pacer: Pacer | undefined;
-  #monitor!: GeneratorMonitor;
   /** Lanes waiting out their backoff, by timer. */
   readonly #backoffTimers = new Map<NodeJS.Timeout, Lane>();
   /** Closed-loop `amount` runs without connection ramps: fail fast once the server is down. */
   #downServer: DownServer | undefined;
-  #stopped = false;
   /** Transport findings, kept here because they can come before the recorder exists. */
   readonly #warnings: Warning[] = [];
   /** `stream`: each response's body framed into events and timed. */
@@ -88,7 +72,12 @@ export class Engine implements TransportSink, Exchanges {
     this.#hooks = hooks;
     const maxConnections = peakConnections(plan);
     this.#lanesPerConnection = lanesPerConnection(plan);
-    this.#activeConnections = plan.connections;
+    this.#loop = new ClosedLoop(plan, {
+      connectionOf: (lane) => lane.connection,
+      parked: (lane) => this.#park(lane),
+      resume: (lane, now) => this.#next(lane, now),
+      stop: () => this.#run.stop(false),
+    });
     this.#sequence = new RequestSequence(plan, hooks.requests, maxConnections);
     this.#nameOf = Uint16Array.from(plan.requests, (request) => request.nameIndex);
     this.#namedPhases = plan.names.length > 1 ? plan.names.map(() => new PhaseRecorder()) : undefined;
@@ -115,12 +104,12 @@ export class Engine implements TransportSink, Exchanges {
       for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
     if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, { nameOf: this.#nameOf, count: plan.names.length }, (code, message) => this.onWarning(code, message));
-    this.#freeLanes = new FreeLanes(this.#lanes.length);
-    this.#schedule = planSchedule(plan);
+    const schedule = planSchedule(plan);
+    if (schedule !== undefined) this.#open = new OpenLoop(schedule, this.#lanes.length, this.#loop, { send: (lane, intendedAt, now) => this.#send(lane, intendedAt, now), stop: () => this.#run.stop(false) });
     this.tickMs = timeoutTickMs(plan.timeoutMs);
     this.gauges = {
       connections: () => this.#transport.openConnections(),
-      targetRate: (second) => this.#schedule?.slotsInSecond(this.#measureAt - this.#startAt, second),
+      targetRate: (second) => this.#open?.slotsInSecond(second),
       ...(this.#stream !== undefined ? { stream: (second: number) => this.#stream!.second(second) } : {}),
     };
     this.#run = new RunLifecycle(plan, hooks, this);
@@ -132,17 +121,15 @@ export class Engine implements TransportSink, Exchanges {
   }
 
   async open(): Promise<void> {
-    if (this.#schedule) this.#pacer = new Pacer(this.#onPumpWake);
-    await Promise.all([this.#openConnections(), this.#pacer?.ready()]);
+    await Promise.all([this.#openConnections(), this.#open?.ready()]);
   }
 
   begin(measuring: Measuring): void {
     this.#measureAt = measuring.measureAt;
     this.#endAt = measuring.endAt;
-    this.#monitor = measuring.monitor;
     this.#recorder = measuring.recorder;
     this.#recorders = [measuring.warmupRecorder ?? measuring.recorder, measuring.recorder];
-    this.#startAt = measuring.startAt;
+    this.#open?.begin(measuring);
     this.#stream?.begin(measuring.measureAt, measuring.endAt);
   }
 
@@ -151,14 +138,15 @@ export class Engine implements TransportSink, Exchanges {
     // above its limit stay idle instead of queueing behind the others.
     const pipelining = this.#lanesPerConnection;
     const usable = Math.min(pipelining, this.#transport.lanesPerConnection?.() ?? Infinity);
-    if (this.#schedule) {
+    if (this.#open) {
       // The first lane of every connection comes before any second (pipelined) one.
+      const free: Lane[] = [];
       for (let depth = 0; depth < usable; depth++) {
-        for (let lane = depth; lane < this.#lanes.length; lane += pipelining) this.#freeLanes.push(this.#lanes[lane]!);
+        for (let lane = depth; lane < this.#lanes.length; lane += pipelining) free.push(this.#lanes[lane]!);
       }
-      this.#pump();
+      this.#open.start(free);
     } else {
-      const started = this.#lanes.filter((lane) => lane.id % pipelining < usable && lane.connection < this.#activeConnections);
+      const started = this.#lanes.filter((lane) => lane.id % pipelining < usable && lane.connection < this.#loop.active);
       if (this.#plan.amount !== undefined && this.#plan.ramps !== 'connections') this.#downServer = new DownServer(started.length, this.#lanes.length);
       for (const lane of this.#lanes) if (lane.id % pipelining < usable) this.#next(lane, now);
     }
@@ -169,30 +157,19 @@ export class Engine implements TransportSink, Exchanges {
   }
 
   async #openConnections(): Promise<void> {
-    const warning = await openAhead(this.#transport, this.#activeConnections, this.#plan.timeoutMs, this.#hooks.signal);
+    const warning = await openAhead(this.#transport, this.#loop.active, this.#plan.timeoutMs, this.#hooks.signal);
     if (warning !== undefined && !this.#run.stopped) this.onWarning(warning.code, warning.message);
   }
 
-  #amountReached(): boolean {
-    return this.#plan.amount !== undefined && this.#measuredSent + this.#skipped >= this.#plan.amount;
+  /** Ramped down: the connection closes once none of its lanes has a request in flight. */
+  #park(lane: Lane): void {
+    if (!this.#lanes.some((l) => l.connection === lane.connection && l.busy)) this.#transport.release(lane.connection);
   }
 
-  /** Closed loop: send on `lane` now, after its backoff, or not at all once the run is winding down. */
+  /** Send on `lane` now (closed loop) or free it for the next slot (open loop); after its backoff, or not at all once the run is winding down. */
   #next(lane: Lane, now: number): void {
-    if (this.#stopped) return;
-    if (this.#schedule) {
-      this.#freeLane(lane, now);
-      return;
-    }
-    if (lane.connection >= this.#activeConnections) {
-      this.#parked.add(lane);
-      if (!this.#lanes.some((l) => l.connection === lane.connection && l.busy)) this.#transport.release(lane.connection);
-      return;
-    }
-    if (this.#amountReached()) {
-      if (this.#inFlight === 0) this.#run.stop(false);
-      return;
-    }
+    if (this.#open) return this.#open.free(lane, now);
+    if (!this.#loop.admits(lane)) return;
     // The rest of the amount is reserved by other connections' walks of the sequence: this lane is done.
     if (now >= this.#measureAt && !this.#sequence.mayMeasure(lane.connection)) return;
     const down = this.#downServer?.code;
@@ -208,7 +185,7 @@ export class Engine implements TransportSink, Exchanges {
   #failUnsent(lane: Lane, now: number, code: string): void {
     lane.measured = now >= this.#measureAt;
     if (!lane.measured) return void this.#sequence.skip(lane);
-    this.#measuredSent++;
+    this.#loop.sent++;
     this.#downServer!.failedUnsent++;
     this.#sequence.skip(lane);
     const name = this.#nameOf[lane.requestIndex];
@@ -225,81 +202,6 @@ export class Engine implements TransportSink, Exchanges {
     this.#backoffTimers.set(timer, lane);
   }
 
-  #freeLane(lane: Lane, now: number): void {
-    if (this.#stopped) return;
-    lane.freedAt = now;
-    this.#freeLanes.push(lane);
-    if (this.#amountReached()) {
-      if (this.#inFlight === 0) this.#run.stop(false);
-      return;
-    }
-    this.#pump();
-  }
-
-  #onPumpWake = (): void => this.#pump();
-
-  /** When slot `slot` is due, performance.now() ms. */
-  #dueAt = (slot: number): number => this.#startAt + this.#schedule!.timeOf(slot);
-
-  /**
-   * Open loop: send every slot that is due on a free lane, then wait for the next slot or lane. Called
-   * from the pacer's wake-up and from every freed lane; the pacer is told the next slot each time
-   * (a plain store), and paused while nothing could be sent.
-   */
-  #pump(): void {
-    if (this.#stopped) return;
-    const schedule = this.#schedule!;
-    const now = performance.now();
-    // Woken after the end (the host stalled this process): what is still due was missed, not sent late.
-    if (now >= this.#endAt) {
-      this.#run.stop(false);
-      return;
-    }
-    const pacer = this.#pacer!;
-    while (!this.#amountReached()) {
-      const due = this.#startAt + schedule.timeOf(this.#slot);
-      if (due >= this.#endAt) break;
-      if (due > now) {
-        pacer.waitFor(this.#slot, this.#dueAt);
-        return;
-      }
-      const lane = this.#freeLanes.shift();
-      if (lane === undefined) {
-        // Every lane busy: the next response pumps again, and the slot's latency counts its wait.
-        if (this.#inFlight > 0 && !this.#failing) break;
-        // None free and nothing answering since the last error: the lanes are backing off or trying
-        // to reconnect (the server is down). The slot is missed rather than kept for a burst when
-        // the server is back, as k6 drops an iteration it cannot start.
-        if (due >= this.#measureAt) this.#skipped++;
-        this.#slot++;
-        continue;
-      }
-      this.#slot++;
-      this.#send(lane, due, now);
-      // The generator's own lateness: a slot that waited for a free connection was late because of
-      // the connections (its latency counts from `due` all the same), not because of salvo.
-      this.#monitor.recordSendLag(now - Math.max(due, lane.freedAt), lane.measured ? 1 : 0);
-    }
-    pacer.pause();
-    if (this.#inFlight === 0 && this.#amountReached()) this.#run.stop(false);
-  }
-
-  /**
-   * At the end: the slots due in its last millisecond may not have had their wake-up yet (1-9 of them
-   * at 5,000-20,000/s were `missed`). They go now, and end `unfinished` like any request in flight;
-   * a slot due earlier that no lane could take stays missed.
-   */
-  #sendLastDue(now: number, endAt: number): void {
-    while (!this.#amountReached()) {
-      const due = this.#startAt + this.#schedule!.timeOf(this.#slot);
-      if (due >= endAt || due < endAt - 1) return;
-      const lane = this.#freeLanes.shift();
-      if (lane === undefined) return;
-      this.#slot++;
-      this.#send(lane, due, now);
-    }
-  }
-
   #send(lane: Lane, intendedAt: number, now: number): void {
     lane.busy = true;
     lane.intendedAt = intendedAt;
@@ -309,8 +211,8 @@ export class Engine implements TransportSink, Exchanges {
     lane.retried = false;
     lane.measured = intendedAt >= this.#measureAt;
     const measured = lane.measured ? 1 : 0;
-    this.#measuredSent += measured;
-    this.#inFlight++;
+    this.#loop.sent += measured;
+    this.#loop.inFlight++;
     this.#stream?.sent(lane);
     const prepared = this.#sequence.next(lane);
     if (prepared === undefined) {
@@ -330,7 +232,7 @@ export class Engine implements TransportSink, Exchanges {
 
   onResponse(lane: Lane, status: number, bytesReceived: number, details?: ResponseDetails): void {
     const now = performance.now();
-    if (this.#stopped) return;
+    if (this.#loop.stopped) return;
     // Answered after the end: still busy, so `halt` counts it in `requests.unfinished`.
     if (now >= this.#endAt) {
       this.#run.stop(false);
@@ -338,9 +240,9 @@ export class Engine implements TransportSink, Exchanges {
     }
     lane.busy = false;
     lane.failures = 0;
-    this.#failing = false;
+    if (this.#open) this.#open.failing = false;
     this.#downServer?.answered(lane);
-    this.#inFlight--;
+    this.#loop.inFlight--;
     // A response whose `onResponse` hook threw is that request's error instead of a completion: each
     // request ends in exactly one of `completed` and `errors`.
     const handled = this.#sequence.answered(lane, status, details);
@@ -374,20 +276,20 @@ export class Engine implements TransportSink, Exchanges {
 
   onSentMore(lane: Lane, bytes: number): void {
     lane.sentBytes += bytes;
-    if (lane.measured && !this.#stopped) this.#recorder.recordSentBytes(bytes, this.#nameOf[lane.requestIndex]);
+    if (lane.measured && !this.#loop.stopped) this.#recorder.recordSentBytes(bytes, this.#nameOf[lane.requestIndex]);
   }
 
   onRetry(lane: Lane, bytes: number): void {
     lane.sentBytes += bytes;
-    if (lane.measured && !this.#stopped) this.#recorder.recordRetry(bytes, performance.now(), this.#nameOf[lane.requestIndex]);
+    if (lane.measured && !this.#loop.stopped) this.#recorder.recordRetry(bytes, performance.now(), this.#nameOf[lane.requestIndex]);
   }
 
   onError(lane: Lane, code: string, unsent = false): void {
     const now = performance.now();
     lane.busy = false;
-    this.#inFlight--;
-    if (this.#stopped) return;
-    this.#failing = true;
+    this.#loop.inFlight--;
+    if (this.#loop.stopped) return;
+    if (this.#open) this.#open.failing = true;
     if (lane.measured) {
       const name = this.#nameOf[lane.requestIndex];
       // A request whose connection never opened stays in `sent` with its error; its bytes never left.
@@ -414,23 +316,7 @@ export class Engine implements TransportSink, Exchanges {
     for (const lane of this.#lanes) {
       if (lane.busy && now - lane.sentAt >= timeoutMs) this.#transport.cancel(lane, 'TIMEOUT');
     }
-    this.#rampConnections(now);
-  }
-
-  /** Closed-loop `stages`: moves the open connections linearly toward each stage's target. */
-  #rampConnections(now: number): void {
-    if (this.#plan.ramps !== 'connections' || now < this.#measureAt) return;
-    const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - this.#measureAt);
-    if (target === this.#activeConnections) return;
-    const grew = target > this.#activeConnections;
-    this.#activeConnections = target;
-    if (!grew) return; // lanes above the target park themselves when their response arrives
-    for (const lane of [...this.#parked]) {
-      if (lane.connection < target) {
-        this.#parked.delete(lane);
-        this.#next(lane, now);
-      }
-    }
+    this.#loop.ramp(now, this.#measureAt);
   }
 
   /**
@@ -438,12 +324,10 @@ export class Engine implements TransportSink, Exchanges {
    * still waiting for a connection are taken back out of `sent` (nothing of them reached the server).
    */
   halt(now: number, endAt: number): void {
-    if (this.#schedule) this.#sendLastDue(now, endAt);
-    this.#stopped = true;
+    if (this.#open) this.#recorder.missed = this.#open.halt(now, endAt);
+    this.#loop.stopped = true;
     this.#haltedAt = endAt;
-    this.#pacer?.close();
     for (const timer of this.#backoffTimers.keys()) clearTimeout(timer);
-    if (this.#schedule) this.#recorder.missed = this.#schedule.missedSlots(this.#measureAt - this.#startAt, endAt - this.#startAt, this.#plan.amount, this.#slot) + this.#skipped;
     for (const lane of this.#lanes) {
       if (!lane.busy || !lane.measured) continue;
       if (this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now, this.#nameOf[lane.requestIndex]);

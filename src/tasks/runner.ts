@@ -6,7 +6,7 @@ import type { GeneratorMonitor } from '../stats/generator.js';
 import { addWarning } from '../shared/warnings.js';
 import { RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import type { Measuring } from '../runner/measuring.js';
-import { connectionTarget } from '../runner/ramp.js';
+import { ClosedLoop } from '../runner/closed-loop.js';
 import { Pacer } from '../runner/pacer.js';
 import { planSchedule, type RateSchedule } from '../runner/schedule.js';
 import { TaskCall, type CallOwner } from './call.js';
@@ -78,7 +78,8 @@ export class TaskRunner implements Exchanges, CallOwner {
   readonly #slots: Slot[];
   readonly #schedule: RateSchedule | undefined;
   readonly #freeSlots: Slot[] = [];
-  readonly #parked = new Set<Slot>();
+  /** Counts toward `amount`, in flight, ramps: as the HTTP engine's. */
+  readonly #loop: ClosedLoop<Slot>;
   readonly #checks = new TaskChecks();
   readonly #steps = new StepRecorder();
   #pacer: Pacer | undefined;
@@ -87,14 +88,10 @@ export class TaskRunner implements Exchanges, CallOwner {
   #startAt = 0;
   #measureAt = 0;
   #endAt = Infinity;
-  #active: number;
-  #inFlight = 0;
-  #measuredSent = 0;
   #slot = 0;
   /** Calls given up on (timed out) that have not settled yet. */
   #abandonedPending = 0;
   #abandonedTotal = 0;
-  #stopped = false;
   /** When the event loop last turned (see YIELD_AFTER_MS), and the slots waiting for the next turn. */
   #turnAt = 0;
   readonly #waiting: Slot[] = [];
@@ -107,11 +104,16 @@ export class TaskRunner implements Exchanges, CallOwner {
     this.#state = hooks.state;
     const peak = plan.ramps === 'connections' ? Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!)) : plan.connections;
     this.#slots = Array.from({ length: peak }, (_, index) => new Slot(index, new TaskCall(index, this.#state, this)));
-    this.#active = plan.connections;
+    this.#loop = new ClosedLoop(plan, {
+      connectionOf: (slot) => slot.index,
+      parked: () => {},
+      resume: (slot, now) => this.#next(slot, now),
+      stop: () => this.#run.stop(false),
+    });
     this.#schedule = planSchedule(plan);
     this.tickMs = timeoutTickMs(plan.timeoutMs);
     this.gauges = {
-      connections: () => this.#inFlight,
+      connections: () => this.#loop.inFlight,
       targetRate: (second) => this.#schedule?.slotsInSecond(this.#measureAt - this.#startAt, second),
     };
     this.#run = new RunLifecycle(plan, hooks, this);
@@ -140,7 +142,7 @@ export class TaskRunner implements Exchanges, CallOwner {
   start(now: number): void {
     this.#turnAt = now;
     if (this.#schedule) {
-      for (let index = this.#slots.length - 1; index >= 0; index--) if (index < this.#active) this.#freeSlots.push(this.#slots[index]!);
+      for (let index = this.#slots.length - 1; index >= 0; index--) if (index < this.#loop.active) this.#freeSlots.push(this.#slots[index]!);
       this.#pump();
       return;
     }
@@ -151,25 +153,10 @@ export class TaskRunner implements Exchanges, CallOwner {
     return this.#checks.stats();
   }
 
-  #amountReached(): boolean {
-    return this.#plan.amount !== undefined && this.#measuredSent >= this.#plan.amount;
-  }
-
   /** Closed loop: call again on `slot` now, after a turn of the event loop, or not at all. */
   #next(slot: Slot, now: number): void {
-    if (this.#stopped) return;
-    if (this.#schedule) {
-      this.#freeSlot(slot, now);
-      return;
-    }
-    if (slot.index >= this.#active) {
-      this.#parked.add(slot);
-      return;
-    }
-    if (this.#amountReached()) {
-      if (this.#inFlight === 0) this.#run.stop(false);
-      return;
-    }
+    if (this.#schedule) return this.#freeSlot(slot, now);
+    if (!this.#loop.admits(slot)) return;
     if (now - this.#turnAt >= YIELD_AFTER_MS) {
       this.#waiting.push(slot);
       if (!this.#turnScheduled) {
@@ -185,7 +172,7 @@ export class TaskRunner implements Exchanges, CallOwner {
     this.#turnScheduled = false;
     const now = performance.now();
     this.#turnAt = now;
-    if (this.#stopped) return;
+    if (this.#loop.stopped) return;
     if (now >= this.#endAt) {
       this.#run.stop(false);
       return;
@@ -195,22 +182,19 @@ export class TaskRunner implements Exchanges, CallOwner {
   };
 
   #freeSlot(slot: Slot, now: number): void {
+    if (this.#loop.stopped) return;
     slot.freedAt = now;
-    if (slot.index >= this.#active) return;
+    if (slot.index >= this.#loop.active) return;
     this.#freeSlots.push(slot);
-    if (this.#amountReached()) {
-      if (this.#inFlight === 0) this.#run.stop(false);
-      return;
-    }
-    this.#pump();
+    if (!this.#loop.done()) this.#pump();
   }
 
   /** When slot `slot` of the schedule is due, performance.now() ms. */
   readonly #dueAt = (slot: number): number => this.#startAt + this.#schedule!.timeOf(slot);
 
-  /** Open loop: calls every slot that is due on a free call slot, then waits for the next (see the engine's pump). */
+  /** Open loop: calls every slot that is due on a free call slot, then waits for the next (see the engine's OpenLoop). */
   #pump(): void {
-    if (this.#stopped) return;
+    if (this.#loop.stopped) return;
     const schedule = this.#schedule!;
     const pacer = this.#pacer!;
     let now = performance.now();
@@ -218,7 +202,7 @@ export class TaskRunner implements Exchanges, CallOwner {
       this.#run.stop(false);
       return;
     }
-    while (!this.#amountReached()) {
+    while (!this.#loop.amountReached()) {
       const due = this.#startAt + schedule.timeOf(this.#slot);
       if (due >= this.#endAt) break;
       if (due > now) {
@@ -230,7 +214,7 @@ export class TaskRunner implements Exchanges, CallOwner {
       this.#slot++;
       if (due >= this.#measureAt) this.#monitor.recordSendLag(now - Math.max(due, slot.freedAt));
       this.#call(slot, due, now);
-      if (this.#stopped) return;
+      if (this.#loop.stopped) return;
       // The user's function ran synchronously up to its first await: the next call starts later.
       now = performance.now();
     }
@@ -243,10 +227,10 @@ export class TaskRunner implements Exchanges, CallOwner {
     slot.startedAt = now;
     const measured = (slot.measured = intendedAt >= this.#measureAt);
     if (measured) {
-      this.#measuredSent++;
+      this.#loop.sent++;
       this.#recorder.recordSent(0, now);
     }
-    this.#inFlight++;
+    this.#loop.inFlight++;
     const call = slot.call;
     call.begin(slot.iterations++, measured, now);
     let result: unknown;
@@ -264,14 +248,14 @@ export class TaskRunner implements Exchanges, CallOwner {
   settled(call: TaskCall, failed: boolean, error: unknown): void {
     const now = performance.now();
     const slot = this.#slots[call.slot]!;
-    if (this.#stopped) return;
+    if (this.#loop.stopped) return;
     // Settled after the end: still busy, so `halt` counts it in `requests.unfinished`.
     if (now >= this.#endAt) {
       this.#run.stop(false);
       return;
     }
     slot.busy = false;
-    this.#inFlight--;
+    this.#loop.inFlight--;
     if (slot.measured) {
       if (failed) this.#recordFailure(error, now);
       else this.#recorder.recordCompleted(now - slot.intendedAt, now - slot.startedAt, now);
@@ -290,11 +274,11 @@ export class TaskRunner implements Exchanges, CallOwner {
   }
 
   step(name: string, ms: number, failed: boolean, error: unknown): void {
-    if (!this.#stopped) this.#steps.record(name, ms, failed ? taskErrorCode(error) : undefined);
+    if (!this.#loop.stopped) this.#steps.record(name, ms, failed ? taskErrorCode(error) : undefined);
   }
 
   check(name: string, passed: boolean, message: string | undefined): void {
-    if (!this.#stopped) this.#checks.record(name, passed, message);
+    if (!this.#loop.stopped) this.#checks.record(name, passed, message);
   }
 
   tick(now: number): void {
@@ -303,7 +287,7 @@ export class TaskRunner implements Exchanges, CallOwner {
     for (const slot of this.#slots) {
       if (slot.busy && now - slot.startedAt >= timeoutMs) this.#timeOut(slot, now);
     }
-    this.#rampSlots(now);
+    this.#loop.ramp(now, this.#measureAt);
   }
 
   /** Gives up on the slot's call: `TIMEOUT`, its signal aborted, the slot on with a new context. */
@@ -311,7 +295,7 @@ export class TaskRunner implements Exchanges, CallOwner {
     const call = slot.call;
     slot.call = new TaskCall(slot.index, this.#state, this);
     slot.busy = false;
-    this.#inFlight--;
+    this.#loop.inFlight--;
     this.#abandonedPending++;
     this.#abandonedTotal++;
     call.abandon(new DOMException(`the task call took longer than timeout (${this.#plan.timeoutMs} ms)`, 'TimeoutError'));
@@ -319,24 +303,8 @@ export class TaskRunner implements Exchanges, CallOwner {
     this.#next(slot, now);
   }
 
-  /** Closed-loop `stages`: moves the call slots in use toward each stage's target. */
-  #rampSlots(now: number): void {
-    if (this.#plan.ramps !== 'connections' || now < this.#measureAt) return;
-    const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - this.#measureAt);
-    if (target === this.#active) return;
-    const grew = target > this.#active;
-    this.#active = target;
-    if (!grew) return; // slots above the target park when their call settles
-    for (const slot of [...this.#parked]) {
-      if (slot.index < target) {
-        this.#parked.delete(slot);
-        this.#next(slot, now);
-      }
-    }
-  }
-
   halt(_now: number, endAt: number): void {
-    this.#stopped = true;
+    this.#loop.stopped = true;
     this.#pacer?.close();
     if (this.#schedule) this.#recorder.missed = this.#schedule.missedSlots(this.#measureAt - this.#startAt, endAt - this.#startAt, this.#plan.amount, this.#slot);
     const ended = new DOMException('the load test ended', 'AbortError');

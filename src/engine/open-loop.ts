@@ -1,0 +1,139 @@
+import { performance } from 'node:perf_hooks';
+import type { Lane } from '../transports/transport.js';
+import type { GeneratorMonitor } from '../stats/generator.js';
+import type { ClosedLoop } from '../runner/closed-loop.js';
+import type { Measuring } from '../runner/measuring.js';
+import { Pacer } from '../runner/pacer.js';
+import type { RateSchedule } from '../runner/schedule.js';
+import { FreeLanes } from './free-lanes.js';
+
+/** What the open loop needs of the engine. */
+export interface OpenLoopOwner {
+  /** Sends the next request on `lane`, due at `intendedAt`. */
+  send(lane: Lane, intendedAt: number, now: number): void;
+  /** Ends the run (the end passed, or the amount is done). */
+  stop(): void;
+}
+
+/**
+ * The engine's open loop (`rate`, rate `stages`): slots fall due on the schedule and go on whichever
+ * lane was freed longest ago; the pacer wakes the pump when the next slot is due. Counts toward
+ * `amount` (sent, missed, in flight) are the `ClosedLoop`'s, shared with the closed loop.
+ */
+export class OpenLoop {
+  readonly #schedule: RateSchedule;
+  readonly #loop: ClosedLoop<Lane>;
+  readonly #owner: OpenLoopOwner;
+  /** Lanes free to take a slot, least recently freed first. */
+  readonly #freeLanes: FreeLanes;
+  /** Wakes the pump when slots fall due (see pacer.ts); its thread starts in `ready`. */
+  #pacer: Pacer | undefined;
+  #monitor!: GeneratorMonitor;
+  #startAt = 0;
+  #measureAt = 0;
+  #endAt = Infinity;
+  #slot = 0;
+  /** The last request to end failed: no response since (the server may be down). */
+  failing = false;
+
+  constructor(schedule: RateSchedule, lanes: number, loop: ClosedLoop<Lane>, owner: OpenLoopOwner) {
+    this.#schedule = schedule;
+    this.#loop = loop;
+    this.#owner = owner;
+    this.#freeLanes = new FreeLanes(lanes);
+  }
+
+  ready(): Promise<void> {
+    this.#pacer = new Pacer(this.#pump);
+    return this.#pacer.ready();
+  }
+
+  begin(measuring: Measuring): void {
+    this.#startAt = measuring.startAt;
+    this.#measureAt = measuring.measureAt;
+    this.#endAt = measuring.endAt;
+    this.#monitor = measuring.monitor;
+  }
+
+  /** The slots the schedule has in the run's `second` (the `targetRate` gauge). */
+  slotsInSecond(second: number): number {
+    return this.#schedule.slotsInSecond(this.#measureAt - this.#startAt, second);
+  }
+
+  /** Takes `lanes` as free, in that order, and sends what is due. */
+  start(lanes: Iterable<Lane>): void {
+    for (const lane of lanes) this.#freeLanes.push(lane);
+    this.#pump();
+  }
+
+  /** `lane` is free again (its request ended): it takes the next slot due. */
+  free(lane: Lane, now: number): void {
+    if (this.#loop.stopped) return;
+    lane.freedAt = now;
+    this.#freeLanes.push(lane);
+    if (!this.#loop.done()) this.#pump();
+  }
+
+  /** When slot `slot` is due, performance.now() ms. */
+  #dueAt = (slot: number): number => this.#startAt + this.#schedule.timeOf(slot);
+
+  /**
+   * Sends every slot that is due on a free lane, then waits for the next slot or lane. Called from
+   * the pacer's wake-up and from every freed lane; the pacer is told the next slot each time (a plain
+   * store), and paused while nothing could be sent.
+   */
+  #pump = (): void => {
+    const loop = this.#loop;
+    if (loop.stopped) return;
+    const now = performance.now();
+    // Woken after the end (the host stalled this process): what is still due was missed, not sent late.
+    if (now >= this.#endAt) {
+      this.#owner.stop();
+      return;
+    }
+    while (!loop.amountReached()) {
+      const due = this.#dueAt(this.#slot);
+      if (due >= this.#endAt) break;
+      if (due > now) {
+        this.#pacer!.waitFor(this.#slot, this.#dueAt);
+        return;
+      }
+      const lane = this.#freeLanes.shift();
+      if (lane === undefined) {
+        // Every lane busy: the next response pumps again, and the slot's latency counts its wait.
+        if (loop.inFlight > 0 && !this.failing) break;
+        // None free and nothing answering since the last error: the lanes are backing off or trying
+        // to reconnect (the server is down). The slot is missed rather than kept for a burst when
+        // the server is back, as k6 drops an iteration it cannot start.
+        if (due >= this.#measureAt) loop.skipped++;
+        this.#slot++;
+        continue;
+      }
+      this.#slot++;
+      this.#owner.send(lane, due, now);
+      // The generator's own lateness: a slot that waited for a free connection was late because of
+      // the connections (its latency counts from `due` all the same), not because of salvo.
+      this.#monitor.recordSendLag(now - Math.max(due, lane.freedAt), lane.measured ? 1 : 0);
+    }
+    this.#pacer!.pause();
+    if (loop.inFlight === 0 && loop.amountReached()) this.#owner.stop();
+  };
+
+  /**
+   * At the end: the slots due in its last millisecond may not have had their wake-up yet (1-9 of them
+   * at 5,000-20,000/s were `missed`). They go now, and end `unfinished` like any request in flight;
+   * a slot due earlier that no lane could take stays missed. Returns the slots missed in all.
+   */
+  halt(now: number, endAt: number): number {
+    while (!this.#loop.amountReached()) {
+      const due = this.#dueAt(this.#slot);
+      if (due >= endAt || due < endAt - 1) break;
+      const lane = this.#freeLanes.shift();
+      if (lane === undefined) break;
+      this.#slot++;
+      this.#owner.send(lane, due, now);
+    }
+    this.#pacer?.close();
+    return this.#schedule.missedSlots(this.#measureAt - this.#startAt, endAt - this.#startAt, this.#loop.amount, this.#slot) + this.#loop.skipped;
+  }
+}

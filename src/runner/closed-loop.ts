@@ -1,0 +1,81 @@
+import type { Plan } from '../shared/plan.js';
+import { connectionTarget } from './ramp.js';
+
+/** What the closed loop needs of the runner whose slots it admits: the HTTP engine's lanes, the task runner's call slots. */
+export interface ClosedLoopOwner<S> {
+  /** The connection `slot` rides (a task's call slot is its own): ramps park and bring back slots by it. */
+  connectionOf(slot: S): number;
+  /** `slot` was parked: its connection is above the ramp's target. */
+  parked(slot: S): void;
+  /** A ramp brought `slot`'s connection back: it sends again. */
+  resume(slot: S, now: number): void;
+  /** The amount is reached and nothing is in flight: the run ends. */
+  stop(): void;
+}
+
+/**
+ * The state and decisions a closed loop shares between the HTTP engine and the task runner: what
+ * counts toward `amount`, whether a slot may send again (not once stopped, not above a connection
+ * ramp's target, not past `amount`), and the ramp of `stages` that parks and brings back slots. The
+ * open loop counts here too (sent, missed, in flight), so `amount` is one count in both.
+ */
+export class ClosedLoop<S> {
+  /** Measured requests (or calls) sent, for `amount`. */
+  sent = 0;
+  /** Open loop: measured slots missed while nothing could carry them; they count toward `amount`. */
+  skipped = 0;
+  inFlight = 0;
+  /** Connections (call slots) in use: `connections`, then a ramp's target. */
+  active: number;
+  stopped = false;
+  readonly amount: number | undefined;
+  readonly #plan: Plan;
+  readonly #owner: ClosedLoopOwner<S>;
+  /** Slots idle because connections were ramped down. */
+  readonly #parked = new Set<S>();
+
+  constructor(plan: Plan, owner: ClosedLoopOwner<S>) {
+    this.#plan = plan;
+    this.#owner = owner;
+    this.active = plan.connections;
+    this.amount = plan.amount;
+  }
+
+  amountReached(): boolean {
+    return this.amount !== undefined && this.sent + this.skipped >= this.amount;
+  }
+
+  /** True once the amount is reached; the run ends then if nothing is in flight. */
+  done(): boolean {
+    if (!this.amountReached()) return false;
+    if (this.inFlight === 0) this.#owner.stop();
+    return true;
+  }
+
+  /** Whether `slot` may send now: not once stopped, not above a ramp's target (it is parked), not past `amount`. */
+  admits(slot: S): boolean {
+    if (this.stopped) return false;
+    if (this.#owner.connectionOf(slot) >= this.active) {
+      this.#parked.add(slot);
+      this.#owner.parked(slot);
+      return false;
+    }
+    return !this.done();
+  }
+
+  /** Closed-loop `stages`: moves the connections in use linearly toward each stage's target. */
+  ramp(now: number, measureAt: number): void {
+    if (this.#plan.ramps !== 'connections' || now < measureAt) return;
+    const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - measureAt);
+    if (target === this.active) return;
+    const grew = target > this.active;
+    this.active = target;
+    if (!grew) return; // slots above the target park themselves when their answer arrives
+    for (const slot of [...this.#parked]) {
+      if (this.#owner.connectionOf(slot) < target) {
+        this.#parked.delete(slot);
+        this.#owner.resume(slot, now);
+      }
+    }
+  }
+}
