@@ -73,7 +73,6 @@ export class Engine implements TransportSink, Exchanges {
     const maxConnections = peakConnections(plan);
     this.#lanesPerConnection = lanesPerConnection(plan);
     this.#loop = new ClosedLoop(plan, {
-      connectionOf: (lane) => lane.connection,
       parked: (lane) => this.#park(lane),
       resume: (lane, now) => this.#next(lane, now),
       stop: () => this.#run.stop(false),

@@ -1,10 +1,14 @@
 import type { Plan } from '../shared/plan.js';
 import { connectionTarget } from './ramp.js';
 
-/** What the closed loop needs of the runner whose slots it admits: the HTTP engine's lanes, the task runner's call slots. */
+/** A slot of the closed loop: an HTTP lane, a task's call slot. */
+export interface LoopSlot {
+  /** The connection it rides (a task's call slot is its own): ramps park and bring back slots by it. */
+  readonly connection: number;
+}
+
+/** What the closed loop needs of the runner whose slots it admits: the HTTP engine, the task runner. */
 export interface ClosedLoopOwner<S> {
-  /** The connection `slot` rides (a task's call slot is its own): ramps park and bring back slots by it. */
-  connectionOf(slot: S): number;
   /** `slot` was parked: its connection is above the ramp's target. */
   parked(slot: S): void;
   /** A ramp brought `slot`'s connection back: it sends again. */
@@ -19,7 +23,7 @@ export interface ClosedLoopOwner<S> {
  * ramp's target, not past `amount`), and the ramp of `stages` that parks and brings back slots. The
  * open loop counts here too (sent, missed, in flight), so `amount` is one count in both.
  */
-export class ClosedLoop<S> {
+export class ClosedLoop<S extends LoopSlot> {
   /** Measured requests (or calls) sent, for `amount`. */
   sent = 0;
   /** Open loop: measured slots missed while nothing could carry them; they count toward `amount`. */
@@ -55,7 +59,7 @@ export class ClosedLoop<S> {
   /** Whether `slot` may send now: not once stopped, not above a ramp's target (it is parked), not past `amount`. */
   admits(slot: S): boolean {
     if (this.stopped) return false;
-    if (this.#owner.connectionOf(slot) >= this.active) {
+    if (slot.connection >= this.active) {
       this.#parked.add(slot);
       this.#owner.parked(slot);
       return false;
@@ -72,7 +76,7 @@ export class ClosedLoop<S> {
     this.active = target;
     if (!grew) return; // slots above the target park themselves when their answer arrives
     for (const slot of [...this.#parked]) {
-      if (this.#owner.connectionOf(slot) < target) {
+      if (slot.connection < target) {
         this.#parked.delete(slot);
         this.#owner.resume(slot, now);
       }

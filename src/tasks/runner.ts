@@ -40,10 +40,14 @@ class Slot {
   /** When it last became free to take an open-loop slot. */
   freedAt = 0;
   iterations = 0;
+  /** A call slot is its own connection, for the closed loop's ramps. */
+  readonly connection: number;
   constructor(
     readonly index: number,
     public call: TaskCall,
-  ) {}
+  ) {
+    this.connection = index;
+  }
 }
 
 /**
@@ -105,7 +109,6 @@ export class TaskRunner implements Exchanges, CallOwner {
     const peak = plan.ramps === 'connections' ? Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!)) : plan.connections;
     this.#slots = Array.from({ length: peak }, (_, index) => new Slot(index, new TaskCall(index, this.#state, this)));
     this.#loop = new ClosedLoop(plan, {
-      connectionOf: (slot) => slot.index,
       parked: () => {},
       resume: (slot, now) => this.#next(slot, now),
       stop: () => this.#run.stop(false),
