@@ -7,8 +7,11 @@ const server = await createTestServer({ capacity: 1500 });
 try {
   const result = await findCapacity({
     url: server.url,
-    connections: 100,
-    slo: { 'latency.p99': '< 50', 'errors.rate': '< 0.001' },
+    // p95 under 100 ms, not docs/capacity.md's p99 under 50: this server shares the generator's
+    // process, and one stall of a busy host fails a p99 (CI: 81 ms at 250/s). Past 1,500/s its queue
+    // holds up to `connections` requests, 267 ms at 400, so a rate it cannot serve still fails.
+    connections: 400,
+    slo: { 'latency.p95': '< 100', 'errors.rate': '< 0.001' },
     start: 250,
     stepDuration: '2s',
     confirmDuration: '4s',
