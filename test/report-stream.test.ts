@@ -2,6 +2,7 @@
 // timeline seconds and the spectra of its first-event, gap, TTFT and ITL histograms; the cards and
 // the table are result.stream; a capacity search over a streaming endpoint shows each step's output
 // tokens per second and TTFT against the objective.
+import * as hdr from 'hdr-histogram-js';
 import t from 'tap';
 import { findCapacity, renderCapacityReport, renderReport, runLoad, type CapacityResult, type LoadResult } from '../src/index.js';
 import { partialLastSecond, timelineX } from '../src/report/charts.js';
@@ -75,6 +76,29 @@ t.test('stream reports show the streams the run measured', async (t) => {
     t.same(plots['chart-stream-gap']?.labels, ['gap']);
     const labels = await page.$$eval('.card .label', (list) => list.map((label) => label.textContent));
     t.ok(labels.includes('events/s') && labels.includes('gap p50') && !labels.includes('TTFT p99'), 'event cards, no token cards');
+  });
+
+  t.test("connection stages over a token stream: each step's tokens/s and TTFT p99 from its timeline seconds", async (t) => {
+    // 1 connection for a second, a ramp to 3 in the next, 3 held in the third: steps at seconds 0 and 2.
+    const run = await runLoad({ url: server.url, connections: 1, stream: STREAM, stages: [{ duration: 1000, connections: 1 }, { duration: 1000, connections: 3 }, { duration: 1000, connections: 3 }] });
+    const result = JSON.parse(JSON.stringify(run)) as LoadResult;
+    const { page, problems } = await openReport(browser, renderReport(result), 'stream-steps');
+    t.same(problems, []);
+    const plot = (await drawnPlots(page))['chart-steps-stream'];
+    t.same(plot?.data[0], [1, 3], 'x: the connections of each holding stage');
+    t.same(seriesOf(plot, 'output tokens/s'), [0, 2].map((i) => result.timeline[i]!.stream!.outputTokens), "each step's output tokens in its second");
+    const p99 = (encoded: string) => {
+      const histogram = hdr.decodeFromCompressedBase64(encoded, 32, false, 3_600_000_000);
+      const value = histogram.getValueAtPercentile(99) / 1000;
+      histogram.destroy();
+      return value;
+    };
+    const ttft = [0, 2].map((i) => p99(result.merge.stream!.ttftSeconds![i]!));
+    t.same(seriesOf(plot, 'TTFT p99'), ttft, "and TTFT p99 from that second's histogram");
+    t.ok(result.timeline[2]!.stream!.outputTokens > 2 * result.timeline[0]!.stream!.outputTokens, 'three connections streamed more than one');
+    const head = await tableHead(page, '#steps-table');
+    const rows = await tableCells(page, '#steps-table');
+    t.same(rows.map((row) => row[head.indexOf('TTFT p99')]), ttft.map((v) => ms(v)), 'a TTFT p99 column');
   });
 
   t.test('SSE subscriptions ramped by stages: the steps are stream.subscriptions.stages, events and their delivery', async (t) => {

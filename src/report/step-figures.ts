@@ -48,6 +48,17 @@ function columns(figures: StepFigures, result: LoadResult): StepColumn[] {
     { header: 'mean', cell: (s) => ms(s.mean) },
     { header: 'errors', cell: (s) => number(s.errors) },
   );
+  const stream = figures.steps.find((s) => s.stream !== undefined)?.stream;
+  if (stream !== undefined) {
+    list.push(
+      stream.outputTokensPerSecond !== undefined
+        ? { header: 'tokens/s', cell: (s) => number(s.stream?.outputTokensPerSecond) }
+        : { header: 'events/s', cell: (s) => number(s.stream?.eventsPerSecond) },
+      stream.ttftP99 !== undefined
+        ? { header: 'TTFT p99', cell: (s) => ms(s.stream?.ttftP99) }
+        : { header: 'first event p99', cell: (s) => ms(s.stream?.firstEventP99) },
+    );
+  }
   const has = (field: keyof StepPoint['server']) => figures.steps.some((s) => s.server[field] !== undefined);
   if (has('cpuPercent')) list.push({ header: 'server CPU', cell: (s) => (s.server.cpuPercent === undefined ? 'n/a' : `${number(s.server.cpuPercent)}%`) });
   if (has('machineCpuPercent')) list.push({ header: 'machine CPU', cell: (s) => (s.server.machineCpuPercent === undefined ? 'n/a' : `${number(s.server.machineCpuPercent)}%`) });
@@ -65,8 +76,9 @@ function stepsTable(figures: StepFigures, result: LoadResult): string {
 
 /**
  * Charts with one point per step, x = the step's clients or target rate (ascending): latency (p50,
- * p99, mean), throughput with errors on the right axis, and, when `monitor` watched the server, its
- * CPU with its network (MB/s) on the right axis.
+ * p99, mean), throughput with errors on the right axis; a `stream` run's output tokens (or events)
+ * per second with TTFT (or first event) p99 on the right axis; and, when `monitor` watched the
+ * server, its CPU with its network (MB/s) on the right axis.
  */
 export function stepCharts(result: LoadResult, figures: StepFigures | undefined): ChartSpec[] {
   if (figures === undefined || figures.steps.length === 0) return [];
@@ -92,6 +104,14 @@ export function stepCharts(result: LoadResult, figures: StepFigures | undefined)
       { label: 'errors', color: COLORS.red, scale: 'y2', values: column((s) => s.errors), unit: '', points: true },
     ], 'errors'),
   ];
+  const stream = sorted.find((s) => s.stream !== undefined)?.stream;
+  if (stream !== undefined) {
+    const tokens = stream.outputTokensPerSecond !== undefined;
+    charts.push(perStep('chart-steps-stream', tokens ? `Output tokens per second and TTFT by ${label}` : `Events per second and time to first event by ${label}`, tokens ? 'tokens/s' : 'events/s', [
+      { label: tokens ? 'output tokens/s' : 'events/s', color: COLORS.green, scale: 'y', values: column((s) => (tokens ? s.stream?.outputTokensPerSecond : s.stream?.eventsPerSecond) ?? null), unit: '/s', points: true },
+      { label: tokens ? 'TTFT p99' : 'first event p99', color: COLORS.orange, scale: 'y2', values: column((s) => (tokens ? s.stream?.ttftP99 : s.stream?.firstEventP99) ?? null), unit: ' ms', points: true },
+    ], 'ms'));
+  }
   const server = (field: keyof StepPoint['server'], scale = 1) => column((s) => (s.server[field] === undefined ? null : s.server[field] / scale));
   const serverSeries: ChartSpec['series'] = [
     { label: 'server CPU', color: COLORS.red, scale: 'y', values: server('cpuPercent'), unit: '%', points: true },

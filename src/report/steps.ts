@@ -30,6 +30,17 @@ export interface StepPoint {
   mean: number | null;
   /** The watched server (`monitor`) over the step's seconds, means of what its sources gave. */
   server: StepServer;
+  /** A `stream` run's events (and output tokens) per second and first-event (and TTFT) p99 over the step's seconds. */
+  stream?: StepStream;
+}
+
+/** A step's streams, from its timeline seconds and their histograms (`merge.stream`); p99 null without them. */
+export interface StepStream {
+  eventsPerSecond: number;
+  firstEventP99: number | null;
+  /** With `tokens`. */
+  outputTokensPerSecond?: number;
+  ttftP99?: number | null;
 }
 
 /** The server processes' CPU, the machine's CPU (100 = one core) and network (bytes/s) during a step; absent when not given. */
@@ -138,6 +149,20 @@ function latencyOf(encoded: ReadonlyArray<string | undefined>): Pick<StepPoint, 
   }
 }
 
+/** The streams of the timeline seconds `seconds`: their counts per second, and their first-event and TTFT histograms added. */
+function streamOver(result: LoadResult, seconds: readonly number[]): StepStream {
+  const timeline = result.timeline;
+  const perSecond = (read: (second: NonNullable<TimelineEntry['stream']>) => number) =>
+    seconds.reduce((sum, i) => sum + (timeline[i]!.stream === undefined ? 0 : read(timeline[i]!.stream!)), 0) / seconds.length;
+  const p99 = (encoded: readonly string[] | undefined) => (encoded?.length === timeline.length ? latencyOf(seconds.map((i) => encoded[i])).p99 : null);
+  const info = result.merge?.stream;
+  return {
+    eventsPerSecond: perSecond((s) => s.events),
+    firstEventP99: p99(info?.seconds),
+    ...(result.stream?.ttft != null ? { outputTokensPerSecond: perSecond((s) => s.outputTokens), ttftP99: p99(info?.ttftSeconds) } : {}),
+  };
+}
+
 function meanOf(encoded: string | undefined): number | null {
   if (typeof encoded !== 'string' || encoded === '') return null;
   try {
@@ -202,6 +227,7 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
       stage: index, ...where, durationMs: seconds.length * 1000,
       sent: sum((e) => e.sent), completed, perSecond: completed / seconds.length, errors, server,
       ...(exactSeconds ? latencyOf(seconds.map((i) => secondHistograms[i])) : { p50: null, p99: null, mean: null }),
+      ...(result.stream != null ? { stream: streamOver(result, seconds) } : {}),
     });
   }
   const which = holding
