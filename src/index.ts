@@ -61,7 +61,7 @@ export type {
   PrometheusSource,
 } from './shared/load-options.js';
 export type { MachineSecond, MachineStats, ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats } from './shared/load-result.js';
-export type { Segment, Thresholds, TransportName } from './shared/terms.js';
+export type { Segment, ThresholdSetting, Thresholds, TransportName } from './shared/terms.js';
 export type { Warning } from './shared/warnings.js';
 export type { StreamEvent, StreamFormat, StreamHistograms, StreamMergeInfo, StreamOptions } from './shared/stream.js';
 export type { StreamSecond, StreamStats, SubscriptionStats } from './shared/load-result.js';

@@ -29,6 +29,7 @@ t.test('each bad input is named, exit 2, and nothing is sent', async (t) => {
     [['--rate-stage', '1x:100'], `--rate-stage "1x:100": TIME must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got "1x"`],
     [['--threshold', 'latency.p99<50ms'], `--threshold "latency.p99<50ms" must look like 'latency.p99<50' (metric, comparison, number); the number has no unit`],
     [['--threshold', 'latncy.p99<5'], '--threshold "latncy.p99<5": "latncy.p99" names no metric; known: latency.<stat>'],
+    [['--threshold', 'latency.p99<5 every 1.5s'], `--threshold "latency.p99<5 every 1.5s": every takes whole seconds (the timeline's), such as 'every 10s'`],
     [['--segment', '1of4'], '--segment must be INDEX/COUNT, such as 0/4 (the first of 4); got "1of4"'],
     [['--segment', '4/4'], 'the --segment index must be an integer from 0 to count - 1 (3); got 4'],
     [['--start-at', 'tomorrow'], '--start-at must be an ISO 8601 time (2030-01-01T12:00:00Z) or epoch milliseconds; got "tomorrow"'],

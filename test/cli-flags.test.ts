@@ -10,7 +10,7 @@ t.test('every flag becomes its runLoad option', async (t) => {
     url, '-c', '50', '-d', '30', '-R', '2000', '-w', 'auto', '-p', '2', '--transport', 'undici', '--no-keep-alive', '--no-retry',
     '-t', '2s', '--warmup', '500ms', '-m', 'post', '-H', 'x-a: 1', '-H', 'Authorization: Bearer a:b', '-b', '{"a":1}',
     '--expect-status', '200', '--expect-status', '204', '--expect-body', 'ok', '-k',
-    '--threshold', 'latency.p99<50', '--threshold', 'latency.p99 > 1', '--threshold', 'errors.rate <= 0.01',
+    '--threshold', 'latency.p99<50', '--threshold', 'latency.p99 > 1', '--threshold', 'errors.rate <= 0.01', '--threshold', 'latency.p99<200 every 10s',
     '--json', '--html', 'r.html', '-q',
   ]);
   t.same(invocation.options, {
@@ -30,7 +30,7 @@ t.test('every flag becomes its runLoad option', async (t) => {
     body: '{"a":1}',
     tls: { rejectUnauthorized: false },
     expect: { status: [200, 204], body: 'ok' },
-    thresholds: { 'latency.p99': ['<50', '> 1'], 'errors.rate': ['<= 0.01'] },
+    thresholds: { 'latency.p99': ['<50', '> 1', { threshold: '<200', window: '10s' }], 'errors.rate': ['<= 0.01'] },
   });
   t.match(invocation, { json: true, html: 'r.html', quiet: true, plannedMs: 30_000 });
   t.same(parseRunFlags([url, '--transport', 'h2', '-c', '4', '--streams', '10']).options, { url, transport: 'h2', connections: 4, streams: 10, duration: 10_000 });

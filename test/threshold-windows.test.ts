@@ -104,3 +104,21 @@ t.test('bad windows are rejected, naming the threshold', async (t) => {
     t.match(error, { message, option }, option);
   }
 });
+
+t.test('one metric checked on the whole run and on every window: a list mixes expressions and settings', async (t) => {
+  // Ten seconds of 100 fast responses; second 6 has 5 slow ones: 0.5% of the run, 5% of its seconds' windows.
+  const seconds = Array.from({ length: 10 }, () => fast(100));
+  seconds[6] = { latenciesMs: [...fast(95).latenciesMs, 400, 400, 400, 400, 400] };
+  const thresholds = parseThresholds({ 'latency.p99': ['< 50', { threshold: '< 50', window: '2s' }] });
+  t.same(thresholds.map(({ windowMs }) => windowMs), [undefined, 2000]);
+  const [whole, windowed] = evaluateThresholds(thresholds, resultOf(seconds));
+  t.equal(whole!.passed, true, `the whole run's p99 passes: ${whole!.actual} ms`);
+  t.equal(windowed!.passed, false, `the windows holding second 6 fail: ${windowed!.actual} ms`);
+  t.same(windowed!.windows!.failed.map(({ from, to }) => [from, to]), [[5, 7], [6, 8]]);
+  t.throws(() => parseThresholds({ 'latency.p99': ['< 50', { threshold: '< 50', window: '2.5s' }] }), {
+    message: /thresholds\['latency\.p99'\]\[1\]\.window must be whole seconds/,
+  });
+  t.throws(() => parseThresholds({ 'latency.p99': ['< 50', { threshold: 'fast', window: '2s' }] }), {
+    message: /thresholds\['latency\.p99'\]\[1\]\.threshold has an invalid expression 'fast'/,
+  });
+});

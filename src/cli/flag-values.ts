@@ -1,4 +1,4 @@
-import { isMetric, KNOWN_METRICS, parseMargin, SalvoOptionError } from '../index.js';
+import { isMetric, KNOWN_METRICS, parseMargin, SalvoOptionError, type Thresholds } from '../index.js';
 import { UsageError } from './command.js';
 
 /**
@@ -44,21 +44,27 @@ export function checkMetric(flag: string, value: string, metric: string): void {
 
 /**
  * `--threshold 'latency.p99<50'` (repeated) as runLoad's thresholds, each checked here (metric,
- * operator, number) so that an error names the flag and quotes the value as typed.
+ * operator, number) so that an error names the flag and quotes the value as typed. A trailing
+ * `every 10s` judges every window of that length (`{ threshold, window }`).
  */
-export function thresholdFlags(flag: string, values: string[] | undefined): Record<string, string[]> | undefined {
+export function thresholdFlags(flag: string, values: string[] | undefined): Thresholds | undefined {
   if (values === undefined) return undefined;
-  const result: Record<string, string[]> = {};
+  const result: Record<string, Array<string | { threshold: string; window: string }>> = {};
   for (const value of values) {
+    const windowed = /^(.*\S)\s+every\s+(\S+)\s*$/i.exec(value);
+    const check = windowed?.[1] ?? value;
     // A metric may select a name with spaces in it: latency.p99{name:GET /search}<50.
-    const match = /^\s*([^<>=!]*[^<>=!\s])\s*((?:<=|>=|==|!=|<|>).*)$/.exec(value);
+    const match = /^\s*([^<>=!]*[^<>=!\s])\s*((?:<=|>=|==|!=|<|>).*)$/.exec(check);
     const expression = match?.[2]!.trim();
     if (match === null || !THRESHOLD_EXPRESSION.test(expression!)) {
       const unit = expression !== undefined && /\d\s*[a-z%]+$/i.test(expression) ? '; the number has no unit (latency is in ms, rates are fractions)' : '';
       throw new UsageError(`--${flag} ${JSON.stringify(value)} must look like 'latency.p99<50' (metric, comparison, number)${unit}`);
     }
     checkMetric(`--${flag}`, value, match[1]!);
-    (result[match[1]!] ??= []).push(expression!);
+    if (windowed !== null && !/^\d+(s|m|h)?$/.test(windowed[2]!)) {
+      throw new UsageError(`--${flag} ${JSON.stringify(value)}: every takes whole seconds (the timeline's), such as 'every 10s'`);
+    }
+    (result[match[1]!] ??= []).push(windowed === null ? expression! : { threshold: expression!, window: durationFlag(`--${flag}`, windowed[2]!) });
   }
   return result;
 }

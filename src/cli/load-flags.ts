@@ -47,7 +47,7 @@ export const LOAD_FLAGS = {
   ca: { type: 'string', value: 'FILE', help: 'trust this CA certificate (PEM) for https' },
   'expect-status': { type: 'string', multiple: true, value: 'CODE', help: 'check each status: 200, 2xx; repeat to allow several' },
   'expect-body': { type: 'string', value: 'TEXT', help: 'check that each response body includes TEXT' },
-  threshold: { type: 'string', multiple: true, value: 'EXPR', help: "'latency.p99<50', 'errors.rate<0.01'; repeat; a failure exits 1" },
+  threshold: { type: 'string', multiple: true, value: 'EXPR', help: "'latency.p99<50', 'errors.rate<0.01'; repeat; 'latency.p99<50 every 10s' judges each 10 s window; a failure exits 1" },
   'ws-message': { type: 'string', value: 'TEXT', help: 'ws:/wss: URL: send TEXT on each connection and time each reply' },
   'ws-rate': { type: 'string', value: 'N', help: 'ws:/wss: URL: messages/s per connection (default: when the reply came)' },
   'ws-timestamp': { type: 'string', value: 'FIELD', help: 'ws:/wss: URL: time received JSON messages from their epoch-ms FIELD' },

@@ -60,8 +60,8 @@ const EXPRESSION = /^(<=|>=|==|!=|<|>)\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\
 /**
  * Validates `thresholds` and compiles every expression, before anything is sent.
  * A key is a metric path into `LoadResult` (or a derived metric: `errors.rate`, `checks.rate`,
- * `statusCodes.5xx`); a value is an expression such as `'< 50'`, a list of them, or
- * `{ threshold, abortOnFail, window }`.
+ * `statusCodes.5xx`); a value is an expression such as `'< 50'`, a list of them,
+ * `{ threshold, abortOnFail, window }`, or a list of expressions and such objects.
  * @throws SalvoOptionError naming the key, such as `thresholds['latency.p99']`, and the bad part.
  */
 export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
@@ -80,40 +80,50 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
       if (renamed !== undefined) throw new SalvoOptionError(`${option}: the metric is ${show(renamed)} since 1.0`, { option, value: metric });
       throw new SalvoOptionError(`${option} names an unknown metric; known: ${KNOWN_METRICS}`, { option, value: metric });
     }
-    let expressions: unknown = spec;
-    let abortOnFail = false;
-    let expressionsOption = option;
-    let windowMs: number | undefined;
-    if (isPlainObject(spec)) {
-      for (const key of Object.keys(spec)) {
-        if (key !== 'threshold' && key !== 'abortOnFail' && key !== 'window') {
-          throw new SalvoOptionError(
-            `${option}.${key} is not a known setting; use threshold, abortOnFail and window`,
-            { option: `${option}.${key}`, value: spec[key] },
-          );
-        }
-      }
-      if (spec.abortOnFail !== undefined && typeof spec.abortOnFail !== 'boolean') {
-        throw new SalvoOptionError(`${option}.abortOnFail must be a boolean; got ${show(spec.abortOnFail)}`, { option: `${option}.abortOnFail`, value: spec.abortOnFail });
-      }
-      abortOnFail = spec.abortOnFail === true;
-      if (spec.window !== undefined) windowMs = thresholdWindow(metric, option, spec.window, abortOnFail);
-      expressions = spec.threshold;
-      expressionsOption = `${option}.threshold`;
-    }
-    const list = typeof expressions === 'string' ? [expressions] : expressions;
-    if (!Array.isArray(list) || list.length === 0) {
-      throw new SalvoOptionError(
-        `${expressionsOption} must be an expression such as '< 50', a non-empty list of them, ` +
-          `or { threshold, abortOnFail }; got ${show(expressions)}`,
-          { option: expressionsOption, value: expressions },
-      );
-    }
-    list.forEach((expression: unknown, i) => {
-      const where = Array.isArray(expressions) ? `${expressionsOption}[${i}]` : expressionsOption;
-      compiled.push({ metric, ...parseExpression(expression, where), abortOnFail, ...reader, ...(windowMs === undefined ? {} : { windowMs }) });
-    });
+    // A list may mix expressions and settings objects: a whole-run and a windowed check of one metric.
+    const items: Array<[unknown, string]> =
+      Array.isArray(spec) && spec.some(isPlainObject) ? spec.map((item, i) => [item, `${option}[${i}]`]) : [[spec, option]];
+    for (const [item, where] of items) compiled.push(...compileSpec(metric, item, where, reader));
   }
+  return compiled;
+}
+
+/** One setting of a metric's thresholds: an expression, a list of them, or `{ threshold, abortOnFail, window }`. */
+function compileSpec(metric: string, spec: unknown, option: string, reader: NonNullable<ReturnType<typeof metricReader>>): CompiledThreshold[] {
+  const compiled: CompiledThreshold[] = [];
+  let expressions: unknown = spec;
+  let abortOnFail = false;
+  let expressionsOption = option;
+  let windowMs: number | undefined;
+  if (isPlainObject(spec)) {
+    for (const key of Object.keys(spec)) {
+      if (key !== 'threshold' && key !== 'abortOnFail' && key !== 'window') {
+        throw new SalvoOptionError(
+          `${option}.${key} is not a known setting; use threshold, abortOnFail and window`,
+          { option: `${option}.${key}`, value: spec[key] },
+        );
+      }
+    }
+    if (spec.abortOnFail !== undefined && typeof spec.abortOnFail !== 'boolean') {
+      throw new SalvoOptionError(`${option}.abortOnFail must be a boolean; got ${show(spec.abortOnFail)}`, { option: `${option}.abortOnFail`, value: spec.abortOnFail });
+    }
+    abortOnFail = spec.abortOnFail === true;
+    if (spec.window !== undefined) windowMs = thresholdWindow(metric, option, spec.window, abortOnFail);
+    expressions = spec.threshold;
+    expressionsOption = `${option}.threshold`;
+  }
+  const list = typeof expressions === 'string' ? [expressions] : expressions;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new SalvoOptionError(
+      `${expressionsOption} must be an expression such as '< 50', a non-empty list of them, ` +
+        `{ threshold, abortOnFail, window }, or a list of expressions and such objects; got ${show(expressions)}`,
+      { option: expressionsOption, value: expressions },
+    );
+  }
+  list.forEach((expression: unknown, i) => {
+    const at = Array.isArray(expressions) ? `${expressionsOption}[${i}]` : expressionsOption;
+    compiled.push({ metric, ...parseExpression(expression, at), abortOnFail, ...reader, ...(windowMs === undefined ? {} : { windowMs }) });
+  });
   return compiled;
 }
 
