@@ -168,7 +168,7 @@ t.test('bad thresholds are rejected, naming the key and the expression', async (
     [{ 'latency.p99': '< 0x10' }, /has an invalid expression '< 0x10'/],
     [{ 'latency.p99': '50' }, /has an invalid expression '50'/],
     [{ 'latency.p99': ['< 50', '<< 60'] }, /^thresholds\['latency\.p99'\]\[1\] has an invalid expression '<< 60'/],
-    [{ 'latency.p99': 50 }, /^thresholds\['latency\.p99'\] must be an expression such as '< 50', a non-empty list of them, or \{ threshold, abortOnFail \}; got 50$/],
+    [{ 'latency.p99': 50 }, /^thresholds\['latency\.p99'\] must be an expression such as '< 50', a non-empty list of them, \{ threshold, abortOnFail, window \}, or a list of expressions and such objects; got 50$/],
     [{ 'latency.p99': [] }, /^thresholds\['latency\.p99'\] must be an expression .*got \[\]$/],
     [{ 'latency.p99': [50] }, /^thresholds\['latency\.p99'\]\[0\] must be an expression string such as '< 50'; got 50$/],
     [{ 'latency.p99': { threshold: '< 5', abortOnFail: 'yes' } }, /^thresholds\['latency\.p99'\]\.abortOnFail must be a boolean; got 'yes'$/],
