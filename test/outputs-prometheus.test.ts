@@ -146,8 +146,8 @@ function outputTests(prometheus: Prometheus): void {
     t.equal(await total('salvo_stream_output_tokens_total', 'stream'), figures.outputTokens, 'salvo_stream_output_tokens_total = stream.outputTokens');
     const startedAt = `@ ${(result.startedAt + 500) / 1000}`;
     t.equal(await prometheus.scalar(`salvo_stream_output_tokens_total{testid="stream"} ${startedAt}`), 0, 'the token counter is 0 at the start');
-    const live = await prometheus.scalar(`salvo_stream_events_total{testid="stream"} @ ${(result.startedAt + 1500) / 1000}`);
-    t.ok(live !== undefined && live > 0 && live < figures.events, `${live} events counted a second into the run`);
+    const live = await prometheus.scalar(`salvo_stream_events_total{testid="stream"} @ ${(result.startedAt + 2000) / 1000}`);
+    t.ok(live !== undefined && live > 0 && live < figures.events, `${live} events counted two seconds into the 2.5 s run (a second's sample may come late on a busy host)`);
     // The same histograms of the same seconds, live and in the result: the same quantiles, second by second.
     for (const [series, p99] of [
       ['salvo_stream_first_event_seconds', (second: TimelineEntry) => second.stream!.firstEventP99],
@@ -181,8 +181,8 @@ function outputTests(prometheus: Prometheus): void {
     const events = result.stream!.events;
     t.ok(events > 150, `${events} events`);
     t.equal(await total('salvo_stream_events_total', 'subscriptions'), events, 'salvo_stream_events_total = stream.events');
-    const live = await prometheus.scalar(`salvo_stream_events_total{testid="subscriptions"} @ ${(result.startedAt + 1500) / 1000}`);
-    t.ok(live !== undefined && live > 0 && live < events, `${live} events a second into the run`);
+    const live = await prometheus.scalar(`salvo_stream_events_total{testid="subscriptions"} @ ${(result.startedAt + 2000) / 1000}`);
+    t.ok(live !== undefined && live > 0 && live < events, `${live} events two seconds into the 2.5 s run`);
     const delivery = await byLabel('salvo_stream_delivery_seconds', 'subscriptions', 'quantile');
     t.same(Object.keys(delivery).sort(), ['0.5', '0.9', '0.99']);
     // The server stamps each event 5 ms before it writes it.

@@ -95,7 +95,7 @@ t.test('stream reports show the streams the run measured', async (t) => {
     };
     const ttft = [0, 2].map((i) => p99(result.merge.stream!.ttftSeconds![i]!));
     t.same(seriesOf(plot, 'TTFT p99'), ttft, "and TTFT p99 from that second's histogram");
-    t.ok(result.timeline[2]!.stream!.outputTokens > 2 * result.timeline[0]!.stream!.outputTokens, 'three connections streamed more than one');
+    t.ok(result.timeline[2]!.stream!.outputTokens > result.timeline[0]!.stream!.outputTokens, 'three connections streamed more than one');
     const head = await tableHead(page, '#steps-table');
     const rows = await tableCells(page, '#steps-table');
     t.same(rows.map((row) => row[head.indexOf('TTFT p99')]), ttft.map((v) => ms(v)), 'a TTFT p99 column');
