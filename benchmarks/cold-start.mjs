@@ -129,7 +129,8 @@ try {
         const argv = wrapCommand([process.execPath, ...trace, fileURLToPath(import.meta.url), '--child', child, ...(trace.length > 0 ? ['--trace-opt'] : [])], { taskset: pinning.taskset, cpu: pinning.generator });
         const { stdout, stderr, status } = spawnSync(argv[0], argv.slice(1), { encoding: 'utf8', timeout: (duration + 30) * 1000 });
         if (status !== 0) throw new Error(`run failed (${status}): ${stderr.trim().split('\n').slice(-3).join(' ')}`);
-        const measured = JSON.parse(stdout.trim().split('\n').at(-1));
+        // The result line: V8's may come after it under --trace-opt.
+        const measured = JSON.parse(stdout.trim().split('\n').findLast((line) => line.startsWith('{')));
         if (values['trace-opt']) Object.assign(measured, optimisations(stdout, measured.startedAt));
         measured.ratio = measured.p99s[0] / median(measured.p99s.slice(1));
         measured.cpuRatio = measured.cpu[0] / median(measured.cpu.slice(1));
