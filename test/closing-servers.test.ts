@@ -138,6 +138,9 @@ for (const transport of TRANSPORTS) {
       t.equal(result.requests.completed + result.errors.total, 300);
       t.notOk('ECONNCLOSED_NOT_IDEMPOTENT' in result.errors.byCode, 'a GET may go again');
       if (transport === 'http') t.same(result.errors, { total: 0, byCode: {} }, 'one at a time, nothing is behind a close');
+      // undici loses what node:http's close resets (15-25% before): after the first such reset it
+      // stops pipelining, so only the requests in flight then fail.
+      else t.ok(result.errors.total <= 15, `${result.errors.total} of 300 failed: those lost before pipelining stopped`);
       t.ok(server.ids.length - new Set(server.ids).size <= result.requests.retried, 'an id processed twice was a retry');
     });
   });

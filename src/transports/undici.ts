@@ -282,6 +282,7 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     if (this.written && socket !== undefined && socket.fate === Fate.Open) {
       socket.fate = CLOSED_UNDER_CODES.has(code) ? Fate.ClosedUnder : Fate.Abandoned;
       socket.lostAlone = socket.inFlight === 1 && socket.lastWrittenIdle;
+      if (socket.fate === Fate.ClosedUnder && socket.inFlight > 1) this.transport.lostPipelined();
       this.settleBehind();
     }
     // Alone on a reused connection that closed before any byte of its response: sent again.
@@ -322,6 +323,8 @@ class UndiciTransport implements Transport<UndiciRequest> {
    * server keeps connections open), and again once a connection closes after its first.
    */
   closesEveryResponse: boolean;
+  /** A connection was reset under pipelined requests: no more pipelining (see `lostPipelined`). */
+  #pipelinedLost = false;
 
   constructor(ClientClass: typeof Client, buildConnector: typeof BuildConnector, config: TransportConfig, sink: TransportSink) {
     this.#config = config;
@@ -400,7 +403,18 @@ class UndiciTransport implements Transport<UndiciRequest> {
 
   /** What a connection just showed of the server's closes (see `closesEveryResponse`). */
   learnCloses(closes: boolean): void {
-    if (this.#config.keepAlive && this.#config.pipelining > 1) this.closesEveryResponse = closes;
+    if (this.#config.keepAlive && this.#config.pipelining > 1 && !this.#pipelinedLost) this.closesEveryResponse = closes;
+  }
+
+  /**
+   * A connection was reset under pipelined requests: its server's close destroys responses it sent
+   * (RFC 9112 9.6; node:http closing with requests unread), which undici loses where `net` reads
+   * them. Every request from then on is dispatched `blocking`, alone on its connection.
+   */
+  lostPipelined(): void {
+    if (!this.#config.keepAlive || this.#config.pipelining === 1) return;
+    this.#pipelinedLost = true;
+    this.closesEveryResponse = true;
   }
 
   /** The bytes undici writes for `request`: salvo's encoding, with the headers undici adds itself. */
