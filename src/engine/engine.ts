@@ -102,7 +102,7 @@ export class Engine implements TransportSink, Exchanges {
     for (let connection = 0; connection < maxConnections; connection++) {
       for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
-    if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, { nameOf: this.#nameOf, count: plan.names.length }, (code, message) => this.onWarning(code, message));
+    if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, { nameOf: this.#nameOf, count: plan.names.length }, (code, message) => this.onWarning(code, message), hooks.onSecond !== undefined);
     const schedule = planSchedule(plan);
     if (schedule !== undefined) this.#open = new OpenLoop(schedule, this.#lanes.length, this.#loop, { send: (lane, intendedAt, now) => this.#send(lane, intendedAt, now), stop: () => this.#run.stop(false) });
     this.tickMs = timeoutTickMs(plan.timeoutMs);

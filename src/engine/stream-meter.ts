@@ -41,6 +41,7 @@ export class StreamMeter {
   #stages: StageMeter | undefined;
   /** The clock for the piece of body being framed; 0 until an event needs it. */
   #now = 0;
+  readonly #live: boolean;
 
   constructor(
     planned: PlannedStream,
@@ -49,8 +50,11 @@ export class StreamMeter {
     /** Each request's name index, by its index in the sequence, and how many names there are. */
     names: { nameOf: Uint16Array; count: number },
     warn: (code: string, message: string) => void,
+    /** Each second is read as it closes (`onProgress`, `outputs`): the run's recorder keeps its gaps, ITLs and deliveries. */
+    live: boolean,
   ) {
     this.#planned = planned;
+    this.#live = live;
     this.#byArrival = planned.subscribe;
     this.#nameOf = names.nameOf;
     this.#names = names.count;
@@ -72,13 +76,15 @@ export class StreamMeter {
     this.#startAt = startAt;
     this.#stages = stages;
     const planned = this.#planned;
-    const recorder = (): StreamRecorder =>
+    const recorder = (live: boolean): StreamRecorder =>
       new StreamRecorder(planned.format, startAt, {
         delivery: planned.timestampField !== undefined,
         tokens: planned.tokensPath !== undefined || planned.tokensFunction,
+        live,
       });
-    this.#recorder = recorder();
-    if (this.#names > 1) this.#named = Array.from({ length: this.#names }, recorder);
+    this.#recorder = recorder(this.#live);
+    // A name's seconds are never read live.
+    if (this.#names > 1) this.#named = Array.from({ length: this.#names }, () => recorder(false));
     this.#endAt = endAt;
   }
 

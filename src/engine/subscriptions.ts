@@ -122,7 +122,7 @@ export class Subscriptions implements TransportSink, Exchanges {
     this.#ours = new Uint8Array(n);
     this.#failures = new Uint16Array(n);
     this.#timers = new Array<NodeJS.Timeout | undefined>(n);
-    this.#meter = new StreamMeter(plan.stream!, hooks.stream, this.#lanes, { nameOf: new Uint16Array(1), count: 1 }, (code, message) => this.onWarning(code, message));
+    this.#meter = new StreamMeter(plan.stream!, hooks.stream, this.#lanes, { nameOf: new Uint16Array(1), count: 1 }, (code, message) => this.onWarning(code, message), hooks.onSecond !== undefined);
     this.gauges = { connections: () => this.#transport.openConnections(), targetRate: () => undefined, stream: (second) => this.#meter.second(second) };
     this.#run = new RunLifecycle(plan, hooks, this);
   }

@@ -26,7 +26,8 @@ export class StreamRecorder {
   readonly #tpot: PendingLatencies | undefined;
   readonly #seconds: ShardStreamSecond[] = [];
   readonly #secondFirstEvent = new PendingLatencies();
-  readonly #secondGap = new PendingLatencies();
+  /** Kept only for a live second (`live`): a gap, ITL and delivery per event is recorded twice then. */
+  readonly #secondGap: PendingLatencies | undefined;
   readonly #secondTtft: PendingLatencies | undefined;
   readonly #secondItl: PendingLatencies | undefined;
   readonly #secondDelivery: PendingLatencies | undefined;
@@ -45,20 +46,22 @@ export class StreamRecorder {
     readonly format: StreamFormat,
     /** Start of the measured run, performance.now() ms. */
     startAt: number,
-    { delivery = false, tokens = false } = {},
+    /** `live`: each second is read as it closes (`second`), with its gaps, ITLs and deliveries. */
+    { delivery = false, tokens = false, live = false } = {},
   ) {
     this.#startAt = startAt;
     this.#nextSecondAt = startAt + 1000;
+    if (live) this.#secondGap = new PendingLatencies();
     if (delivery) {
       this.#delivery = new PendingLatencies();
-      this.#secondDelivery = new PendingLatencies();
+      if (live) this.#secondDelivery = new PendingLatencies();
     }
     if (tokens) {
       this.#ttft = new PendingLatencies();
       this.#itl = new PendingLatencies();
       this.#tpot = new PendingLatencies();
       this.#secondTtft = new PendingLatencies();
-      this.#secondItl = new PendingLatencies();
+      if (live) this.#secondItl = new PendingLatencies();
     }
   }
 
@@ -75,8 +78,10 @@ export class StreamRecorder {
     } else {
       const us = toUs(ms);
       this.#gap.record(us);
-      this.#secondGap.record(us);
-      this.#secondGaps++;
+      if (this.#secondGap !== undefined) {
+        this.#secondGap.record(us);
+        this.#secondGaps++;
+      }
     }
   }
 
@@ -85,8 +90,10 @@ export class StreamRecorder {
     if (this.#delivery === undefined) return;
     const us = toUs(ms);
     this.#delivery.record(us);
-    this.#secondDelivery!.record(us);
-    this.#secondDeliveries++;
+    if (this.#secondDelivery !== undefined) {
+      this.#secondDelivery.record(us);
+      this.#secondDeliveries++;
+    }
   }
 
   /** `count` output tokens at `now`: the stream's first (`ms` from the request: TTFT) or `ms` after the last (ITL). */
@@ -102,8 +109,10 @@ export class StreamRecorder {
       this.#secondTtfts++;
     } else {
       this.#itl!.record(us);
-      this.#secondItl!.record(us);
-      this.#secondItls++;
+      if (this.#secondItl !== undefined) {
+        this.#secondItl.record(us);
+        this.#secondItls++;
+      }
     }
   }
 
