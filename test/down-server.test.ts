@@ -142,6 +142,25 @@ for (const transport of TRANSPORTS) {
   }
 }
 
+// ... but a server that answers nothing else, 50 requests in a row on every connection, is not worth
+// waiting for either: the rest of the amount fails at once under the code of its last error.
+const UNDICI_100 = { transport: 'undici' as const, name: 'only 100 Continue', answer: 'HTTP/1.1 100 Continue\r\n\r\n', code: 'UND_ERR_SOCKET' };
+for (const { transport, name, answer, code } of [UNDICI_100, ...TRANSPORTS.map((transport) => ({ transport, name: 'not HTTP', answer: 'garbage\r\n\r\n', code: undefined }))]) {
+  t.test(`${transport}: a server answering ${name} to all of 1,000 requests on 10 connections ends in seconds`, async (t) => {
+    const server = await rawServer(t, (socket) => (code === undefined ? socket.end(answer) : socket.write(answer)));
+    const [result, ms] = await timed(() => runLoad({ url: `http://127.0.0.1:${server.port}/`, transport, connections: 10, amount: 1000, timeout: 5000 }));
+    t.equal(result.errors.total, 1000, `every request counted: ${JSON.stringify(result.errors.byCode)}`);
+    t.equal(Object.keys(result.errors.byCode).length, 1, 'under one code');
+    if (code !== undefined) t.same(Object.keys(result.errors.byCode), [code]);
+    t.equal(result.requests.sent, 1000);
+    const unsent = failedUnsent(result.warnings);
+    t.equal(server.requests.length, 1000 - unsent!, `the server saw the ${1000 - unsent!} sent, at least 50: ${server.requests.length}`);
+    t.ok(server.requests.length >= 50, 'at least 50 answered with an error before');
+    t.match(result.warnings.find((w) => w.code === 'SERVER_DOWN')!.message, /with an error and nothing else/);
+    t.ok(ms < 15_000, `ended in ${(ms / 1000).toFixed(1)} s, not about 94 s of backoff`);
+  });
+}
+
 t.test('net: a connection lost in the middle of every response is an answer, not a server down', async (t) => {
   const server = await rawServer(t, (socket) => {
     socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npart', () => socket.resetAndDestroy());
