@@ -16,6 +16,7 @@ import { openAhead } from './open-ahead.js';
 import { planSchedule } from '../runner/schedule.js';
 import { addWarning, type Warning } from '../shared/warnings.js';
 import { StreamMeter } from './stream-meter.js';
+import { transportConfig } from './transport-config.js';
 
 /**
  * The HTTP exchanges of one thread's run: closed loop (each lane sends again as soon as its response
@@ -81,22 +82,7 @@ export class Engine implements TransportSink, Exchanges {
     this.#nameOf = Uint16Array.from(plan.requests, (request) => request.nameIndex);
     this.#namedPhases = plan.names.length > 1 ? plan.names.map(() => new PhaseRecorder()) : undefined;
     this.#phasesBy = [plan.warmupMs > 0 ? new PhaseRecorder() : this.#phases, this.#phases];
-    this.#transport = createTransport(
-      {
-        url: new URL(plan.url),
-        connections: maxConnections,
-        pipelining: this.#lanesPerConnection,
-        keepAlive: plan.keepAlive,
-        tls: plan.tls,
-        tlsSessionReuse: plan.tlsSessionReuse,
-        retry: plan.retry,
-        timeoutMs: plan.timeoutMs,
-        captureResponses: this.#sequence.captureResponses,
-        stream: plan.stream !== undefined,
-        phases: this.#phases,
-      },
-      this,
-    );
+    this.#transport = createTransport(transportConfig(plan, this.#phases, { captureResponses: this.#sequence.captureResponses, stream: plan.stream !== undefined }), this);
     this.#sequence.bind(this.#transport);
     this.#lanes = [];
     for (let connection = 0; connection < maxConnections; connection++) {

@@ -12,6 +12,7 @@ import { StageMeter } from '../runner/stage-meter.js';
 import { addWarning, type Warning } from '../shared/warnings.js';
 import { openAhead } from './open-ahead.js';
 import { StreamMeter } from './stream-meter.js';
+import { transportConfig } from './transport-config.js';
 
 /** Until the server sends `retry:`, how long a client waits to reconnect, ms (Chrome's EventSource waits 3 s). */
 export const DEFAULT_RETRY_MS = 3000;
@@ -94,23 +95,7 @@ export class Subscriptions implements TransportSink, Exchanges {
     const request = plan.requests[0]!;
     // What an EventSource sends; the run's own headers win.
     this.#request = { ...request, headers: { accept: 'text/event-stream', 'cache-control': 'no-cache', ...request.headers } };
-    this.#transport = createTransport(
-      {
-        url: new URL(plan.url),
-        connections,
-        pipelining: this.#lanesPerConnection,
-        keepAlive: plan.keepAlive,
-        tls: plan.tls,
-        tlsSessionReuse: plan.tlsSessionReuse,
-        retry: plan.retry,
-        timeoutMs: plan.timeoutMs,
-        captureResponses: false,
-        stream: true,
-        heads: true,
-        phases: this.#phases,
-      },
-      this,
-    );
+    this.#transport = createTransport(transportConfig(plan, this.#phases, { captureResponses: false, stream: true, heads: true }), this);
     this.#prepared = this.#transport.prepare(this.#request);
     this.#lanes = [];
     for (let connection = 0; connection < connections; connection++) {
