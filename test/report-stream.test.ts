@@ -123,6 +123,7 @@ t.test('stream reports show the streams the run measured', async (t) => {
     t.same(cards.find(([name]) => name === 'subscriptions open')?.slice(0, 2), ['subscriptions open', '4'], 'the subscriptions open at the end');
     t.same(cards.find(([name]) => name === 'delivery p99')?.slice(0, 2), ['delivery p99', ms(result.stream!.delivery!.p99)]);
     t.match(await page.textContent('#stream-counts'), /4 open at the end/);
+    t.same(cards.filter(([name]) => ['requests/s', 'p50', 'p99', 'completed'].includes(name!)), [], 'no request cards: a subscription is no request to time');
   });
 
   t.test("a capacity report over a streaming endpoint: each step's tokens/s and TTFT p99 against the objective", async (t) => {

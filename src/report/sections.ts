@@ -42,6 +42,9 @@ export function summaryCards(result: LoadResult): string {
   const received: [string, string, string?] = ['bytes received', bytes(result.bytes.received), seconds > 0 ? `${bytes(result.bytes.received / seconds)}/s` : undefined];
   const latency: Array<[string, string]> = [['p50', ms(result.latency.p50)], ['p99', ms(result.latency.p99)], ['max', ms(result.latency.max)]];
   const errors: [string, string, string?] = ['errors', number(result.errors.total), errorsNote(result, words)];
+  // SSE subscriptions: each request is a stream held for the run, so no requests/s or latency of
+  // them means anything; the stream cards below have the run's figures.
+  if (result.stream?.subscriptions != null) return cards([errors, received]);
   if (!words.handshakes) {
     return cards([['requests/s', number(result.requests.perSecond)], ...latency, failedCard(result), errors, ['completed', number(result.requests.completed), completedNote(result)], received]);
   }
