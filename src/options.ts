@@ -20,6 +20,10 @@ import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
+/** An HTTP rate run of this many requests/s per thread or more warms up by default (`defaultWarmupMs`). */
+const DEFAULT_WARMUP_FROM_RATE = 1000;
+/** V8 has optimised salvo's send/parse/record path by then, at 1,000-20,000/s per thread (benchmarks/README.md, cold start). */
+const DEFAULT_WARMUP_MS = 2000;
 
 /** Every option `runLoad` accepts. */
 export const KNOWN_OPTIONS = [
@@ -100,6 +104,19 @@ function parseWorkers(value: unknown): number {
 }
 
 /**
+ * The warm-up of a run that does not set `warmup`: an HTTP rate run of 1,000/s or more per thread
+ * warms up for 2 s, or for as long as it measures when that is shorter. Below that rate the cold
+ * start's extra CPU queues nothing, and V8 would not finish optimising in a short warm-up anyway.
+ * Closed-loop runs have no schedule for a slow start to fall behind; WebSocket and task runs (the
+ * user's own function) warm up only when asked.
+ */
+function defaultWarmupMs({ rate, workers, durationMs, amount, http }: { rate: number | undefined; workers: number; durationMs: number | undefined; amount: number | undefined; http: boolean }): number {
+  if (!http || rate === undefined || rate / workers < DEFAULT_WARMUP_FROM_RATE) return 0;
+  const measuredMs = Math.min(durationMs ?? Infinity, amount === undefined ? Infinity : (amount / rate) * 1000);
+  return Math.min(DEFAULT_WARMUP_MS, Math.round(measuredMs));
+}
+
+/**
  * Validates `options` once, at the boundary, and resolves every default. Throws a SalvoOptionError or
  * SalvoRangeError whose message names the option and the bad value.
  */
@@ -144,8 +161,8 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   if (rate !== undefined && ramps === 'connections') {
     throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`, { option: 'stages', value: options.stages, mentions: ['rate'] });
   }
-  const warmupMs = options.warmup === undefined ? 0 : durationOption('warmup', options.warmup, { allowZero: true });
-  if (rate === undefined && ramps === 'rate' && warmupMs > 0) {
+  const givenWarmupMs = options.warmup === undefined ? undefined : durationOption('warmup', options.warmup, { allowZero: true });
+  if (rate === undefined && ramps === 'rate' && givenWarmupMs !== undefined && givenWarmupMs > 0) {
     throw new SalvoOptionError(`warmup with rate stages needs rate, the rate the warm-up runs at and the first stage ramps from; got warmup ${show(options.warmup)} and no rate`, { option: 'warmup', value: options.warmup, mentions: ['rate', 'stages'] });
   }
   const durationMs =
@@ -184,6 +201,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   const outputs = planOutputs(options.outputs);
   const connections = task !== undefined ? (task.connections ?? 10) : options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
+  const warmupMs = givenWarmupMs ?? defaultWarmupMs({ rate, workers, durationMs, amount, http: task === undefined && !webSocket });
   if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule, task?.task.module);
   const socketIoPlan = socketIo ? planSocketIo(options.socketio, { url: url!, amount, headers: parseHeaders('headers', options.headers) }) : undefined;
   const webSocketPlan =

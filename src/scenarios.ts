@@ -39,6 +39,8 @@ interface PlannedScenario {
   name: string;
   options: LoadOptions;
   startMs: number;
+  /** Its warm-up, which runs before `startMs` (the given `warmup` or the default). */
+  warmupMs: number;
 }
 
 /** A scenario's error, named from the run's options: `scenarios.browse.rate`. */
@@ -70,8 +72,8 @@ async function planScenarios(options: LoadOptions): Promise<PlannedScenario[]> {
       for (const key of Object.keys(own) as Array<keyof ScenarioOptions>) for (const replaced of REPLACES[key] ?? []) delete merged[replaced];
       const scenarioOptions = { ...merged, ...own } as LoadOptions;
       const imported = await importOptionModules(scenarioOptions);
-      planLoad(imported.options, imported.requestsModule, imported.task);
-      planned.push({ name, options: scenarioOptions, startMs: start === undefined ? 0 : durationOption('start', start, { allowZero: true }) });
+      const { plan } = planLoad(imported.options, imported.requestsModule, imported.task);
+      planned.push({ name, options: scenarioOptions, startMs: start === undefined ? 0 : durationOption('start', start, { allowZero: true }), warmupMs: plan.warmupMs });
     } catch (error) {
       throw scenarioError(name, error);
     }
@@ -110,7 +112,9 @@ export async function runScenarios(options: LoadOptions, run: (options: LoadOpti
   const onAbort = () => controller.abort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) controller.abort();
-  const startAt = options.startAt === undefined ? wallClockMs() + START_LEAD_MS : new Date(options.startAt).getTime();
+  // A scenario warms up before its start: the shared start leaves room for the longest warm-up.
+  const warmupLeadMs = Math.max(0, ...planned.map(({ startMs, warmupMs }) => warmupMs - startMs));
+  const startAt = options.startAt === undefined ? wallClockMs() + START_LEAD_MS + warmupLeadMs : new Date(options.startAt).getTime();
   const { onProgress } = options;
   // One testid for every scenario's series (each starts at its own instant), told apart by a scenario label.
   const outputs = withOneTestId(options.outputs) as LoadOptions['outputs'];

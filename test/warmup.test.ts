@@ -1,7 +1,8 @@
 // Warm-up: its requests reach the server but none of them, nor anything about them, is counted.
 import t from 'tap';
-import { runLoad } from '../src/index.js';
+import { formatResult, mergeResults, runLoad } from '../src/index.js';
 import { decodeHistogram } from '../src/stats/histogram.js';
+import { serverCount } from './fixtures/server-count.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun, littlesLaw } from './fixtures/timing.js';
 
@@ -87,4 +88,37 @@ t.test('warm-up with rate stages needs rate', async (t) => {
     runLoad({ url: 'http://127.0.0.1:1/', rate: 100, stages: [{ duration: 1000, connections: 5 }] }),
     /stages that ramp connections need a closed-loop run/,
   );
+});
+
+t.test('a rate run of 1,000/s or more per thread warms up by default, counted in requests.warmup and nowhere else', async (t) => {
+  const server = await testServer(t);
+  // 2,000/s over 2 workers, 1,200 measured: the default warm-up is 2 s, or as long as the measured
+  // part (600 ms) when that is shorter. Every request reaches the server exactly once.
+  const result = await runLoad({ url: server.url, rate: 2000, amount: 1200, workers: 2, connections: 10 });
+  const { sent, missed, warmup } = result.requests;
+  t.equal(result.merge.plan.warmupMs, 600, 'warm-up as long as the measured part');
+  t.equal(sent + missed, 1200, 'amount counts measured requests only');
+  t.ok(warmup !== undefined && warmup >= 1190 && warmup <= 1200, `requests.warmup ${warmup}: the 1,200 slots of 600 ms at 2,000/s, merged over 2 workers`);
+  t.equal(await serverCount(server, warmup! + sent), warmup! + sent, 'the server saw requests.warmup + requests.sent');
+  t.equal(result.timeline.reduce((sum, second) => sum + second.sent, 0), sent, 'the timeline has the measured ones only');
+  t.match(formatResult(result), new RegExp(`; ${warmup!.toLocaleString('en-US')} more sent in the 0\\.6 s warm-up, not measured`));
+  const merged = mergeResults([result, result]);
+  t.equal(merged.requests.warmup, 2 * warmup!, 'mergeResults adds the warm-ups up');
+
+  const cold = await runLoad({ url: server.url, rate: 2000, amount: 200, connections: 10, warmup: 0 });
+  t.equal(cold.requests.warmup, undefined, 'warmup: 0: no warm-up, no count');
+  const slow = await runLoad({ url: server.url, rate: 500, amount: 100, connections: 10 });
+  t.equal(slow.requests.warmup, undefined, 'below 1,000/s: no warm-up by default');
+});
+
+t.test('scenarios start together after the longest warm-up', async (t) => {
+  const server = await testServer(t);
+  const result = await runLoad({
+    url: server.url,
+    connections: 5,
+    scenarios: { fast: { rate: 1000, duration: '1s' }, slow: { rate: 100, duration: '1s' } },
+  });
+  t.same(result.warnings.filter((warning) => warning.code === 'LATE_START'), [], 'no scenario starts late: the 1 s warm-up of `fast` was waited for');
+  t.equal(result.requests.warmup, 1000, 'the warm-up of `fast`, 1 s at 1,000/s');
+  t.ok(result.durationMs < 1100, `both measured the same second (${result.durationMs} ms)`);
 });

@@ -34,7 +34,7 @@ export const LOAD_FLAGS = {
   'keep-alive': { type: 'boolean', help: 'a new connection for every request' },
   retry: { type: 'boolean', help: 'report every closed connection as errors: send nothing again (runLoad retry: false)' },
   timeout: { short: 't', type: 'string', value: 'TIME', help: 'per-request timeout (default 10s)' },
-  warmup: { type: 'string', value: 'TIME', help: 'a first period kept out of every statistic' },
+  warmup: { type: 'string', value: 'TIME', help: 'a first period kept out of every statistic (default: 2s for a rate of 1,000/s or more per worker, else 0)' },
   'rate-stage': { type: 'string', multiple: true, value: 'TIME:RATE', help: 'ramp the rate to RATE over TIME; repeat for more' },
   'connection-stage': { type: 'string', multiple: true, value: 'TIME:N', help: 'ramp connections to N over TIME; repeat for more' },
   method: { short: 'm', type: 'string', value: 'NAME', help: 'HTTP method (default GET)' },

@@ -24,6 +24,7 @@ function completedNote(result: LoadResult): string {
   if ((result.requests.retried ?? 0) > 0) notes.push(`${number(result.requests.retried)} retried`);
   if ((result.requests.missed ?? 0) > 0) notes.push(`${number(result.requests.missed)} missed`);
   if ((result.requests.unfinished ?? 0) > 0) notes.push(`${number(result.requests.unfinished)} unfinished (no answer by the end)`);
+  if (result.requests.warmup !== undefined) notes.push(`${number(result.requests.warmup)} more in the warm-up, not measured`);
   return notes.join(', ');
 }
 

@@ -174,6 +174,7 @@ export class RunLifecycle {
     this.#exchanges.halt(now, endAt);
     const stats = started.recorder.finish(endAt, durationMs, aborted, this.#exchanges.checks?.());
     stats.generator = started.monitor.finish(stats.warnings);
+    if (started.warmupRecorder !== undefined) stats.warmupSent = started.warmupRecorder.sent;
     void this.#exchanges.close(stats, endAt).then(() => this.#resolve(stats));
   }
 }

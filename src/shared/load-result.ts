@@ -481,6 +481,11 @@ export interface LoadResult {
      * at the end): `sent = completed + errors.total + unfinished`.
      */
     unfinished: number;
+    /**
+     * Requests sent during the warm-up (`warmup`, or its default in a rate run): they reached the
+     * server and are in no other count or statistic. Absent from a run without a warm-up.
+     */
+    warmup?: number;
   };
   /** WebSocket runs: messages sent and received. */
   messages?: MessageStats;

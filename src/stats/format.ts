@@ -60,7 +60,8 @@ export function formatResult(result: LoadResult): string {
       row(
         'Calls',
         `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ${COUNT.format(result.requests.missed)} missed` +
-          (result.requests.unfinished ? `, ${COUNT.format(result.requests.unfinished)} unfinished (still running at the end)` : ''),
+          (result.requests.unfinished ? `, ${COUNT.format(result.requests.unfinished)} unfinished (still running at the end)` : '') +
+          warmupNote(result),
       ),
     );
   } else {
@@ -71,7 +72,8 @@ export function formatResult(result: LoadResult): string {
         'Requests',
         `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ` +
           `${COUNT.format(result.requests.missed)} missed, ${COUNT.format(result.requests.retried ?? 0)} retried` +
-          (result.requests.unfinished ? `, ${COUNT.format(result.requests.unfinished)} unfinished (${result.stream?.subscriptions !== undefined ? 'subscriptions open at the end' : 'no answer by the end'})` : ''),
+          (result.requests.unfinished ? `, ${COUNT.format(result.requests.unfinished)} unfinished (${result.stream?.subscriptions !== undefined ? 'subscriptions open at the end' : 'no answer by the end'})` : '') +
+          warmupNote(result),
       ),
       row('Status codes', statusCodes(result.statusCodes)),
     );
@@ -89,6 +91,14 @@ export function formatResult(result: LoadResult): string {
   }
   for (const warning of result.warnings ?? []) lines.push(`Warning ${warning.code}: ${warning.message}`);
   return lines.join('\n');
+}
+
+/** The warm-up's requests, which reached the server and are in no other count. */
+function warmupNote(result: LoadResult): string {
+  const { warmup } = result.requests;
+  if (warmup === undefined) return '';
+  const warmupMs = result.merge?.plan.warmupMs;
+  return `; ${COUNT.format(warmup)} more sent in the ${warmupMs === undefined ? '' : `${RATIO.format(warmupMs / 1000)} s `}warm-up, not measured`;
 }
 
 /** A threshold as written, with its window when it has one: `latency.p99 < 50 (every 10 s window)`. */

@@ -70,6 +70,7 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
     statusCodes: result.statusCodes,
     // Results saved before these existed: nothing was counted unfinished, and the default statuses failed.
     unfinished: result.requests.unfinished ?? 0,
+    ...(result.requests.warmup !== undefined ? { warmupSent: result.requests.warmup } : {}),
     failedByStatus: result.failed?.byStatus ?? failedByDefault(result.statusCodes),
     bytesSent: result.bytes.sent,
     bytesReceived: result.bytes.received,

@@ -162,9 +162,11 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   const failedByStatus: Record<string, number> = {};
   let checks: CheckStats | undefined;
   let sent = 0, completed = 0, missed = 0, retried = 0, unfinished = 0, errors = 0, bytesSent = 0, bytesReceived = 0, durationMs = 0;
+  let warmup: number | undefined;
   let startedAt = Infinity;
   for (const shard of shards) {
     sent += shard.sent;
+    if (shard.warmupSent !== undefined) warmup = (warmup ?? 0) + shard.warmupSent;
     completed += shard.completed;
     missed += shard.missed;
     retried += shard.retried;
@@ -201,6 +203,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
       missed,
       retried,
       unfinished,
+      ...(warmup !== undefined ? { warmup } : {}),
     },
     ...(webSocket !== undefined ? { messages: messageStats(sent, completed, durationMs), websocket: webSocket.websocket } : {}),
     ...(streamed !== undefined ? { stream: streamed.stream } : {}),

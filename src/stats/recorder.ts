@@ -59,6 +59,8 @@ export interface ShardStats {
   statusCodes: Record<string, number>;
   /** Requests still in flight (written, no answer yet) when the run ended (`requests.unfinished`). */
   unfinished: number;
+  /** Requests sent during the warm-up (`requests.warmup`); absent from a run without one. */
+  warmupSent?: number;
   /** Responses whose status the run does not accept, by status (`failed.byStatus`). */
   failedByStatus: Record<string, number>;
   bytesSent: number;
