@@ -102,6 +102,7 @@ t.test('a rate run of 1,000/s or more per thread warms up by default, counted in
   t.equal(await serverCount(server, warmup! + sent), warmup! + sent, 'the server saw requests.warmup + requests.sent');
   t.equal(result.timeline.reduce((sum, second) => sum + second.sent, 0), sent, 'the timeline has the measured ones only');
   t.match(formatResult(result), new RegExp(`; ${warmup!.toLocaleString('en-US')} more sent in the 0\\.6 s warm-up, not measured`));
+  t.match(formatResult(result).split('\n')[0], / after a 0\.6 s warm-up, rate 2,000 req\/s$/, 'the first line says the run warmed up');
   const merged = mergeResults([result, result]);
   t.equal(merged.requests.warmup, 2 * warmup!, 'mergeResults adds the warm-ups up');
 

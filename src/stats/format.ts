@@ -176,7 +176,8 @@ function headerLine(result: LoadResult): string {
   // Requests in flight per connection, in the protocol's words.
   const depth = result.merge?.plan?.pipelining ?? 1;
   if (depth > 1) parts.push(result.transport === 'h2' ? `${COUNT.format(depth)} streams per connection` : `pipelining ${COUNT.format(depth)}`);
-  parts.push(plural(result.workers, 'worker'), formatDuration(result.durationMs));
+  const warmupMs = result.merge?.plan?.warmupMs ?? 0;
+  parts.push(plural(result.workers, 'worker'), `${formatDuration(result.durationMs)}${warmupMs > 0 ? ` after a ${RATIO.format(warmupMs / 1000)} s warm-up` : ''}`);
   const range = targetRateRange(result);
   const stages = rateStagesText(result);
   const unit = result.transport === 'task' ? 'calls/s' : messages ? 'msg/s' : 'req/s';
