@@ -107,11 +107,11 @@ function parseWorkers(value: unknown): number {
  * The warm-up of a run that does not set `warmup`: an HTTP rate run of 1,000/s or more per thread
  * warms up for 2 s, or for as long as it measures when that is shorter. Below that rate the cold
  * start's extra CPU queues nothing, and V8 would not finish optimising in a short warm-up anyway.
- * Closed-loop runs have no schedule for a slow start to fall behind; WebSocket and task runs (the
- * user's own function) warm up only when asked.
+ * Closed-loop runs have no schedule for a slow start to fall behind; task runs (each call the user's
+ * own function) warm up only when asked, and WebSocket runs have no `rate` (theirs is `websocket.rate`).
  */
-function defaultWarmupMs({ rate, workers, durationMs, amount, http }: { rate: number | undefined; workers: number; durationMs: number | undefined; amount: number | undefined; http: boolean }): number {
-  if (!http || rate === undefined || rate / workers < DEFAULT_WARMUP_FROM_RATE) return 0;
+function defaultWarmupMs({ rate, workers, durationMs, amount, task }: { rate: number | undefined; workers: number; durationMs: number | undefined; amount: number | undefined; task: boolean }): number {
+  if (task || rate === undefined || rate / workers < DEFAULT_WARMUP_FROM_RATE) return 0;
   const measuredMs = Math.min(durationMs ?? Infinity, amount === undefined ? Infinity : (amount / rate) * 1000);
   return Math.min(DEFAULT_WARMUP_MS, Math.round(measuredMs));
 }
@@ -201,7 +201,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   const outputs = planOutputs(options.outputs);
   const connections = task !== undefined ? (task.connections ?? 10) : options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
-  const warmupMs = givenWarmupMs ?? defaultWarmupMs({ rate, workers, durationMs, amount, http: task === undefined && !webSocket });
+  const warmupMs = givenWarmupMs ?? defaultWarmupMs({ rate, workers, durationMs, amount, task: task !== undefined });
   if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule, task?.task.module);
   const socketIoPlan = socketIo ? planSocketIo(options.socketio, { url: url!, amount, headers: parseHeaders('headers', options.headers) }) : undefined;
   const webSocketPlan =

@@ -105,6 +105,7 @@ t.test('an HTTP rate run of 1,000/s or more per thread warms up for 2 s by defau
   t.equal(warmup({ rate: 5000, warmup: '500ms' }), 500, 'a given warmup is kept');
   t.equal(warmup({ connections: 50 }), 0, 'closed loop');
   t.equal(warmup({ url: 'ws://127.0.0.1:1/', connections: 10, websocket: { message: 'x', rate: 500 } } as Partial<LoadOptions>), 0, 'WebSocket: messages at 5,000/s');
+  t.equal(planLoad({ task: async () => {}, rate: 5000 }).plan.warmupMs, 0, 'a task run: each call would be the user\'s own function');
 });
 
 t.test('an object body is sent as JSON with a content-type', async (t) => {

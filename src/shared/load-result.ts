@@ -482,8 +482,8 @@ export interface LoadResult {
      */
     unfinished: number;
     /**
-     * Requests sent during the warm-up (`warmup`, or its default in a rate run): they reached the
-     * server and are in no other count or statistic. Absent from a run without a warm-up.
+     * Requests sent during the warm-up (`warmup`, or its default in a rate run), counted as `sent`
+     * counts them, and in no other count or statistic. Absent from a run without a warm-up.
      */
     warmup?: number;
   };

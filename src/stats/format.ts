@@ -93,12 +93,17 @@ export function formatResult(result: LoadResult): string {
   return lines.join('\n');
 }
 
-/** The warm-up's requests, which reached the server and are in no other count. */
+/** The run's warm-up as `2 s warm-up`; undefined without one (or in a result saved without its plan). */
+function warmupText(result: LoadResult): string | undefined {
+  const warmupMs = result.merge?.plan?.warmupMs ?? 0;
+  return warmupMs > 0 ? `${RATIO.format(warmupMs / 1000)} s warm-up` : undefined;
+}
+
+/** The warm-up's requests, which are in no other count. */
 function warmupNote(result: LoadResult): string {
   const { warmup } = result.requests;
   if (warmup === undefined) return '';
-  const warmupMs = result.merge?.plan.warmupMs;
-  return `; ${COUNT.format(warmup)} more sent in the ${warmupMs === undefined ? '' : `${RATIO.format(warmupMs / 1000)} s `}warm-up, not measured`;
+  return `; ${COUNT.format(warmup)} more sent in the ${warmupText(result) ?? 'warm-up'}, not measured`;
 }
 
 /** A threshold as written, with its window when it has one: `latency.p99 < 50 (every 10 s window)`. */
@@ -176,8 +181,8 @@ function headerLine(result: LoadResult): string {
   // Requests in flight per connection, in the protocol's words.
   const depth = result.merge?.plan?.pipelining ?? 1;
   if (depth > 1) parts.push(result.transport === 'h2' ? `${COUNT.format(depth)} streams per connection` : `pipelining ${COUNT.format(depth)}`);
-  const warmupMs = result.merge?.plan?.warmupMs ?? 0;
-  parts.push(plural(result.workers, 'worker'), `${formatDuration(result.durationMs)}${warmupMs > 0 ? ` after a ${RATIO.format(warmupMs / 1000)} s warm-up` : ''}`);
+  const warmup = warmupText(result);
+  parts.push(plural(result.workers, 'worker'), `${formatDuration(result.durationMs)}${warmup === undefined ? '' : ` after a ${warmup}`}`);
   const range = targetRateRange(result);
   const stages = rateStagesText(result);
   const unit = result.transport === 'task' ? 'calls/s' : messages ? 'msg/s' : 'req/s';
