@@ -21,6 +21,7 @@ import { spawnSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { median } from './lib/summary.mjs';
 import { findExecutable, planPinning, wrapCommand } from './lib/system.mjs';
 import { startNginx, startTestServer } from './lib/targets.mjs';
 
@@ -38,12 +39,6 @@ const { values } = parseArgs({
     'trace-opt': { type: 'boolean', default: false },
   },
 });
-
-const median = (numbers) => {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 if (values.child !== undefined) {
   // One measured run: default options but for rate, duration, workers and warmup.
@@ -145,7 +140,8 @@ try {
   await target?.stop();
 }
 
-const fixed = (number) => number.toFixed(2);
+// A second no run timed has no median (undefined).
+const fixed = (number) => (number === undefined ? 'n/a' : number.toFixed(2));
 console.log(`\n| build | rate/s | ${Array.from({ length: duration }, (_, second) => `s${second}`).join(' | ')} | first / median(later), per run | median | within 2x | CPU s0 / later | CPU ms, first 300 ms / steady 300 ms |`);
 console.log(`|---|---|${'---|'.repeat(duration)}---|---|---|---|---|`);
 for (const [key, measured] of Object.entries(runs)) {
