@@ -126,18 +126,18 @@ class HttpLane {
 class HttpTransport implements Transport<HttpRequest> {
   readonly #config: TransportConfig;
   readonly #sink: TransportSink;
-  readonly #agent: http.Agent;
-  /** With keep-alive: each connection's Agent, by connection, made on first use. */
+  /** Without keep-alive: the one Agent, which opens a connection per request. */
+  readonly #agent: http.Agent | undefined;
+  /** With keep-alive: each connection's Agent of one socket, by connection, made on first use. */
   readonly #agents: Array<http.Agent | undefined> | undefined;
   readonly #createAgent: (sockets: number) => http.Agent;
   /**
-   * Retries go out on a connection of their own: the main Agent would hand them its longest idle
+   * Retries go out on a connection of their own: their connection's Agent would hand them its idle
    * socket, which a server closing idle connections may be closing too (the race again). Its sockets
-   * are closed after their response, not kept; requests on it still say keep-alive, as on the main one.
+   * are closed after their response, not kept; requests on it still say keep-alive, as the others do.
    */
   readonly #retryAgent: http.Agent;
   readonly #request: typeof http.request;
-  readonly #agentOption: Pick<https.RequestOptions, 'agent'>;
   readonly #lanes = new Map<number, HttpLane>();
   readonly capture: boolean;
   readonly stream: boolean;
@@ -157,9 +157,10 @@ class HttpTransport implements Transport<HttpRequest> {
     const secure = config.url.protocol === 'https:';
     this.secure = secure;
     // Without keep-alive no request may wait in the Agent's queue, where a finished socket would be
-    // handed to it: the engine's lanes bound the concurrency instead. One Agent either way (an
-    // `agent: false` request builds an Agent of its own), so that its TLS session cache resumes
-    // sessions on new connections and every connection shares one secure context.
+    // handed to it: the engine's lanes bound the concurrency instead. One Agent for all requests then
+    // (an `agent: false` request builds an Agent of its own), so that its TLS session cache resumes
+    // sessions on new connections; with keep-alive each connection's Agent resumes its own when it
+    // reconnects. Every Agent shares one secure context.
     const lookup = cachedLookup();
     const createAgent = (sockets: number): http.Agent => {
       const agentOptions = { lookup, keepAlive: config.keepAlive, maxSockets: config.keepAlive ? sockets : Infinity, maxFreeSockets: sockets };
@@ -173,11 +174,10 @@ class HttpTransport implements Transport<HttpRequest> {
         : new http.Agent(agentOptions);
     };
     this.#createAgent = createAgent;
-    this.#agent = createAgent(config.connections);
-    this.#agents = config.keepAlive ? new Array<http.Agent | undefined>(config.connections).fill(undefined) : undefined;
+    if (config.keepAlive) this.#agents = new Array<http.Agent | undefined>(config.connections).fill(undefined);
+    else this.#agent = createAgent(config.connections);
     this.#retryAgent = createAgent(config.connections);
     this.#retryAgent.keepSocketAlive = () => false;
-    this.#agentOption = { agent: this.#agent };
     this.#request = secure ? https.request : http.request;
   }
 
@@ -187,8 +187,9 @@ class HttpTransport implements Transport<HttpRequest> {
     if (request.body) headers['content-length'] = String(request.body.length);
     // An Agent without keepAlive still reuses a socket for queued requests unless told not to.
     if (!this.#config.keepAlive) headers.connection = 'close';
+    // With keep-alive the agent is the connection's, added per connection (`#optionsOn`).
     const options: http.RequestOptions = {
-      ...this.#agentOption,
+      ...(this.#agent === undefined ? {} : { agent: this.#agent }),
       hostname: url.hostname.replace(/^\[|\]$/g, ''),
       port: url.port || undefined,
       method: request.method,
@@ -344,7 +345,7 @@ class HttpTransport implements Transport<HttpRequest> {
       state.request?.destroy();
       state.request = undefined;
     }
-    this.#agent.destroy();
+    this.#agent?.destroy();
     for (const agent of this.#agents ?? []) agent?.destroy();
     this.#retryAgent.destroy();
   }
