@@ -30,7 +30,7 @@ export const KNOWN_OPTIONS = [
   'url', 'name', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
   'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
-  'outputs', 'socketio', 'task', 'concurrency', 'scenarios', 'stream',
+  'outputs', 'socketio', 'task', 'concurrency', 'scenarios', 'stream', 'compressed',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
@@ -170,6 +170,9 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
       ? durationOption('duration', options.duration, { secondsLikely: true })
       : (stagedMs ?? (amount === undefined ? DEFAULT_DURATION_MS : undefined));
 
+  if (options.compressed !== undefined && typeof options.compressed !== 'boolean') {
+    throw new SalvoOptionError(`compressed must be true or false; got ${show(options.compressed)}`, { option: 'compressed', value: options.compressed });
+  }
   if (options.keepAlive !== undefined && typeof options.keepAlive !== 'boolean') {
     throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`, { option: 'keepAlive', value: options.keepAlive });
   }

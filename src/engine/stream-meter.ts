@@ -4,6 +4,7 @@ import type { PlannedStream, ShardStream, ShardStreamSecond, StreamEvent, Stream
 import { StreamRecorder } from '../stats/stream-recorder.js';
 import type { Lane } from '../transports/transport.js';
 import type { StageMeter } from '../runner/stage-meter.js';
+import { StreamDecoding } from './stream-decoding.js';
 
 /** The `result.warnings` code of a `stream.until` or `stream.tokens` function that threw. */
 export const STREAM_FUNCTION_FAILED = 'STREAM_FUNCTION_FAILED';
@@ -42,6 +43,9 @@ export class StreamMeter {
   /** The clock for the piece of body being framed; 0 until an event needs it. */
   #now = 0;
   readonly #live: boolean;
+  /** Content-coded bodies, decoded before framing; each lane's framer as the decoder's output. */
+  readonly #decoding: StreamDecoding;
+  readonly #framers: Array<(data: Uint8Array, start: number, end: number) => boolean>;
 
   constructor(
     planned: PlannedStream,
@@ -69,6 +73,8 @@ export class StreamMeter {
     this.#lastTokenAt = new Float64Array(n);
     this.#tokens = new Float64Array(n);
     this.#ended = new Uint8Array(n);
+    this.#decoding = new StreamDecoding(n);
+    this.#framers = this.#streams.map((stream) => (data, start, end) => stream.push(data, start, end));
   }
 
   /** The measured run began at `startAt` and ends at `endAt` (performance.now() ms); `stages` counts its events by stage. */
@@ -94,6 +100,17 @@ export class StreamMeter {
     this.#streams[id]!.reset();
     this.#firstAt[id] = this.#lastAt[id] = this.#firstTokenAt[id] = this.#lastTokenAt[id] = this.#tokens[id] = 0;
     this.#ended[id] = 0;
+    this.#decoding.reset(id);
+  }
+
+  /** `lane`'s response is content-coded: its body is decoded before framing. False: salvo cannot decode it (see `undecodable`). */
+  encoding(lane: Lane, contentEncoding: string): boolean {
+    return this.#decoding.start(lane.id, contentEncoding);
+  }
+
+  /** The error code of `lane`'s response when its coding was unknown or its body not valid for it, else undefined. */
+  undecodable(lane: Lane): string | undefined {
+    return this.#decoding.failure(lane.id);
   }
 
   /** A new subscription on `lane` (not a reconnection): no last event id or `retry` carried over. */
@@ -114,7 +131,9 @@ export class StreamMeter {
   /** Body bytes of `lane`'s response; false when `until` ended the stream. */
   body(lane: Lane, data: Uint8Array, start: number, end: number): boolean {
     this.#now = 0;
-    return this.#streams[lane.id]!.push(data, start, end);
+    const id = lane.id;
+    if (this.#decoding.active(id)) return this.#decoding.push(id, data, start, end, this.#framers[id]!);
+    return this.#streams[id]!.push(data, start, end);
   }
 
   /** `lane`'s response ended at `now` (its body's end, or `until`); `measured`: it counts as completed. */
@@ -143,6 +162,7 @@ export class StreamMeter {
   finish(endAt: number): { stream: ShardStream; byName: ShardStream[] | undefined } | undefined {
     const recorder = this.#recorder;
     this.#recorder = undefined;
+    this.#decoding.close();
     if (recorder === undefined) return undefined;
     return { stream: recorder.finish(endAt), byName: this.#named?.map((named) => named.finish(endAt)) };
   }

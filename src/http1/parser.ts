@@ -1,4 +1,4 @@
-import { COLON, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, CR, equalsLower, isWhitespace, LF, TRANSFER_ENCODING } from './bytes.js';
+import { COLON, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, CR, equalsLower, isWhitespace, LF, TRANSFER_ENCODING } from './bytes.js';
 import {
   CONNECTION_CLOSE,
   CONNECTION_KEEP_ALIVE,
@@ -50,6 +50,10 @@ export class ResponseParser {
   /** Tell `onHead` of each final head, with its content-type (`heads`). */
   readonly #heads: boolean;
   #contentType: string | undefined;
+  /** `heads` or `body`: some non-framing headers are read. */
+  readonly #readsHeaders: boolean;
+  /** With `body`: the response's `content-encoding`, for `onEncoding`. */
+  #contentEncoding: string | undefined;
   readonly #maxHeaderBytes: number;
 
   #state = STATUS_LINE;
@@ -88,6 +92,7 @@ export class ResponseParser {
     this.#capture = options.capture ?? false;
     this.#body = options.body ?? false;
     this.#heads = options.heads ?? false;
+    this.#readsHeaders = this.#heads || this.#body;
     this.#maxHeaderBytes = options.maxHeaderBytes ?? 64 * 1024;
     // A template would take a head for the last one without reading its content-type.
     this.#template = this.#capture || this.#heads ? undefined : (options.template ?? new HeadTemplate());
@@ -243,6 +248,7 @@ export class ResponseParser {
     this.#chunked = facts.chunked;
     this.#connectionClose = facts.connectionClose;
     this.#connectionKeepAlive = facts.connectionKeepAlive;
+    this.#contentEncoding = facts.contentEncoding;
     return this.#headersEnd();
   }
 
@@ -255,6 +261,7 @@ export class ResponseParser {
       chunked: this.#chunked,
       connectionClose: this.#connectionClose,
       connectionKeepAlive: this.#connectionKeepAlive,
+      contentEncoding: this.#contentEncoding,
     };
   }
 
@@ -300,7 +307,7 @@ export class ResponseParser {
       if (tokens & CONNECTION_KEEP_ALIVE) this.#connectionKeepAlive = true;
     } else {
       this.#lastHeaderFraming = false;
-      if (this.#heads && nameLength === CONTENT_TYPE.length && equalsLower(line, start, colon, CONTENT_TYPE)) this.#contentType = line.toString('latin1', valueStart, valueEnd);
+      if (this.#readsHeaders) this.#otherHeader(line, start, colon, valueStart, valueEnd);
     }
     if (this.#headers !== undefined) {
       const name = line.toString('latin1', start, colon).toLowerCase();
@@ -310,6 +317,16 @@ export class ResponseParser {
       this.#lastHeaderName = name;
     }
     return CONTINUE;
+  }
+
+  /** The non-framing headers `heads` and `body` read: content-type, content-encoding. */
+  #otherHeader(line: Buffer, start: number, colon: number, valueStart: number, valueEnd: number): void {
+    const nameLength = colon - start;
+    if (this.#heads && nameLength === CONTENT_TYPE.length && equalsLower(line, start, colon, CONTENT_TYPE)) this.#contentType = line.toString('latin1', valueStart, valueEnd);
+    else if (this.#body && nameLength === CONTENT_ENCODING.length && equalsLower(line, start, colon, CONTENT_ENCODING)) {
+      const value = line.toString('latin1', valueStart, valueEnd);
+      this.#contentEncoding = this.#contentEncoding === undefined ? value : `${this.#contentEncoding}, ${value}`;
+    }
   }
 
   /** RFC 9112 §5.2: a client replaces obs-fold with a space; a folded framing header is refused. */
@@ -333,6 +350,10 @@ export class ResponseParser {
     }
     if (status === 101) this.#connectionClose = true;
     if (this.#heads && !this.#handler.onHead!(status, this.#contentType)) {
+      this.#connectionClose = true;
+      return this.#complete();
+    }
+    if (this.#contentEncoding !== undefined && !this.headRequest && !this.#handler.onEncoding!(this.#contentEncoding)) {
       this.#connectionClose = true;
       return this.#complete();
     }
@@ -407,6 +428,7 @@ export class ResponseParser {
     this.#lastHeaderFraming = false;
     this.#remaining = 0;
     this.#contentType = undefined;
+    this.#contentEncoding = undefined;
     if (this.#capture) {
       this.#headers = {};
       this.#bodyParts = [];
