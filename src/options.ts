@@ -17,6 +17,7 @@ import { planSocketIo } from './websocket/socketio-options.js';
 import { planTaskOptions, rejectConcurrencyWithoutTask } from './tasks/options.js';
 import { importTask, type ImportedTask } from './workers/task-module.js';
 import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
+import { askForUsage } from './engine/usage-request.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -210,7 +211,9 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   const webSocketPlan =
     webSocket && !socketIo ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
   const streamPlan = planStream(options.stream, { workers, webSocket });
-  const { requests, names } = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
+  const planned = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
+  const { names } = planned;
+  const requests = streamPlan?.planned.usage === true ? planned.requests.map(askForUsage) : planned.requests;
   const plan: Plan = {
     url: task?.url ?? url!.href,
     transport: task !== undefined ? 'task' : socketIo ? 'socket.io' : webSocket ? 'websocket' : transport,

@@ -5,6 +5,9 @@ import { StreamRecorder } from '../stats/stream-recorder.js';
 import type { Lane } from '../transports/transport.js';
 import type { StageMeter } from '../runner/stage-meter.js';
 import { StreamDecoding } from './stream-decoding.js';
+import { countTokens, type EventTokens } from './token-count.js';
+import { StreamTokens } from './stream-tokens.js';
+import { TokenRecorder } from '../stats/token-recorder.js';
 
 /** The `result.warnings` code of a `stream.until` or `stream.tokens` function that threw. */
 export const STREAM_FUNCTION_FAILED = 'STREAM_FUNCTION_FAILED';
@@ -46,6 +49,10 @@ export class StreamMeter {
   /** Content-coded bodies, decoded before framing; each lane's framer as the decoder's output. */
   readonly #decoding: StreamDecoding;
   readonly #framers: Array<(data: Uint8Array, start: number, end: number) => boolean>;
+  /** With `tokens`: reasoning, usage and first-answer state by lane, what the event being read carries, and the run's figures of them. */
+  readonly #laneTokens: StreamTokens;
+  readonly #eventTokens: EventTokens = { answer: 0, reasoning: 0, usageOutput: -1, usageInput: -1, usageReasoning: -1 };
+  #tokenRecorder: TokenRecorder | undefined;
 
   constructor(
     planned: PlannedStream,
@@ -75,6 +82,7 @@ export class StreamMeter {
     this.#ended = new Uint8Array(n);
     this.#decoding = new StreamDecoding(n);
     this.#framers = this.#streams.map((stream) => (data, start, end) => stream.push(data, start, end));
+    this.#laneTokens = new StreamTokens(n);
   }
 
   /** The measured run began at `startAt` and ends at `endAt` (performance.now() ms); `stages` counts its events by stage. */
@@ -89,6 +97,7 @@ export class StreamMeter {
         live,
       });
     this.#recorder = recorder(this.#live);
+    if (planned.tokensPath !== undefined || planned.tokensFunction) this.#tokenRecorder = new TokenRecorder();
     // A name's seconds are never read live.
     if (this.#names > 1) this.#named = Array.from({ length: this.#names }, () => recorder(false));
     this.#endAt = endAt;
@@ -101,6 +110,7 @@ export class StreamMeter {
     this.#firstAt[id] = this.#lastAt[id] = this.#firstTokenAt[id] = this.#lastTokenAt[id] = this.#tokens[id] = 0;
     this.#ended[id] = 0;
     this.#decoding.reset(id);
+    this.#laneTokens.reset(id);
   }
 
   /** `lane`'s response is content-coded: its body is decoded before framing. False: salvo cannot decode it (see `undecodable`). */
@@ -145,7 +155,10 @@ export class StreamMeter {
     }
     const recorder = this.#recorder;
     if (!measured || recorder === undefined || now >= this.#endAt) return;
-    const tokens = this.#tokens[id]!;
+    // The server's own count, when it sent one, stands for the events'.
+    const counted = this.#tokens[id]!;
+    const tokens = this.#laneTokens.end(id, counted, this.#tokenRecorder);
+    if (tokens !== counted) recorder.correctTokens(now, tokens - counted);
     const tpot = tokens > 1 ? (now - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
     const events = this.#streams[id]!.events;
     const duration = events > 0 ? now - this.#firstAt[id]! : -1;
@@ -164,7 +177,14 @@ export class StreamMeter {
     this.#recorder = undefined;
     this.#decoding.close();
     if (recorder === undefined) return undefined;
-    return { stream: recorder.finish(endAt), byName: this.#named?.map((named) => named.finish(endAt)) };
+    const stream = recorder.finish(endAt);
+    const tokens = this.#tokenRecorder?.finish();
+    if (tokens !== undefined) {
+      const { answerTtft, ...counts } = tokens;
+      Object.assign(stream, counts);
+      stream.histograms.answerTtft = answerTtft;
+    }
+    return { stream, byName: this.#named?.map((named) => named.finish(endAt)) };
   }
 
   #event(lane: Lane, stream: EventStream): boolean {
@@ -213,9 +233,13 @@ export class StreamMeter {
       }
     }
     if (recorder !== undefined) this.#stages?.recordReceived(now, deliveryMs < 0 ? -1 : Math.round(deliveryMs * 1000));
-    let count = 0;
-    if (planned.tokensPath !== undefined) count = tokensAt(jsonOf(), planned.tokensPath);
-    else if (this.#hooks.tokens !== undefined) count = this.#call('tokens', () => this.#hooks.tokens!(eventOf()), 0);
+    const tokens = this.#eventTokens;
+    tokens.answer = tokens.reasoning = 0;
+    tokens.usageOutput = -1;
+    if (planned.tokensPath !== undefined || planned.usage) this.#call('tokenizer', () => countTokens(jsonOf(), planned, this.#hooks.tokenizer, tokens), undefined);
+    if (this.#hooks.tokens !== undefined) tokens.answer = this.#call('tokens', () => this.#hooks.tokens!(eventOf()), 0);
+    const count = tokens.answer + tokens.reasoning;
+    if (count > 0 || tokens.usageOutput >= 0) this.#laneTokens.event(id, tokens, now - lane.intendedAt, recorder === undefined ? undefined : this.#tokenRecorder);
     if (count > 0) {
       const firstToken = this.#tokens[id] === 0;
       const tokenMs = now - (firstToken ? lane.intendedAt : this.#lastTokenAt[id]!);
@@ -241,17 +265,3 @@ export class StreamMeter {
   }
 }
 
-/**
- * Output tokens at `path` of an event's JSON: a non-empty string is one token (OpenAI-compatible
- * servers send one token per event), a number that many, an array its length; anything else none.
- */
-export function tokensAt(json: unknown, path: readonly string[]): number {
-  let at = json;
-  for (const key of path) {
-    if (at === null || typeof at !== 'object') return 0;
-    at = (at as Record<string, unknown>)[key];
-  }
-  if (typeof at === 'string') return at === '' ? 0 : 1;
-  if (typeof at === 'number') return Number.isFinite(at) && at > 0 ? at : 0;
-  return Array.isArray(at) ? at.length : 0;
-}
