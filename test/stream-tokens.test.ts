@@ -85,3 +85,12 @@ t.test('Ollama-style NDJSON: eval_count and prompt_eval_count, thinking apart; e
   t.equal(merged.stream!.usageStreams, 2 * AMOUNT);
   t.ok(merged.stream!.answerTtft!.max >= Math.max(one.stream!.answerTtft!.max, split.stream!.answerTtft!.max) - 0.01, 'the answer TTFT histograms merged');
 });
+
+t.test('bad token and compression options are refused by name', async (t) => {
+  const url = 'http://127.0.0.1:9/';
+  await t.rejects(runLoad({ url, stream: { format: 'sse', tokens: (): number => 1, tokenizer: words } }), { code: 'SALVO_INVALID_OPTION', message: /stream\.tokenizer counts the text at the stream\.tokens path/ });
+  await t.rejects(runLoad({ url, stream: { format: 'sse', tokens: 'a', tokenizer: 'words' as never } }), { code: 'SALVO_INVALID_OPTION', message: /stream\.tokenizer must be a function/ });
+  await t.rejects(runLoad({ url, workers: 2, connections: 2, stream: { format: 'sse', tokens: 'a', tokenizer: words } }), { code: 'SALVO_INVALID_OPTION', message: /stream\.tokenizer is a function/ });
+  await t.rejects(runLoad({ url, stream: { format: 'sse', tokens: 'a', usage: 'yes' as never } }), { code: 'SALVO_INVALID_OPTION', message: /stream\.usage must be true or false; got "yes"/ });
+  await t.rejects(runLoad({ url, compressed: 1 as never }), { code: 'SALVO_INVALID_OPTION', message: /compressed must be true or false; got 1/ });
+});
