@@ -21,7 +21,7 @@ for (const transport of ['net', 'undici', 'http', 'h2'] as TransportName[]) {
       t.teardown(() => server.close());
       const result = await runLoad({ url: server.url, transport, connections: 2, amount: AMOUNT, compressed: true, stream: { format } });
       const counts = server.counts();
-      t.equal(result.errors.total, 0, 'no errors');
+      t.equal(result.errors.total, 0, `no errors (${JSON.stringify(result.errors.byCode)})`);
       t.equal(result.requests.completed, AMOUNT);
       t.equal(result.stream!.events, AMOUNT * EVENTS, 'every event, framed from the decoded body');
       t.equal(result.stream!.eventsPerStream, EVENTS);

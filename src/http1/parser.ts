@@ -1,4 +1,4 @@
-import { COLON, CONNECTION, CONTENT_ENCODING, CONTENT_LENGTH, CONTENT_TYPE, CR, equalsLower, isWhitespace, LF, TRANSFER_ENCODING } from './bytes.js';
+import { COLON, CONNECTION, CONTENT_LENGTH, CR, equalsLower, isWhitespace, LF, TRANSFER_ENCODING } from './bytes.js';
 import {
   CONNECTION_CLOSE,
   CONNECTION_KEEP_ALIVE,
@@ -9,6 +9,7 @@ import {
   parseContentLength,
   parseStatusLine,
 } from './field-values.js';
+import { HeadFields } from './head-fields.js';
 import { HeadTemplate, type HeadFacts } from './head-template.js';
 import { PartialLine } from './partial-line.js';
 import type { ResponseDetails } from '../shared/exchange.js';
@@ -47,13 +48,8 @@ export class ResponseParser {
   readonly #capture: boolean;
   /** Hand the body bytes to `onBody` as they arrive (`stream`). */
   readonly #body: boolean;
-  /** Tell `onHead` of each final head, with its content-type (`heads`). */
-  readonly #heads: boolean;
-  #contentType: string | undefined;
-  /** `heads` or `body`: some non-framing headers are read. */
-  readonly #readsHeaders: boolean;
-  /** With `body`: the response's `content-encoding`, for `onEncoding`. */
-  #contentEncoding: string | undefined;
+  /** With `heads` (`onHead`, its content-type) or `body` (`onEncoding`): the header values read for them. */
+  readonly #fields: HeadFields | undefined;
   readonly #maxHeaderBytes: number;
 
   #state = STATUS_LINE;
@@ -91,11 +87,10 @@ export class ResponseParser {
     this.#handler = handler;
     this.#capture = options.capture ?? false;
     this.#body = options.body ?? false;
-    this.#heads = options.heads ?? false;
-    this.#readsHeaders = this.#heads || this.#body;
+    this.#fields = options.heads === true || this.#body ? new HeadFields(options.heads === true, this.#body) : undefined;
     this.#maxHeaderBytes = options.maxHeaderBytes ?? 64 * 1024;
     // A template would take a head for the last one without reading its content-type.
-    this.#template = this.#capture || this.#heads ? undefined : (options.template ?? new HeadTemplate());
+    this.#template = this.#capture || options.heads === true ? undefined : (options.template ?? new HeadTemplate());
     this.#startMessage(false);
   }
 
@@ -248,7 +243,7 @@ export class ResponseParser {
     this.#chunked = facts.chunked;
     this.#connectionClose = facts.connectionClose;
     this.#connectionKeepAlive = facts.connectionKeepAlive;
-    this.#contentEncoding = facts.contentEncoding;
+    if (this.#fields !== undefined) this.#fields.contentEncoding = facts.contentEncoding;
     return this.#headersEnd();
   }
 
@@ -261,7 +256,7 @@ export class ResponseParser {
       chunked: this.#chunked,
       connectionClose: this.#connectionClose,
       connectionKeepAlive: this.#connectionKeepAlive,
-      contentEncoding: this.#contentEncoding,
+      contentEncoding: this.#fields?.contentEncoding,
     };
   }
 
@@ -307,7 +302,7 @@ export class ResponseParser {
       if (tokens & CONNECTION_KEEP_ALIVE) this.#connectionKeepAlive = true;
     } else {
       this.#lastHeaderFraming = false;
-      if (this.#readsHeaders) this.#otherHeader(line, start, colon, valueStart, valueEnd);
+      this.#fields?.read(line, start, colon, valueStart, valueEnd);
     }
     if (this.#headers !== undefined) {
       const name = line.toString('latin1', start, colon).toLowerCase();
@@ -317,16 +312,6 @@ export class ResponseParser {
       this.#lastHeaderName = name;
     }
     return CONTINUE;
-  }
-
-  /** The non-framing headers `heads` and `body` read: content-type, content-encoding. */
-  #otherHeader(line: Buffer, start: number, colon: number, valueStart: number, valueEnd: number): void {
-    const nameLength = colon - start;
-    if (this.#heads && nameLength === CONTENT_TYPE.length && equalsLower(line, start, colon, CONTENT_TYPE)) this.#contentType = line.toString('latin1', valueStart, valueEnd);
-    else if (this.#body && nameLength === CONTENT_ENCODING.length && equalsLower(line, start, colon, CONTENT_ENCODING)) {
-      const value = line.toString('latin1', valueStart, valueEnd);
-      this.#contentEncoding = this.#contentEncoding === undefined ? value : `${this.#contentEncoding}, ${value}`;
-    }
   }
 
   /** RFC 9112 §5.2: a client replaces obs-fold with a space; a folded framing header is refused. */
@@ -349,11 +334,7 @@ export class ResponseParser {
       return CONTINUE;
     }
     if (status === 101) this.#connectionClose = true;
-    if (this.#heads && !this.#handler.onHead!(status, this.#contentType)) {
-      this.#connectionClose = true;
-      return this.#complete();
-    }
-    if (this.#contentEncoding !== undefined && !this.headRequest && !this.#handler.onEncoding!(this.#contentEncoding)) {
+    if (this.#fields !== undefined && !this.#fields.tell(this.#handler, status, this.headRequest)) {
       this.#connectionClose = true;
       return this.#complete();
     }
@@ -427,8 +408,7 @@ export class ResponseParser {
     this.#sawHeader = false;
     this.#lastHeaderFraming = false;
     this.#remaining = 0;
-    this.#contentType = undefined;
-    this.#contentEncoding = undefined;
+    this.#fields?.reset();
     if (this.#capture) {
       this.#headers = {};
       this.#bodyParts = [];
