@@ -92,3 +92,41 @@ t.test('expect body checks and onResponse hooks see the decoded body; bytes.rece
     t.ok(result.bytes.received < 3 * text.length, `${transport}: bytes.received ${result.bytes.received} counts the coded bytes`);
   }
 });
+
+t.test('SSE subscriptions through gzip: the events of a stream that never ends, decoded as they come', async (t) => {
+  let open = 0;
+  const server = http.createServer((request, response) => {
+    open++;
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+    const gzip = zlib.createGzip();
+    gzip.on('data', (chunk: Buffer) => response.write(chunk));
+    let id = 0;
+    const timer = setInterval(() => gzip.write(`id: ${id++}\ndata: {"n":${id}}\n\n`, () => gzip.flush()), 10);
+    request.on('close', () => clearInterval(timer));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  const result = await runLoad({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, connections: 2, duration: 600, compressed: true, stream: { format: 'sse', subscribe: true } });
+  t.equal(open, 2, 'two subscriptions, none broken by the coding');
+  t.equal(result.errors.total, 0);
+  t.ok(result.stream!.events > 40, `events decoded from the gzip stream as they came (${result.stream!.events} in 0.6 s at 2 x 100/s)`);
+});
+
+t.test('an empty body with a content-encoding (HEAD, 204) is no error', async (t) => {
+  const server = http.createServer((request, response) => {
+    response.writeHead(request.method === 'HEAD' ? 200 : 204, { 'content-encoding': 'br', 'content-length': request.method === 'HEAD' ? '100' : '0' }).end();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  for (const method of ['HEAD', 'GET']) {
+    const result = await runLoad({ url, method, connections: 1, amount: 3, compressed: true, expect: { body: /^$/ } });
+    t.equal(result.errors.total, 0, `${method}: no decoding error for a body that is not there`);
+    t.equal(result.checks!.failed, 0);
+  }
+});

@@ -143,7 +143,8 @@ export function decodeDetails(details: ResponseDetails): string | undefined {
  * the decoded bytes, the body itself when it has no coding, or an error code.
  */
 export function decodeWholeBody(body: Buffer, contentEncoding: string | undefined): Buffer | typeof UNSUPPORTED_ENCODING | typeof BAD_ENCODING {
-  if (contentEncoding === undefined) return body;
+  // A HEAD, 204 or 304 answer says the coding of a body it does not carry.
+  if (contentEncoding === undefined || body.length === 0) return body;
   const coding = codingOf(contentEncoding);
   if (coding === 'identity') return body;
   if (coding === undefined) return UNSUPPORTED_ENCODING;
