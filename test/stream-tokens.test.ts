@@ -94,3 +94,22 @@ t.test('bad token and compression options are refused by name', async (t) => {
   await t.rejects(runLoad({ url, stream: { format: 'sse', tokens: 'a', usage: 'yes' as never } }), { code: 'SALVO_INVALID_OPTION', message: /stream\.usage must be true or false; got "yes"/ });
   await t.rejects(runLoad({ url, compressed: 1 as never }), { code: 'SALVO_INVALID_OPTION', message: /compressed must be true or false; got 1/ });
 });
+
+t.test("vLLM's continuous usage stats: each event's tokens from the running count, ITL exact without a tokenizer", async (t) => {
+  const INTERVAL_MS = 4;
+  const server = await startLlmServer({ style: 'openai', tokens: TOKENS, intervalMs: INTERVAL_MS, delayMs: 10, promptTokens: PROMPT, continuous: true });
+  t.teardown(() => server.close());
+  await inSomeRun(t, 6, async (timing) => {
+    const result = await runLoad({
+      url: server.url, method: 'POST', connections: 2, amount: AMOUNT,
+      body: { ...chatBody, stream_options: { include_usage: true, continuous_usage_stats: true } },
+      stream: { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content' },
+    });
+    const applied = server.applied();
+    const s = result.stream!;
+    t.equal(s.outputTokens, AMOUNT * TOKENS, 'output tokens exact');
+    t.equal(s.inputTokens, AMOUNT * PROMPT);
+    timing.ok(Math.abs(s.itl!.mean - applied.perTokenMs) < 0.2, `ITL mean ${s.itl!.mean.toFixed(3)} ms within 0.2 ms of the ${applied.perTokenMs.toFixed(3)} ms per token the server applied`);
+    timing.ok(Math.abs(s.itl!.p50 - INTERVAL_MS) < 1, `ITL p50 ${s.itl!.p50} ms: per token, not per event`);
+  });
+});

@@ -238,6 +238,7 @@ export class StreamMeter {
     tokens.usageOutput = -1;
     if (planned.tokensPath !== undefined || planned.usage) this.#call('tokenizer', () => countTokens(jsonOf(), planned, this.#hooks.tokenizer, tokens), undefined);
     if (this.#hooks.tokens !== undefined) tokens.answer = this.#call('tokens', () => this.#hooks.tokens!(eventOf()), 0);
+    else if (this.#hooks.tokenizer === undefined) this.#laneTokens.fromRunningCount(id, tokens);
     const count = tokens.answer + tokens.reasoning;
     if (count > 0 || tokens.usageOutput >= 0) this.#laneTokens.event(id, tokens, now - lane.intendedAt, recorder === undefined ? undefined : this.#tokenRecorder);
     if (count > 0) {

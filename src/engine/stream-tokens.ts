@@ -28,6 +28,18 @@ export class StreamTokens {
     this.#usageOutput[lane] = this.#usageInput[lane] = this.#usageReasoning[lane] = -1;
   }
 
+  /**
+   * An event that carries tokens and the server's running count (vLLM's `continuous_usage_stats`):
+   * its tokens are the count's growth since the last one, exact where a path counts one per event.
+   */
+  fromRunningCount(lane: number, tokens: EventTokens): void {
+    if (tokens.usageOutput < 0 || (tokens.answer > 0) === (tokens.reasoning > 0)) return;
+    const grown = tokens.usageOutput - Math.max(0, this.#usageOutput[lane]!);
+    if (grown <= 0) return;
+    if (tokens.answer > 0) tokens.answer = grown;
+    else tokens.reasoning = grown;
+  }
+
   /** An event's tokens on `lane`, `sinceRequestMs` after its request; `recorder` when it counts. */
   event(lane: number, tokens: EventTokens, sinceRequestMs: number, recorder: TokenRecorder | undefined): void {
     if (tokens.answer > 0 && this.#answered[lane] === 0) {
