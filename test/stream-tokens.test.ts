@@ -113,3 +113,15 @@ t.test("vLLM's continuous usage stats: each event's tokens from the running coun
     timing.ok(Math.abs(s.itl!.p50 - INTERVAL_MS) < 1, `ITL p50 ${s.itl!.p50} ms: per token, not per event`);
   });
 });
+
+t.test("each request name's streams count the server's tokens too", async (t) => {
+  const server = await startLlmServer({ style: 'ollama', tokens: TOKENS, intervalMs: 1, delayMs: 1, promptTokens: PROMPT });
+  t.teardown(() => server.close());
+  const request = (name: string) => ({ name, method: 'POST', body: { model: 'm', messages: [] } });
+  const result = await runLoad({ url: server.url, connections: 2, amount: AMOUNT, requests: [request('a'), request('b')], stream: { format: 'ndjson', tokens: 'message.content' } });
+  const a = result.byName!.a!.stream!, b = result.byName!.b!.stream!;
+  t.equal(a.outputTokens! + b.outputTokens!, AMOUNT * TOKENS, 'the names add up to the run');
+  t.equal(a.outputTokensPerStream, TOKENS, "name a: the server's count per stream");
+  t.equal(b.outputTokensPerStream, TOKENS);
+  t.equal(a.outputTokens, a.streams * TOKENS, "name a's total: the server's, not one per event");
+});

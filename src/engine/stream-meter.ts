@@ -158,12 +158,16 @@ export class StreamMeter {
     // The server's own count, when it sent one, stands for the events'.
     const counted = this.#tokens[id]!;
     const tokens = this.#laneTokens.end(id, counted, this.#tokenRecorder);
-    if (tokens !== counted) recorder.correctTokens(now, tokens - counted);
+    const named = this.#named?.[this.#nameOf[lane.requestIndex]!];
+    if (tokens !== counted) {
+      recorder.correctTokens(now, tokens - counted);
+      named?.correctTokens(now, tokens - counted);
+    }
     const tpot = tokens > 1 ? (now - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
     const events = this.#streams[id]!.events;
     const duration = events > 0 ? now - this.#firstAt[id]! : -1;
     recorder.recordStream(now, events, tokens, duration, tpot, this.#ended[id] === 1);
-    this.#named?.[this.#nameOf[lane.requestIndex]!]!.recordStream(now, events, tokens, duration, tpot, this.#ended[id] === 1);
+    named?.recordStream(now, events, tokens, duration, tpot, this.#ended[id] === 1);
   }
 
   /** Second `index` of the measured run, closed: the live second (`onProgress`, `outputs`). */
