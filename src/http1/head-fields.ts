@@ -1,4 +1,5 @@
 import { CONTENT_ENCODING, CONTENT_TYPE, equalsLower } from './bytes.js';
+import type { HeadFacts } from './head-template.js';
 import type { ResponseHandler } from './response-handler.js';
 
 /**
@@ -26,10 +27,11 @@ export class HeadFields {
     }
   }
 
-  /** The final head is parsed: tells the handler; false when it ended the response there. */
-  tell(handler: ResponseHandler, status: number, headRequest: boolean): boolean {
+  /** The final head is parsed (or `known`: a head template's): tells the handler; false when it ended the response there. */
+  tell(handler: ResponseHandler, status: number, headRequest: boolean, known: HeadFacts | undefined): boolean {
     if (this.heads && !handler.onHead!(status, this.contentType)) return false;
-    return this.contentEncoding === undefined || headRequest || handler.onEncoding!(this.contentEncoding);
+    const coding = known === undefined ? this.contentEncoding : known.contentEncoding;
+    return coding === undefined || headRequest || handler.onEncoding!(coding);
   }
 
   reset(): void {

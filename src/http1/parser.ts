@@ -243,7 +243,6 @@ export class ResponseParser {
     this.#chunked = facts.chunked;
     this.#connectionClose = facts.connectionClose;
     this.#connectionKeepAlive = facts.connectionKeepAlive;
-    if (this.#fields !== undefined) this.#fields.contentEncoding = facts.contentEncoding;
     return this.#headersEnd();
   }
 
@@ -334,7 +333,8 @@ export class ResponseParser {
       return CONTINUE;
     }
     if (status === 101) this.#connectionClose = true;
-    if (this.#fields !== undefined && !this.#fields.tell(this.#handler, status, this.headRequest)) {
+    // A head the template stood for (no line of it parsed) has the template's content-encoding.
+    if (this.#fields !== undefined && !this.#fields.tell(this.#handler, status, this.headRequest, this.#sectionBytes === 0 ? this.#template?.facts : undefined)) {
       this.#connectionClose = true;
       return this.#complete();
     }
