@@ -17,6 +17,7 @@ import { planSocketIo } from './websocket/socketio-options.js';
 import { planTaskOptions, rejectConcurrencyWithoutTask } from './tasks/options.js';
 import { importTask, type ImportedTask } from './workers/task-module.js';
 import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
+import { askForUsage } from './engine/usage-request.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -30,7 +31,7 @@ export const KNOWN_OPTIONS = [
   'url', 'name', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
   'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
   'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
-  'outputs', 'socketio', 'task', 'concurrency', 'scenarios', 'stream',
+  'outputs', 'socketio', 'task', 'concurrency', 'scenarios', 'stream', 'compressed',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
@@ -170,6 +171,9 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
       ? durationOption('duration', options.duration, { secondsLikely: true })
       : (stagedMs ?? (amount === undefined ? DEFAULT_DURATION_MS : undefined));
 
+  if (options.compressed !== undefined && typeof options.compressed !== 'boolean') {
+    throw new SalvoOptionError(`compressed must be true or false; got ${show(options.compressed)}`, { option: 'compressed', value: options.compressed });
+  }
   if (options.keepAlive !== undefined && typeof options.keepAlive !== 'boolean') {
     throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`, { option: 'keepAlive', value: options.keepAlive });
   }
@@ -207,7 +211,9 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   const webSocketPlan =
     webSocket && !socketIo ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
   const streamPlan = planStream(options.stream, { workers, webSocket });
-  const { requests, names } = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
+  const planned = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
+  const { names } = planned;
+  const requests = streamPlan?.planned.usage === true ? planned.requests.map(askForUsage) : planned.requests;
   const plan: Plan = {
     url: task?.url ?? url!.href,
     transport: task !== undefined ? 'task' : socketIo ? 'socket.io' : webSocket ? 'websocket' : transport,

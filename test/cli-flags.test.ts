@@ -41,6 +41,12 @@ t.test('every flag becomes its runLoad option', async (t) => {
     duration: 10_000,
   });
   t.throws(() => parseRunFlags([url, '--stream-subscribe']), UsageError, '--stream-subscribe needs --stream sse');
+  t.same(parseRunFlags([url, '--compressed', '--stream', 'sse', '--stream-tokens', 'choices.0.delta.content', '--no-stream-usage']).options, {
+    url,
+    compressed: true,
+    stream: { format: 'sse', tokens: 'choices.0.delta.content', usage: false },
+    duration: 10_000,
+  });
 });
 
 t.test('defaults: 10 s unless an amount or stages set the length', async (t) => {

@@ -51,6 +51,7 @@ const FLAGS: Readonly<Record<string, { flag: string; text?: readonly string[] }>
   'stream.until': { flag: '--stream-until' },
   'stream.tokens': { flag: '--stream-tokens' },
   'stream.timestamp': { flag: '--stream-timestamp' },
+  'stream.usage': { flag: '--no-stream-usage' },
   'stream.subscribe': { text: ['stream.subscribe'], flag: '--stream-subscribe' },
 };
 

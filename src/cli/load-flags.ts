@@ -32,6 +32,7 @@ export const LOAD_FLAGS = {
   streams: { type: 'string', value: 'N', help: 'h2: concurrent streams per connection (default 1)' },
   transport: { type: 'string', value: 'NAME', help: 'net (default, raw sockets), undici, http or h2 (HTTP/2)' },
   'keep-alive': { type: 'boolean', help: 'a new connection for every request' },
+  compressed: { type: 'boolean', help: "ask for gzip, deflate or br, as curl's --compressed (streams and checks read the decoded body)" },
   retry: { type: 'boolean', help: 'report every closed connection as errors: send nothing again (runLoad retry: false)' },
   timeout: { short: 't', type: 'string', value: 'TIME', help: 'per-request timeout (default 10s)' },
   warmup: { type: 'string', value: 'TIME', help: 'a first period kept out of every statistic (default: 2s for a rate of 1,000/s or more per worker, else 0)' },
@@ -55,6 +56,7 @@ export const LOAD_FLAGS = {
   'stream-until': { type: 'string', value: 'DATA', help: "--stream: the event that ends a stream, such as '[DONE]'" },
   'stream-tokens': { type: 'string', value: 'PATH', help: "--stream: output tokens at this JSON path (TTFT, ITL), such as choices.0.delta.content" },
   'stream-timestamp': { type: 'string', value: 'FIELD', help: "--stream: time each event's delivery from its epoch-ms JSON FIELD" },
+  'stream-usage': { type: 'boolean', help: "--stream-tokens: count events only and send the body as given (no stream_options.include_usage, no server usage read)" },
   'stream-subscribe': { type: 'boolean', help: '--stream sse: each connection holds one subscription for the run (reconnects with Last-Event-ID; --connection-stage ramps them)' },
   ...SOCKETIO_FLAGS,
   'monitor-pid': { type: 'string', multiple: true, value: 'PID', help: "watch the server's process (CPU, memory; Linux); repeat for more" },
@@ -62,7 +64,7 @@ export const LOAD_FLAGS = {
 } as const satisfies Record<string, Flag>;
 
 function flagHelp(name: string, flag: Flag): string {
-  const names = `${flag.short === undefined ? '    ' : `-${flag.short}, `}--${name === 'keep-alive' || name === 'retry' ? `no-${name}` : name}`;
+  const names = `${flag.short === undefined ? '    ' : `-${flag.short}, `}--${name === 'keep-alive' || name === 'retry' || name === 'stream-usage' ? `no-${name}` : name}`;
   return `  ${`${names}${flag.value === undefined ? '' : ` ${flag.value}`}`.padEnd(32)}${flag.help}`;
 }
 
@@ -142,10 +144,10 @@ function stages(flag: string, values: string[] | undefined, key: 'rate' | 'conne
 }
 
 /** `--stream` and its companions; the format itself is left to runLoad's validation. */
-function streamFlags(format: string | undefined, until: string | undefined, tokens: string | undefined, timestampField: string | undefined, subscribe: boolean | undefined): LoadOptions['stream'] {
+function streamFlags(format: string | undefined, until: string | undefined, tokens: string | undefined, timestampField: string | undefined, subscribe: boolean | undefined, usage: boolean | undefined): LoadOptions['stream'] {
   if (format === undefined) {
-    if (until !== undefined || tokens !== undefined || timestampField !== undefined || subscribe !== undefined) {
-      throw new UsageError('--stream-until, --stream-tokens, --stream-timestamp and --stream-subscribe need --stream sse|ndjson|chunks');
+    if (until !== undefined || tokens !== undefined || timestampField !== undefined || subscribe !== undefined || usage !== undefined) {
+      throw new UsageError('--stream-until, --stream-tokens, --stream-timestamp, --stream-subscribe and --no-stream-usage need --stream sse|ndjson|chunks');
     }
     return undefined;
   }
@@ -155,6 +157,7 @@ function streamFlags(format: string | undefined, until: string | undefined, toke
     ...(tokens === undefined ? {} : { tokens }),
     ...(timestampField === undefined ? {} : { timestamp: { field: timestampField } }),
     ...(subscribe === undefined ? {} : { subscribe }),
+    ...(usage === undefined ? {} : { usage }),
   };
 }
 
@@ -218,6 +221,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     streams: numeric(flags.streams),
     transport: flags.transport,
     keepAlive: flags['keep-alive'],
+    compressed: flags.compressed,
     retry: flags.retry,
     timeout: flags.timeout === undefined ? undefined : durationFlag(flagName('timeout'), flags.timeout),
     warmup: flags.warmup === undefined ? undefined : durationFlag(flagName('warmup'), flags.warmup),
@@ -237,7 +241,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     thresholds: thresholdFlags('threshold', flags.threshold),
     websocket: webSocketFlags(flags['ws-message'], flags['ws-rate'], flags['ws-timestamp']),
     socketio: socketIoFromFlags(flags),
-    stream: streamFlags(flags.stream, flags['stream-until'], flags['stream-tokens'], flags['stream-timestamp'], flags['stream-subscribe']),
+    stream: streamFlags(flags.stream, flags['stream-until'], flags['stream-tokens'], flags['stream-timestamp'], flags['stream-subscribe'], flags['stream-usage']),
     monitor: monitorFlags(flags['monitor-pid'], flags['monitor-url']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];

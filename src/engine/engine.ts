@@ -17,6 +17,7 @@ import { planSchedule } from '../runner/schedule.js';
 import { addWarning, type Warning } from '../shared/warnings.js';
 import { StreamMeter } from './stream-meter.js';
 import { transportConfig } from './transport-config.js';
+import { decodeDetails } from './body-decoder.js';
 
 /**
  * The HTTP exchanges of one thread's run: closed loop (each lane sends again as soon as its response
@@ -230,13 +231,15 @@ export class Engine implements TransportSink, Exchanges {
     this.#loop.inFlight--;
     // A response whose `onResponse` hook threw is that request's error instead of a completion: each
     // request ends in exactly one of `completed` and `errors`.
-    const handled = this.#sequence.answered(lane, status, details);
+    // A body salvo could not decode is that request's error (its code), as a hook that threw is.
+    const undecodable = this.#stream?.undecodable(lane) ?? (details === undefined ? undefined : decodeDetails(details));
+    const handled = undecodable === undefined && this.#sequence.answered(lane, status, details);
     this.#stream?.end(lane, now, lane.measured && handled);
     const name = this.#nameOf[lane.requestIndex];
     if (!handled) {
       if (lane.measured) {
-        this.#recorder.recordThrown('ON_RESPONSE_FAILED', `requests[${lane.requestIndex}].onResponse`, this.#sequence.thrown);
-        this.#recorder.recordError('ON_RESPONSE_FAILED', now, name);
+        if (undecodable === undefined) this.#recorder.recordThrown('ON_RESPONSE_FAILED', `requests[${lane.requestIndex}].onResponse`, this.#sequence.thrown);
+        this.#recorder.recordError(undecodable ?? 'ON_RESPONSE_FAILED', now, name);
         this.#recorder.recordReceivedBytes(bytesReceived, name);
       }
     } else {
@@ -257,6 +260,10 @@ export class Engine implements TransportSink, Exchanges {
 
   onBody(lane: Lane, data: Uint8Array, start: number, end: number): boolean {
     return this.#stream!.body(lane, data, start, end);
+  }
+
+  onEncoding(lane: Lane, contentEncoding: string): boolean {
+    return this.#stream!.encoding(lane, contentEncoding);
   }
 
   onSentMore(lane: Lane, bytes: number): void {

@@ -4,6 +4,10 @@ import type { PlannedStream, ShardStream, ShardStreamSecond, StreamEvent, Stream
 import { StreamRecorder } from '../stats/stream-recorder.js';
 import type { Lane } from '../transports/transport.js';
 import type { StageMeter } from '../runner/stage-meter.js';
+import { StreamDecoding } from './stream-decoding.js';
+import { countTokens, type EventTokens } from './token-count.js';
+import { StreamTokens } from './stream-tokens.js';
+import { TokenRecorder } from '../stats/token-recorder.js';
 
 /** The `result.warnings` code of a `stream.until` or `stream.tokens` function that threw. */
 export const STREAM_FUNCTION_FAILED = 'STREAM_FUNCTION_FAILED';
@@ -42,6 +46,13 @@ export class StreamMeter {
   /** The clock for the piece of body being framed; 0 until an event needs it. */
   #now = 0;
   readonly #live: boolean;
+  /** Content-coded bodies, decoded before framing; each lane's framer as the decoder's output. */
+  readonly #decoding: StreamDecoding;
+  readonly #framers: Array<(data: Uint8Array, start: number, end: number) => boolean>;
+  /** With `tokens`: reasoning, usage and first-answer state by lane, what the event being read carries, and the run's figures of them. */
+  readonly #laneTokens: StreamTokens;
+  readonly #eventTokens: EventTokens = { answer: 0, reasoning: 0, usageOutput: -1, usageInput: -1, usageReasoning: -1 };
+  #tokenRecorder: TokenRecorder | undefined;
 
   constructor(
     planned: PlannedStream,
@@ -69,6 +80,9 @@ export class StreamMeter {
     this.#lastTokenAt = new Float64Array(n);
     this.#tokens = new Float64Array(n);
     this.#ended = new Uint8Array(n);
+    this.#decoding = new StreamDecoding(n);
+    this.#framers = this.#streams.map((stream) => (data, start, end) => stream.push(data, start, end));
+    this.#laneTokens = new StreamTokens(n);
   }
 
   /** The measured run began at `startAt` and ends at `endAt` (performance.now() ms); `stages` counts its events by stage. */
@@ -83,6 +97,7 @@ export class StreamMeter {
         live,
       });
     this.#recorder = recorder(this.#live);
+    if (planned.tokensPath !== undefined || planned.tokensFunction) this.#tokenRecorder = new TokenRecorder();
     // A name's seconds are never read live.
     if (this.#names > 1) this.#named = Array.from({ length: this.#names }, () => recorder(false));
     this.#endAt = endAt;
@@ -94,6 +109,18 @@ export class StreamMeter {
     this.#streams[id]!.reset();
     this.#firstAt[id] = this.#lastAt[id] = this.#firstTokenAt[id] = this.#lastTokenAt[id] = this.#tokens[id] = 0;
     this.#ended[id] = 0;
+    this.#decoding.reset(id);
+    this.#laneTokens.reset(id);
+  }
+
+  /** `lane`'s response is content-coded: its body is decoded before framing. False: salvo cannot decode it (see `undecodable`). */
+  encoding(lane: Lane, contentEncoding: string): boolean {
+    return this.#decoding.start(lane.id, contentEncoding);
+  }
+
+  /** The error code of `lane`'s response when its coding was unknown or its body not valid for it, else undefined. */
+  undecodable(lane: Lane): string | undefined {
+    return this.#decoding.failure(lane.id);
   }
 
   /** A new subscription on `lane` (not a reconnection): no last event id or `retry` carried over. */
@@ -114,7 +141,9 @@ export class StreamMeter {
   /** Body bytes of `lane`'s response; false when `until` ended the stream. */
   body(lane: Lane, data: Uint8Array, start: number, end: number): boolean {
     this.#now = 0;
-    return this.#streams[lane.id]!.push(data, start, end);
+    const id = lane.id;
+    if (this.#decoding.active(id)) return this.#decoding.push(id, data, start, end, this.#framers[id]!);
+    return this.#streams[id]!.push(data, start, end);
   }
 
   /** `lane`'s response ended at `now` (its body's end, or `until`); `measured`: it counts as completed. */
@@ -126,12 +155,19 @@ export class StreamMeter {
     }
     const recorder = this.#recorder;
     if (!measured || recorder === undefined || now >= this.#endAt) return;
-    const tokens = this.#tokens[id]!;
+    // The server's own count, when it sent one, stands for the events'.
+    const counted = this.#tokens[id]!;
+    const tokens = this.#laneTokens.end(id, counted, this.#tokenRecorder);
+    const named = this.#named?.[this.#nameOf[lane.requestIndex]!];
+    if (tokens !== counted) {
+      recorder.correctTokens(now, tokens - counted);
+      named?.correctTokens(now, tokens - counted);
+    }
     const tpot = tokens > 1 ? (now - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
     const events = this.#streams[id]!.events;
     const duration = events > 0 ? now - this.#firstAt[id]! : -1;
     recorder.recordStream(now, events, tokens, duration, tpot, this.#ended[id] === 1);
-    this.#named?.[this.#nameOf[lane.requestIndex]!]!.recordStream(now, events, tokens, duration, tpot, this.#ended[id] === 1);
+    named?.recordStream(now, events, tokens, duration, tpot, this.#ended[id] === 1);
   }
 
   /** Second `index` of the measured run, closed: the live second (`onProgress`, `outputs`). */
@@ -143,8 +179,16 @@ export class StreamMeter {
   finish(endAt: number): { stream: ShardStream; byName: ShardStream[] | undefined } | undefined {
     const recorder = this.#recorder;
     this.#recorder = undefined;
+    this.#decoding.close();
     if (recorder === undefined) return undefined;
-    return { stream: recorder.finish(endAt), byName: this.#named?.map((named) => named.finish(endAt)) };
+    const stream = recorder.finish(endAt);
+    const tokens = this.#tokenRecorder?.finish();
+    if (tokens !== undefined) {
+      const { answerTtft, ...counts } = tokens;
+      Object.assign(stream, counts);
+      stream.histograms.answerTtft = answerTtft;
+    }
+    return { stream, byName: this.#named?.map((named) => named.finish(endAt)) };
   }
 
   #event(lane: Lane, stream: EventStream): boolean {
@@ -193,9 +237,14 @@ export class StreamMeter {
       }
     }
     if (recorder !== undefined) this.#stages?.recordReceived(now, deliveryMs < 0 ? -1 : Math.round(deliveryMs * 1000));
-    let count = 0;
-    if (planned.tokensPath !== undefined) count = tokensAt(jsonOf(), planned.tokensPath);
-    else if (this.#hooks.tokens !== undefined) count = this.#call('tokens', () => this.#hooks.tokens!(eventOf()), 0);
+    const tokens = this.#eventTokens;
+    tokens.answer = tokens.reasoning = 0;
+    tokens.usageOutput = -1;
+    if (planned.tokensPath !== undefined || planned.usage) this.#call('tokenizer', () => countTokens(jsonOf(), planned, this.#hooks.tokenizer, tokens), undefined);
+    if (this.#hooks.tokens !== undefined) tokens.answer = this.#call('tokens', () => this.#hooks.tokens!(eventOf()), 0);
+    else if (this.#hooks.tokenizer === undefined) this.#laneTokens.fromRunningCount(id, tokens);
+    const count = tokens.answer + tokens.reasoning;
+    if (count > 0 || tokens.usageOutput >= 0) this.#laneTokens.event(id, tokens, now - lane.intendedAt, recorder === undefined ? undefined : this.#tokenRecorder);
     if (count > 0) {
       const firstToken = this.#tokens[id] === 0;
       const tokenMs = now - (firstToken ? lane.intendedAt : this.#lastTokenAt[id]!);
@@ -221,17 +270,3 @@ export class StreamMeter {
   }
 }
 
-/**
- * Output tokens at `path` of an event's JSON: a non-empty string is one token (OpenAI-compatible
- * servers send one token per event), a number that many, an array its length; anything else none.
- */
-export function tokensAt(json: unknown, path: readonly string[]): number {
-  let at = json;
-  for (const key of path) {
-    if (at === null || typeof at !== 'object') return 0;
-    at = (at as Record<string, unknown>)[key];
-  }
-  if (typeof at === 'string') return at === '' ? 0 : 1;
-  if (typeof at === 'number') return Number.isFinite(at) && at > 0 ? at : 0;
-  return Array.isArray(at) ? at.length : 0;
-}

@@ -2,9 +2,10 @@ import { SalvoOptionError } from '../shared/errors.js';
 import type { Plan } from '../shared/plan.js';
 import type { PlannedStream, StreamFormat, StreamHooks, StreamOptions } from '../shared/stream.js';
 import { rejectUnknownKeys, show } from '../shared/validate.js';
+import { reasoningPaths } from './token-count.js';
 
 const FORMATS: readonly StreamFormat[] = ['sse', 'ndjson', 'chunks'];
-const KEYS = ['format', 'until', 'timestamp', 'tokens', 'subscribe'] as const satisfies ReadonlyArray<keyof StreamOptions>;
+const KEYS = ['format', 'until', 'timestamp', 'tokens', 'tokenizer', 'usage', 'subscribe'] as const satisfies ReadonlyArray<keyof StreamOptions>;
 
 /** `stream` validated into plain data and the functions that stay in this thread; undefined without it. */
 export function planStream(value: unknown, { workers, webSocket }: { workers: number; webSocket: boolean }): { planned: PlannedStream; hooks: StreamHooks } | undefined {
@@ -29,6 +30,16 @@ export function planStream(value: unknown, { workers, webSocket }: { workers: nu
   if (tokens !== undefined && typeof tokens !== 'function' && (typeof tokens !== 'string' || tokens === '')) {
     throw new SalvoOptionError(`stream.tokens must be a JSON path such as 'choices.0.delta.content' or a function (event) => number; got ${show(tokens)}`, { option: 'stream.tokens', value: tokens });
   }
+  const { tokenizer, usage } = options;
+  if (tokenizer !== undefined && typeof tokenizer !== 'function') {
+    throw new SalvoOptionError(`stream.tokenizer must be a function (text) => number, your model's token count of a piece of text; got ${show(tokenizer)}`, { option: 'stream.tokenizer', value: tokenizer });
+  }
+  if (tokenizer !== undefined && typeof tokens !== 'string') {
+    throw new SalvoOptionError('stream.tokenizer counts the text at the stream.tokens path: give stream.tokens as a path such as \'choices.0.delta.content\'', { option: 'stream.tokenizer', value: tokenizer, mentions: ['stream.tokens'] });
+  }
+  if (usage !== undefined && typeof usage !== 'boolean') {
+    throw new SalvoOptionError(`stream.usage must be true or false; got ${show(usage)}`, { option: 'stream.usage', value: usage });
+  }
   const { subscribe } = options;
   if (subscribe !== undefined && typeof subscribe !== 'boolean') {
     throw new SalvoOptionError(`stream.subscribe must be true or false; got ${show(subscribe)}`, { option: 'stream.subscribe', value: subscribe });
@@ -42,7 +53,7 @@ export function planStream(value: unknown, { workers, webSocket }: { workers: nu
       throw new SalvoOptionError(`stream.${name} ends or counts a response's stream; a subscription is held for the whole run, so drop stream.${name} or stream.subscribe`, { option: `stream.${name}`, value: given, mentions: ['stream.subscribe'] });
     }
   }
-  for (const [name, hook] of [['until', until], ['tokens', tokens]] as const) {
+  for (const [name, hook] of [['until', until], ['tokens', tokens], ['tokenizer', tokenizer]] as const) {
     if (typeof hook === 'function' && workers > 1) {
       throw new SalvoOptionError(`stream.${name} is a function, which cannot be sent to worker threads (workers: ${workers}); give a string, or use workers: 1`, { option: `stream.${name}`, value: hook, mentions: ['workers'] });
     }
@@ -55,11 +66,15 @@ export function planStream(value: unknown, { workers, webSocket }: { workers: nu
       tokensPath: typeof tokens === 'string' ? tokens.split('.') : undefined,
       untilFunction: typeof until === 'function',
       tokensFunction: typeof tokens === 'function',
+      tokenizerFunction: tokenizer !== undefined,
+      usage: tokens !== undefined && usage !== false,
+      reasoningPaths: typeof tokens === 'string' ? reasoningPaths(tokens.split('.')) : undefined,
       subscribe: subscribe === true,
     },
     hooks: {
       ...(typeof until === 'function' ? { until } : {}),
       ...(typeof tokens === 'function' ? { tokens } : {}),
+      ...(tokenizer !== undefined ? { tokenizer } : {}),
     },
   };
 }

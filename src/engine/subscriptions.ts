@@ -179,6 +179,10 @@ export class Subscriptions implements TransportSink, Exchanges {
     return this.#meter.body(lane, data, start, end);
   }
 
+  onEncoding(lane: Lane, contentEncoding: string): boolean {
+    return this.#meter.encoding(lane, contentEncoding);
+  }
+
   onResponse(lane: Lane, status: number, bytesReceived: number): void {
     const now = performance.now();
     if (this.#stopped) return;
@@ -191,9 +195,10 @@ export class Subscriptions implements TransportSink, Exchanges {
     if (this.#state[lane.id] === OPEN) this.#open--;
     const verdict = this.#verdict[lane.id]!;
     this.#meter.end(lane, now, lane.measured);
+    const undecodable = this.#meter.undecodable(lane);
     if (lane.measured) {
-      if (verdict === NOT_A_STREAM) {
-        this.#recorder.recordError(NOT_EVENT_STREAM, now);
+      if (verdict === NOT_A_STREAM || undecodable !== undefined) {
+        this.#recorder.recordError(undecodable ?? NOT_EVENT_STREAM, now);
         this.#recorder.recordReceivedBytes(bytesReceived);
       } else {
         this.#recorder.recordResponse(status, bytesReceived, now - lane.intendedAt, now - lane.sentAt, now);

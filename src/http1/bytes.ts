@@ -13,6 +13,7 @@ export const CONTENT_LENGTH = Buffer.from('content-length', 'latin1');
 export const TRANSFER_ENCODING = Buffer.from('transfer-encoding', 'latin1');
 export const CONNECTION = Buffer.from('connection', 'latin1');
 export const CONTENT_TYPE = Buffer.from('content-type', 'latin1');
+export const CONTENT_ENCODING = Buffer.from('content-encoding', 'latin1');
 
 /** Whether `buf[start, end)` equals `lower` (lower case) in any letter case. */
 export function equalsLower(buf: Uint8Array, start: number, end: number, lower: Uint8Array): boolean {
@@ -23,12 +24,16 @@ export function equalsLower(buf: Uint8Array, start: number, end: number, lower: 
   return true;
 }
 
-/** Whether `buf[start, end)` names Content-Length, Transfer-Encoding or Connection. */
+/**
+ * Whether `buf[start, end)` names Content-Length, Transfer-Encoding or Connection, or Content-Encoding
+ * (not framing, but a streamed body is decoded after it, so a head template must keep its value).
+ */
 export function isFramingName(buf: Uint8Array, start: number, end: number): boolean {
   return (
     equalsLower(buf, start, end, CONTENT_LENGTH) ||
     equalsLower(buf, start, end, TRANSFER_ENCODING) ||
-    equalsLower(buf, start, end, CONNECTION)
+    equalsLower(buf, start, end, CONNECTION) ||
+    equalsLower(buf, start, end, CONTENT_ENCODING)
   );
 }
 

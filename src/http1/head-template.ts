@@ -14,6 +14,8 @@ export interface HeadFacts {
   chunked: boolean;
   connectionClose: boolean;
   connectionKeepAlive: boolean;
+  /** `content-encoding`'s value, read only when body bytes are reported (`body`); undefined for none. */
+  contentEncoding?: string | undefined;
 }
 
 /**
@@ -38,6 +40,7 @@ export class HeadTemplate {
     chunked: false,
     connectionClose: false,
     connectionKeepAlive: false,
+    contentEncoding: undefined,
   };
 
   #bytes = new Uint8Array(0);

@@ -1,4 +1,4 @@
-import { COLON, CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, CR, equalsLower, isWhitespace, LF, TRANSFER_ENCODING } from './bytes.js';
+import { COLON, CONNECTION, CONTENT_LENGTH, CR, equalsLower, isWhitespace, LF, TRANSFER_ENCODING } from './bytes.js';
 import {
   CONNECTION_CLOSE,
   CONNECTION_KEEP_ALIVE,
@@ -9,6 +9,7 @@ import {
   parseContentLength,
   parseStatusLine,
 } from './field-values.js';
+import { HeadFields } from './head-fields.js';
 import { HeadTemplate, type HeadFacts } from './head-template.js';
 import { PartialLine } from './partial-line.js';
 import type { ResponseDetails } from '../shared/exchange.js';
@@ -47,9 +48,8 @@ export class ResponseParser {
   readonly #capture: boolean;
   /** Hand the body bytes to `onBody` as they arrive (`stream`). */
   readonly #body: boolean;
-  /** Tell `onHead` of each final head, with its content-type (`heads`). */
-  readonly #heads: boolean;
-  #contentType: string | undefined;
+  /** With `heads` (`onHead`, its content-type) or `body` (`onEncoding`): the header values read for them. */
+  readonly #fields: HeadFields | undefined;
   readonly #maxHeaderBytes: number;
 
   #state = STATUS_LINE;
@@ -87,10 +87,10 @@ export class ResponseParser {
     this.#handler = handler;
     this.#capture = options.capture ?? false;
     this.#body = options.body ?? false;
-    this.#heads = options.heads ?? false;
+    this.#fields = options.heads === true || this.#body ? new HeadFields(options.heads === true, this.#body) : undefined;
     this.#maxHeaderBytes = options.maxHeaderBytes ?? 64 * 1024;
     // A template would take a head for the last one without reading its content-type.
-    this.#template = this.#capture || this.#heads ? undefined : (options.template ?? new HeadTemplate());
+    this.#template = this.#capture || options.heads === true ? undefined : (options.template ?? new HeadTemplate());
     this.#startMessage(false);
   }
 
@@ -255,6 +255,7 @@ export class ResponseParser {
       chunked: this.#chunked,
       connectionClose: this.#connectionClose,
       connectionKeepAlive: this.#connectionKeepAlive,
+      contentEncoding: this.#fields?.contentEncoding,
     };
   }
 
@@ -300,7 +301,7 @@ export class ResponseParser {
       if (tokens & CONNECTION_KEEP_ALIVE) this.#connectionKeepAlive = true;
     } else {
       this.#lastHeaderFraming = false;
-      if (this.#heads && nameLength === CONTENT_TYPE.length && equalsLower(line, start, colon, CONTENT_TYPE)) this.#contentType = line.toString('latin1', valueStart, valueEnd);
+      this.#fields?.read(line, start, colon, valueStart, valueEnd);
     }
     if (this.#headers !== undefined) {
       const name = line.toString('latin1', start, colon).toLowerCase();
@@ -332,7 +333,8 @@ export class ResponseParser {
       return CONTINUE;
     }
     if (status === 101) this.#connectionClose = true;
-    if (this.#heads && !this.#handler.onHead!(status, this.#contentType)) {
+    // A head the template stood for (no line of it parsed) has the template's content-encoding.
+    if (this.#fields !== undefined && !this.#fields.tell(this.#handler, status, this.headRequest, this.#sectionBytes === 0 ? this.#template?.facts : undefined)) {
       this.#connectionClose = true;
       return this.#complete();
     }
@@ -406,7 +408,7 @@ export class ResponseParser {
     this.#sawHeader = false;
     this.#lastHeaderFraming = false;
     this.#remaining = 0;
-    this.#contentType = undefined;
+    this.#fields?.reset();
     if (this.#capture) {
       this.#headers = {};
       this.#bodyParts = [];

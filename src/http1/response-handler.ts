@@ -37,6 +37,11 @@ export interface ResponseHandler {
    * response there: it is reported to `onResponse` at once, as closing the connection.
    */
   onHead?(status: number, contentType: string | undefined): boolean;
+  /**
+   * With `body` on: the final response's body is content-coded (its `content-encoding`), told before
+   * its body. Return false to end the response there, as `onHead` returning false does.
+   */
+  onEncoding?(contentEncoding: string): boolean;
 }
 
 export interface ResponseParserOptions {

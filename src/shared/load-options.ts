@@ -156,6 +156,13 @@ export interface LoadOptions {
   method?: string;
   /** Request headers. */
   headers?: Record<string, string>;
+  /**
+   * Ask for a compressed response, as curl's `--compressed`: `accept-encoding: gzip, deflate, br` on
+   * every request (unless `headers` has an `accept-encoding`). Default false. Streamed bodies
+   * (`stream`) and the bodies `expect` and `onResponse` see are decoded whatever asked for the coding;
+   * `bytes.received` counts the bytes on the wire.
+   */
+  compressed?: boolean;
   /** Request body; objects are sent as JSON. */
   body?: RequestBody;
   /**

@@ -582,16 +582,33 @@ export interface StreamStats {
   duration: LatencyStats;
   /** `timestamp`: each event's arrival minus the send time it carries. */
   delivery?: LatencyStats;
-  /** `tokens`: output tokens received, those of streams still open at the run's end included. */
+  /**
+   * `tokens`: output tokens received (reasoning ones included, as OpenAI's `completion_tokens`), those
+   * of streams still open at the run's end included; an ended stream whose server reported `usage`
+   * counts the server's number.
+   */
   outputTokens?: number;
   /** `tokens`: output tokens per second of the measured run (vLLM's output token throughput). */
   outputTokensPerSecond?: number;
   /** `tokens`: mean output tokens per ended stream, of the ended streams only (GenAI-Perf's output sequence length). */
   outputTokensPerStream?: number;
-  /** `tokens`: time to first token, from the request to the first event with a token. */
+  /** `tokens`: time to first token, from the request to the first event with a token, reasoning or answer. */
   ttft?: LatencyStats;
-  /** `tokens`: inter-token latency, every gap between consecutive events with tokens. */
+  /** `tokens`: time to the first answer token (past any reasoning), from the request; equal to `ttft` for a stream without reasoning. */
+  answerTtft?: LatencyStats;
+  /**
+   * `tokens`: inter-token latency: an event carrying k tokens g ms after the last event with tokens
+   * gives k values of g / k (vLLM's ITL); the first event's tokens give TTFT only.
+   */
   itl?: LatencyStats;
+  /** `tokens`: reasoning tokens (`reasoning_content`, `reasoning`, `thinking` beside the answer's path; the server's `reasoning_tokens` when it reports them). */
+  reasoningTokens?: number;
+  /** `tokens`: input (prompt) tokens of the ended streams whose server reported `usage`. */
+  inputTokens?: number;
+  /** `tokens`: mean input tokens per stream that reported `usage`. */
+  inputTokensPerStream?: number;
+  /** `tokens`: ended streams whose token counts came from the server's `usage`. */
+  usageStreams?: number;
   /** `tokens`: time per output token after the first, per stream: (end - first token) / (tokens - 1). */
   tpot?: LatencyStats;
   /** `subscribe`: the clients' long-lived subscriptions. */

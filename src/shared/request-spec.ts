@@ -10,6 +10,9 @@ import { rejectUnknownKeys, show } from './validate.js';
 /** The keys of a `requests` spec (`RequestSpec`). */
 const REQUEST_SPEC_KEYS = ['name', 'method', 'path', 'headers', 'body', 'setupRequest', 'onResponse'] as const;
 
+/** What `compressed: true` asks for, as curl's `--compressed` does. */
+export const ACCEPT_ENCODING = 'gzip, deflate, br';
+
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /** `headers` (or a request spec's) as lower-case names to strings, each checked. */
@@ -106,6 +109,7 @@ function indexNames(requests: Array<Omit<PlannedRequest, 'nameIndex'>>): { reque
 export function planRequests(options: LoadOptions, url: URL): { requests: PlannedRequest[]; names: string[] } {
   const method = options.method === undefined ? 'GET' : parseMethod('method', options.method);
   const headers = parseHeaders('headers', options.headers);
+  if (options.compressed === true && headers['accept-encoding'] === undefined) headers['accept-encoding'] = ACCEPT_ENCODING;
   // Credentials in the url are sent as Basic authentication, as node:http and curl send them,
   // unless the headers carry their own.
   if ((url.username !== '' || url.password !== '') && headers.authorization === undefined) {

@@ -35,6 +35,18 @@ export interface StreamOptions {
    */
   tokens?: string | ((event: StreamEvent) => number);
   /**
+   * With a `tokens` path: counts the tokens in the text there (and in the reasoning text beside it),
+   * in place of one per event: your model's tokenizer, `(text) => number`. In-process only.
+   */
+  tokenizer?: (text: string) => number;
+  /**
+   * With `tokens`: take the server's own counts when it sends them (OpenAI's `usage`, Ollama's
+   * `eval_count`), and ask OpenAI-style requests for them (`stream_options: { include_usage: true }`
+   * added to a JSON body with `stream: true` and `messages` or `prompt` that has no `stream_options`).
+   * Default true; false counts events only and sends bodies as given.
+   */
+  usage?: boolean;
+  /**
    * SSE subscriptions (`format: 'sse'`): each of the `connections` clients holds one stream open for
    * the whole run, as an EventSource does: it reconnects when the stream ends or breaks, after the
    * server's `retry:` (3 s until one came), sending `Last-Event-ID`; a 204 or a response that is no
@@ -53,6 +65,12 @@ export interface PlannedStream {
   /** The functions given, kept in this thread's hooks. */
   untilFunction: boolean;
   tokensFunction: boolean;
+  /** `tokenizer` given (kept in this thread's hooks). */
+  tokenizerFunction: boolean;
+  /** `usage`: read the server's counts (and ask for them). */
+  usage: boolean;
+  /** Paths of reasoning text beside `tokensPath` (`reasoning_content`, `reasoning`, `thinking`). */
+  reasoningPaths: string[][] | undefined;
   /** `subscribe`: long-lived subscriptions in place of a request loop. */
   subscribe: boolean;
 }
@@ -61,6 +79,7 @@ export interface PlannedStream {
 export interface StreamHooks {
   until?: (event: StreamEvent) => boolean;
   tokens?: (event: StreamEvent) => number;
+  tokenizer?: (text: string) => number;
 }
 
 /** One second of a thread's streams. */
@@ -88,6 +107,10 @@ export interface ShardStream {
   /** Events and output tokens of the `streams` that ended (the totals also count streams still open at the end). */
   streamEvents: number;
   streamOutputTokens: number;
+  /** With `tokens`: reasoning tokens, and the input tokens and streams of the ended streams that reported `usage`. */
+  reasoningTokens?: number;
+  inputTokens?: number;
+  usageStreams?: number;
   histograms: StreamHistograms;
   seconds: ShardStreamSecond[];
   /** `subscribe`: the thread's subscriptions. */
@@ -113,6 +136,7 @@ export interface StreamHistograms {
   ttft?: string;
   itl?: string;
   tpot?: string;
+  answerTtft?: string;
 }
 
 /** `result.merge.stream`: what `mergeResults` needs to merge `result.stream` again. */

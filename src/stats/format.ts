@@ -225,7 +225,7 @@ function phasesTable(result: LoadResult): string[] {
 
 const STREAM_ROWS: ReadonlyArray<[keyof StreamStats, string]> = [
   ['firstEvent', 'first event'], ['gap', 'gap'], ['duration', 'duration'], ['delivery', 'delivery'],
-  ['ttft', 'TTFT'], ['itl', 'ITL'], ['tpot', 'TPOT'],
+  ['ttft', 'TTFT'], ['answerTtft', 'answer TTFT'], ['itl', 'ITL'], ['tpot', 'TPOT'],
 ];
 
 /** `result.stream`: its figures' distributions, then its counts and rates. */
@@ -233,14 +233,14 @@ function streamTable(stream: StreamStats): string[] {
   const rows: string[][] = [[`Stream ${stream.format} (ms)`, ...LATENCY_COLUMNS.map(([, title]) => title)]];
   for (const [key, title] of STREAM_ROWS) {
     const stats = stream[key] as LatencyStats | undefined;
-    if (stats !== undefined) rows.push([title, ...LATENCY_COLUMNS.map(([column]) => formatMs(stats[column]))]);
+    if (stats !== undefined && (key !== 'answerTtft' || (stream.reasoningTokens ?? 0) > 0)) rows.push([title, ...LATENCY_COLUMNS.map(([column]) => formatMs(stats[column]))]);
   }
   const lines = [
     ...alignColumns(rows),
     row('Events', `${COUNT.format(stream.events)}, ${TWO_DECIMALS.format(stream.perSecond)}/s; ${COUNT.format(stream.streams)} streams ended (${TWO_DECIMALS.format(stream.eventsPerStream)} events each), ${COUNT.format(stream.ended)} by until`),
   ];
   if (stream.outputTokens !== undefined) {
-    lines.push(row('Tokens', `${COUNT.format(stream.outputTokens)} output tokens, ${TWO_DECIMALS.format(stream.outputTokensPerSecond ?? 0)}/s, ${TWO_DECIMALS.format(stream.outputTokensPerStream ?? 0)} per ended stream`));
+    lines.push(row('Tokens', `${COUNT.format(stream.outputTokens)} output tokens, ${TWO_DECIMALS.format(stream.outputTokensPerSecond ?? 0)}/s, ${TWO_DECIMALS.format(stream.outputTokensPerStream ?? 0)} per ended stream${(stream.reasoningTokens ?? 0) > 0 ? `, ${COUNT.format(stream.reasoningTokens!)} reasoning` : ''}${(stream.usageStreams ?? 0) > 0 ? `; the server's usage: ${COUNT.format(stream.usageStreams!)} streams, ${TWO_DECIMALS.format(stream.inputTokensPerStream ?? 0)} input tokens each` : ''}`));
   }
   const subscriptions = stream.subscriptions;
   if (subscriptions !== undefined) {

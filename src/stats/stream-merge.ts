@@ -5,7 +5,7 @@ import { addCounts } from './recorder.js';
 import { mergeStages, stagesAsShard } from './websocket-merge.js';
 
 type Figure = keyof StreamHistograms;
-const FIGURES: readonly Figure[] = ['firstEvent', 'gap', 'duration', 'delivery', 'ttft', 'itl', 'tpot'];
+const FIGURES: readonly Figure[] = ['firstEvent', 'gap', 'duration', 'delivery', 'ttft', 'itl', 'tpot', 'answerTtft'];
 
 /**
  * The shards' streams merged exactly: counts added, histograms added then summarised, seconds
@@ -19,7 +19,11 @@ export function mergeStream(
   const shards = list.filter((shard): shard is ShardStream => shard !== undefined);
   if (shards.length === 0) return undefined;
   let streams = 0, ended = 0, events = 0, outputTokens = 0, streamEvents = 0, streamOutputTokens = 0;
+  let reasoningTokens = 0, inputTokens = 0, usageStreams = 0;
   for (const shard of shards) {
+    reasoningTokens += shard.reasoningTokens ?? 0;
+    inputTokens += shard.inputTokens ?? 0;
+    usageStreams += shard.usageStreams ?? 0;
     streams += shard.streams;
     ended += shard.ended;
     events += shard.events;
@@ -62,6 +66,11 @@ export function mergeStream(
           ttft: stats.ttft,
           itl: stats.itl!,
           tpot: stats.tpot!,
+          reasoningTokens,
+          inputTokens,
+          inputTokensPerStream: usageStreams > 0 ? inputTokens / usageStreams : 0,
+          usageStreams,
+          ...(stats.answerTtft !== undefined ? { answerTtft: stats.answerTtft } : {}),
         }
       : {}),
   };
@@ -161,6 +170,7 @@ export function streamAsShard(stream: StreamStats | undefined, info: StreamMerge
     // Results saved before these counts: the means times the streams give them back (whole numbers).
     streamEvents: info.streamEvents ?? Math.round(stream.eventsPerStream * stream.streams),
     streamOutputTokens: info.streamOutputTokens ?? Math.round((stream.outputTokensPerStream ?? 0) * stream.streams),
+    ...(stream.reasoningTokens !== undefined ? { reasoningTokens: stream.reasoningTokens, inputTokens: stream.inputTokens ?? 0, usageStreams: stream.usageStreams ?? 0 } : {}),
     histograms: info.histograms,
     seconds,
     ...(stream.subscriptions !== undefined ? { subscriptions: subscriptionsAsShard(stream.subscriptions, info.stages) } : {}),

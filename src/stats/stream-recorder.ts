@@ -2,6 +2,8 @@ import type { ShardStream, ShardStreamSecond, StreamFormat, StreamHistograms } f
 import { createHistogram, encodeHistogram, latencyUs } from './histogram.js';
 import { PendingLatencies } from './pending-latencies.js';
 
+/** An event's ITL values at most: a count far past any event's tokens is no reason to loop for long. */
+const MAX_ITL_VALUES = 4096;
 const toUs = (ms: number): number => latencyUs(ms <= 0 ? 0 : ms);
 
 /**
@@ -108,12 +110,24 @@ export class StreamRecorder {
       this.#secondTtft!.record(us);
       this.#secondTtfts++;
     } else {
-      this.#itl!.record(us);
-      if (this.#secondItl !== undefined) {
-        this.#secondItl.record(us);
-        this.#secondItls++;
+      // An event carrying k tokens after a gap g stands for k tokens g / k apart (vLLM's ITL).
+      const each = count > 1 ? toUs(ms / count) : us;
+      const values = Math.min(Math.round(count), MAX_ITL_VALUES);
+      for (let i = 0; i < values; i++) {
+        this.#itl!.record(each);
+        if (this.#secondItl !== undefined) {
+          this.#secondItl.record(each);
+          this.#secondItls++;
+        }
       }
     }
+  }
+
+  /** A stream ended at `now` whose server counted `delta` output tokens more (or fewer) than its events carried. */
+  correctTokens(now: number, delta: number): void {
+    if (now >= this.#nextSecondAt) this.#rollTo(now);
+    this.outputTokens += delta;
+    this.#secondTokens += delta;
   }
 
   /** A stream ended at `now` with `events` and `tokens`: `durationMs` from its first event (-1: it had none), `tpotMs` (-1: fewer than two tokens). */

@@ -41,9 +41,9 @@ const RENAMED_METRICS: Record<string, string> = {
 };
 
 /** `result.stream`'s latency-shaped figures, its counts (never decreasing) and its rates. */
-const STREAM_FIGURES = ['firstEvent', 'gap', 'duration', 'delivery', 'ttft', 'itl', 'tpot'] as const;
-const STREAM_COUNTS = ['streams', 'ended', 'events', 'outputTokens'] as const;
-const STREAM_RATES = ['perSecond', 'eventsPerStream', 'outputTokensPerSecond', 'outputTokensPerStream'] as const;
+const STREAM_FIGURES = ['firstEvent', 'gap', 'duration', 'delivery', 'ttft', 'answerTtft', 'itl', 'tpot'] as const;
+const STREAM_COUNTS = ['streams', 'ended', 'events', 'outputTokens', 'reasoningTokens', 'inputTokens', 'usageStreams'] as const;
+const STREAM_RATES = ['perSecond', 'eventsPerStream', 'outputTokensPerSecond', 'outputTokensPerStream', 'inputTokensPerStream'] as const;
 /** `stream.subscriptions.<count>`: `open` is a level, the others only grow. */
 const SUBSCRIPTION_COUNTS = ['subscribed', 'open', 'reconnects'] as const;
 
@@ -383,7 +383,7 @@ function streamReader(field: string, stat: string | undefined): MetricReader | u
   const figure = STREAM_FIGURES.find((f) => f === field);
   const latencyStat = LATENCY_STATS.find((s) => s === stat);
   if (figure === undefined || latencyStat === undefined) return undefined;
-  const count = figure === 'gap' || figure === 'itl' ? undefined : figure === 'ttft' || figure === 'tpot' ? 'outputTokens' : 'events';
+  const count = figure === 'gap' || figure === 'itl' ? undefined : figure === 'ttft' || figure === 'answerTtft' || figure === 'tpot' ? 'outputTokens' : 'events';
   return {
     monotone: latencyStat === 'max',
     read: (r) => {

@@ -6,7 +6,7 @@ import { positiveInteger, show } from '../shared/validate.js';
 /** Options about a request to a url: a task run has none, and rejects each by name. */
 const REQUEST_OPTIONS = [
   'url', 'transport', 'pipelining', 'streams', 'keepAlive', 'method', 'headers', 'body', 'requests', 'expect', 'tls',
-  'tlsSessionReuse', 'retry', 'websocket', 'socketio', 'stream', 'name',
+  'tlsSessionReuse', 'retry', 'websocket', 'socketio', 'stream', 'name', 'compressed',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 /** What a task run's options come to, beside what every run has. */

@@ -261,6 +261,8 @@ export class H2Connection extends H2Session implements FrameHandler {
     if (stream.declaredLength === BAD_CONTENT_LENGTH) return this.streamError(stream, ErrorCode.PROTOCOL_ERROR);
     stream.firstByteAt = FIRST_BYTE_IN_LAST_READ;
     if (this.owner.heads && !this.owner.sink.onHead!(stream.lane, status, stream.headers?.['content-type'])) return this.endEarly(stream);
+    const coding = this.owner.stream ? stream.headers?.['content-encoding'] : undefined;
+    if (coding !== undefined && !this.owner.sink.onEncoding!(stream.lane, coding)) return this.endEarly(stream);
     if (endStream) return this.end(stream);
     this.stampPending = true;
     return true;

@@ -134,7 +134,7 @@ export abstract class H2Session {
     if (this.owner.capture) {
       stream.headers = {};
       stream.chunks = [];
-    } else if (this.owner.heads) {
+    } else if (this.owner.heads || this.owner.stream) {
       stream.headers = {};
     }
     // Behind any already waiting: stream ids must open in increasing order (RFC 9113 5.1.1).

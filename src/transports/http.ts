@@ -101,7 +101,9 @@ class HttpLane {
       response.on('end', this.onEnd);
       response.on('error', this.onError);
       response.on('close', this.onResponseClose);
-      if (transport.heads && !transport.sink.onHead!(lane, this.status, response.headers['content-type'])) transport.endEarly(lane, this);
+      if (transport.heads && !transport.sink.onHead!(lane, this.status, response.headers['content-type'])) return transport.endEarly(lane, this);
+      const coding = transport.stream ? response.headers['content-encoding'] : undefined;
+      if (coding !== undefined && !transport.sink.onEncoding!(lane, coding)) transport.endEarly(lane, this);
     };
     this.onData = (chunk) => {
       this.bytes += chunk.length;

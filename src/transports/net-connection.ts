@@ -277,6 +277,10 @@ export class Connection extends ConnectionLink implements ResponseHandler {
     return this.#sink.onHead!(this.#lanes[this.#first]!, status, contentType);
   }
 
+  onEncoding(contentEncoding: string): boolean {
+    return this.#sink.onEncoding!(this.#lanes[this.#first]!, contentEncoding);
+  }
+
   protected override onRead(link: object, nread: number, buffer: Buffer): void {
     if (link !== this.link) return;
     if (this.#count === 0) {

@@ -86,6 +86,12 @@ export interface TransportSink {
    */
   onHead?(lane: Lane, status: number, contentType: string | undefined): boolean;
   /**
+   * With `TransportConfig.stream`: the final response's body is content-coded (its `content-encoding`
+   * header, repeated ones joined with ', '), told before any of its body, whose bytes `onBody` gets
+   * as they came on the wire. Returning false ends the response there, as `onBody` returning false does.
+   */
+  onEncoding?(lane: Lane, contentEncoding: string): boolean;
+  /**
    * The lane's request was sent again on a new connection, `bytes` of it written, because the server
    * provably never processed the first send (`TransportConfig.retry`). It stays one request: counted
    * once in `requests.sent`, timed from its first send, and it still ends in one `onResponse` or

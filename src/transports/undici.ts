@@ -204,8 +204,10 @@ class LaneHandler implements Dispatcher.DispatchHandler {
     if (this.transport.capture) this.headers = flattenHeaders(headers);
     if (this.transport.heads && this.lane !== null) {
       const contentType = headers['content-type'];
-      if (!this.transport.sink.onHead!(this.lane, statusCode, Array.isArray(contentType) ? contentType.join(', ') : contentType)) this.#endEarly(this.lane);
+      if (!this.transport.sink.onHead!(this.lane, statusCode, Array.isArray(contentType) ? contentType.join(', ') : contentType)) return this.#endEarly(this.lane);
     }
+    const coding = this.transport.stream && this.lane !== null ? headers['content-encoding'] : undefined;
+    if (coding !== undefined && !this.transport.sink.onEncoding!(this.lane!, Array.isArray(coding) ? coding.join(', ') : coding)) this.#endEarly(this.lane!);
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
