@@ -56,7 +56,7 @@ t.test('characters XML forbids are dropped; a skipped comparison is a skipped ca
   const odd: GateOutcome = { testId: 'odd', results: [{ durationMs: 1000, thresholds: [{ metric: 'latency.p50', expression: '< 1', actual: Number.NaN, passed: false }] }], comparison: { ...comparison, testId: 'odd', baseline: [], metrics: [], runs: { baseline: 0, candidate: 2 }, skipped: 'the history holds 0 baseline runs of odd\u0001; "quoted" \'too\'', ok: true } };
   const xml = formatJUnit([outcome, odd]);
   await validate(t, xml);
-  t.match(xml, '<skipped message="the history holds 0 baseline runs of odd; &quot;quoted&quot; &apos;too&apos;"/>');
+  t.match(xml, '<skipped message="warning: the history holds 0 baseline runs of odd; &quot;quoted&quot; &apos;too&apos;"/>');
   t.match(xml, /<testsuites name="salvo" tests="6" failures="3" errors="0" skipped="1"/);
   t.same(gateChecks(odd).map((check) => [check.kind, check.name, check.passed]), [['thresholds', 'latency.p50 < 1', false], ['regression', 'history', true]]);
 });
