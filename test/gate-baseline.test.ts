@@ -69,6 +69,11 @@ t.test('a missing history folder: passes with a warning that says so (stderr, su
   t.match(required.stderr, /salvo history: error: no baseline: the history folder/);
   t.match(await readFile(junit, 'utf8'), /<failure message="HISTORY_MISSING: no baseline: .*; a baseline is required" type="baseline">/);
   t.match(await readFile(summary, 'utf8'), /^### salvo: api ❌ no baseline: history\n/);
+  const first = await salvo(['history', 'compare', '--dir', join(dir, 'main'), '--id', 'api', '--require-baseline', '--add', ...runs]);
+  t.equal(first.code, 7);
+  t.match(first.stderr, /added \S+\n/, 'the first build is stored...');
+  t.notMatch(first.stderr, /not to the baseline/, '...to the baseline: it did not regress, and a required baseline has to start somewhere');
+  t.equal((await readHistory(join(dir, 'main'), 'api'))[0]!.baseline, true);
 });
 
 t.test('an unknown test id lists the known ones; too short a history is a third case', async (t) => {

@@ -66,7 +66,8 @@ const thresholdsPassed = results.every((result) => result.ok);
 if (values.add) {
   // On the main branch: the build joins the baseline only when it passed; `salvo history accept` takes in a slowdown that was meant.
   // The commit, branch and job link come from the CI's variables.
-  const entry = await addToHistory(values.history, values.id, results, { baseline: comparison.ok && thresholdsPassed });
+  const regressed = !comparison.ok && comparison.noBaseline === undefined;
+  const entry = await addToHistory(values.history, values.id, results, { baseline: !regressed && thresholdsPassed });
   console.log(`stored ${entry.id}`);
 }
 await writeFile(join(values.out, 'trend.html'), renderTrendReport(values.id, await readHistory(values.history, values.id)));

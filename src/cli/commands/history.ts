@@ -107,7 +107,9 @@ async function compare(values: HistoryFlags, positionals: string[], io: CommandI
   const outcome: GateOutcome = { testId: id, results: candidate, comparison, reports };
   const thresholdsFailed = candidate.some((result) => !result.ok);
   if (values.add === true) {
-    const entry = await addToHistory(dir, id, candidate, { ...labels(values), baseline: comparison.ok && !thresholdsFailed });
+    // A build with nothing to compare with did not regress: it joins the baseline (else a required one never starts).
+    const regressed = !comparison.ok && comparison.noBaseline === undefined;
+    const entry = await addToHistory(dir, id, candidate, { ...labels(values), baseline: !regressed && !thresholdsFailed });
     io.stderr.write(`salvo history: added ${entry.id}${entry.baseline ? '' : ' (not to the baseline: it failed; salvo history accept takes it in)'}\n`);
   }
   if (values.junit !== undefined) await writeOutput(values.junit, formatJUnit(outcome), io);
