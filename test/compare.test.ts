@@ -34,7 +34,7 @@ t.test('10 ms against 11 ms: three stars on latency, about -10%, and assertNoReg
       t.doesNotThrow(() => assertNoRegression(comparison, { 'latency.p50': '15%' }), 'a 15% margin allows a 10% slowdown');
     }
     const table = formatComparison(comparison);
-    t.match(table, /^latency\.p50 .* -\d+\.\d\d % +\*{0,3} +±\d+\.\d\d %/m);
+    t.match(table, /^latency\.p50 .* \d+\.\d\d % slower +\*{0,3} +±\d+\.\d\d %/m);
     t.match(table, /risk of a false-positive result increases/);
   });
 });
