@@ -29,11 +29,11 @@ t.test('two files of runs: the table, and --fail exits 3 on a significant regres
 
   const table = await salvo(['compare', base, slower, '--metric', 'latency.p50']);
   t.equal(table.code, 0);
-  t.match(table.stdout, /^latency\.p50 +10\.2 +11\.2 +-9\.80 % +\*\*\* /m);
+  t.match(table.stdout, /^latency\.p50 +10\.2 +11\.2 +9\.80 % slower +\*\*\* /m);
 
   const regressed = await salvo(['compare', base, slower, '--fail', 'latency.p50=5%']);
   t.equal(regressed.code, 3, 'a 9.8% slowdown at *** fails a 5% margin');
-  t.match(regressed.stderr, /latency\.p50: -9\.80%/);
+  t.match(regressed.stderr, /latency\.p50: 9\.80% slower \(10\.2 -> 11\.2 ms\)/);
   const allowed = await salvo(['compare', base, slower, '--fail', 'latency.p50=15%']);
   t.equal(allowed.code, 0, 'and passes a 15% one');
   const unchanged = await salvo(['compare', base, same, '--fail', 'latency.p50=1%', '--fail', 'requests.perSecond=1%']);
@@ -68,7 +68,7 @@ t.test('bad input exits 2 and names it', async (t) => {
   await writeFile(one, JSON.stringify(runs([10])));
   const cases: Array<[string[], RegExp]> = [
     [['compare', one], /takes a baseline and a candidate; got 1/],
-    [['compare', one, one], /baseline has 1 run .*: a comparison needs at least 2 runs a side/],
+    [['compare', one, one, '--fail', 'latency.p50=5%'], /--fail needs at least 2 runs a side to judge a change .*got 1 baseline and 1 candidate/],
     [['compare', one, 'http://127.0.0.1:9/'], /two result files or two URLs/],
     [['compare', join(dir, 'missing.json'), one], /cannot read .*missing\.json/],
     [['compare', 'http://127.0.0.1:9/', 'http://127.0.0.1:9/', '-n', '1'], /runs must be an integer of at least 2/],
@@ -153,7 +153,7 @@ t.test('the regression message shows means without float noise', async (t) => {
   await writeFile(slower, JSON.stringify(runs([0.7, 0.8, 0.9, 0.7, 0.8, 0.9])));
   const { code, stderr } = await salvo(['compare', base, slower, '--fail', 'latency.p50=5%']);
   t.equal(code, 3);
-  t.match(stderr, /latency\.p50: -336\.36% \(0\.1833 -> 0\.8\), p = /);
+  t.match(stderr, /latency\.p50: 336\.36% slower \(0\.1833 -> 0\.8 ms\), p = /);
 });
 
 t.test('saved single results and directories of them compare; too few runs to tell is said', async (t) => {
@@ -166,8 +166,29 @@ t.test('saved single results and directories of them compare; too few runs to te
   await Promise.all([[base, b1], [base, b2], [cand, c1], [cand, c2]].map(([side, run], i) => writeFile(join(side as string, `run-${i}.json`), JSON.stringify(run))));
   const { code, stdout } = await salvo(['compare', base, cand, '--metric', 'requests.perSecond']);
   t.equal(code, 0);
-  t.match(stdout, /^requests\.perSecond +75 +44\.048 +-41\.27 %/m);
-  t.match(stdout, /requests\.perSecond moved -41\.27 %, but with 2 baseline and 2 candidate runs only a change beyond ±[0-9.,]+ % is significant at \*: more runs \(-n\) narrow that\./);
+  t.match(stdout, /^requests\.perSecond +75 +44\.048 +41\.27 % worse/m);
+  t.match(stdout, /requests\.perSecond moved 41\.27 % worse, but with 2 baseline and 2 candidate runs only a change beyond ±[0-9.,]+ % is significant at \*: more runs \(-n\) narrow that\./);
   const report = renderComparisonReport({ baseline: [b1, b2] as never, candidate: [c1, c2] as never }, { confidence: '**' });
   t.match(report, /<span class="badge neutral">too few runs to tell<\/span>/);
+});
+
+t.test('one saved run a side (salvo --json twice): each change in words, no significance claimed, exit 0', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'salvo-compare-'));
+  const [a, b] = [join(dir, 'a.json'), join(dir, 'b.json')];
+  const [before] = runs([21.8]);
+  const [after] = runs([27.55]);
+  await writeFile(a, JSON.stringify(before));
+  await writeFile(b, JSON.stringify(after));
+  const { code, stdout, stderr } = await salvo(['compare', a, b]);
+  t.equal(code, 0, stderr);
+  t.match(stdout, /^latency\.p50 +21\.8 +27\.55 +26\.38 % slower +n\/a /m, 'the p50 got slower, said in words');
+  t.match(stdout, /^requests\.perSecond +45\.872 +36\.298 +20\.87 % worse +n\/a /m);
+  t.match(stdout, /^errors\.rate +0 +0 +unchanged +n\/a /m);
+  t.match(stdout, /1 baseline and 1 candidate run: one run a side cannot be tested for significance/);
+  const back = await salvo(['compare', b, a]);
+  t.match(back.stdout, /^latency\.p50 +27\.55 +21\.8 +20\.87 % faster/m);
+  const json = JSON.parse((await salvo(['compare', a, b, '--json'])).stdout) as { comparison: { runs: unknown; rows: Array<{ metric: string; samples: unknown; intervals: unknown }> } };
+  t.same(json.comparison.runs, { baseline: 1, candidate: 1 });
+  t.same(json.comparison.rows[1]!.samples, { baseline: 1, candidate: 1 });
+  t.equal(json.comparison.rows[1]!.intervals, null);
 });

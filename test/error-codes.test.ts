@@ -27,7 +27,8 @@ const NOT_CODES: Record<string, string> = {
   EPROTO: "Node's (TLS)", ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL: "Node's (TLS without h2 by ALPN: H2_NOT_SUPPORTED)",
   UND_ERR_SOCKET: "undici's", UND_ERR_RES_CONTENT_LENGTH_MISMATCH: "undici's",
   // other words
-  SALVO_RAW_TCP: 'an environment variable', TCP: "Node's handle type", SATURATED: 'a word of the report',
+  SALVO_RAW_TCP: 'an environment variable', GITHUB_STEP_SUMMARY: 'an environment variable (the option a summary error names)',
+  ENOTDIR: "Node's (a history folder that is a file)", TCP: "Node's handle type", SATURATED: 'a word of the report',
   RATE: 'a flag value name', CPU: 'a word of the report',
   TTFT: 'a word of the summary', ITL: 'a word of the summary', TPOT: 'a word of the summary',
 };

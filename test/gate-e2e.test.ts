@@ -50,11 +50,11 @@ t.test('ten stored builds, then a candidate 10% slower fails the gate; the same 
     const { stderr } = await promisify(execFile)('xmllint', ['--noout', '--schema', SCHEMA, file]);
     t.match(stderr, /junit\.xml validates/, 'valid against the JUnit schema');
     t.match(junit, /<testsuite name="api regression" tests="4" failures="[1-4]" errors="0" skipped="0"/);
-    t.match(junit, /<testcase name="latency\.p50" classname="salvo\.api\.regression" time="0">\n\s+<failure message="latency\.p50: -\d+\.\d\d% \(5\d(\.\d+)? -&gt; 5\d(\.\d+)?\), p = [\d.e-]+ \*+, allowed -5\.00%; 5 runs against 20 runs of 10 builds" type="regression">/);
+    t.match(junit, /<testcase name="latency\.p50" classname="salvo\.api\.regression" time="0">\n\s+<failure message="latency\.p50: \d+\.\d\d% slower \(5\d(\.\d+)? -&gt; 5\d(\.\d+)? ms\), p = [\d.e-]+ \*+, allowed 5\.00% slower; 5 runs against 20 runs of 10 builds" type="regression">/);
 
     const summary = formatSummary(outcome);
     t.match(summary, /^### salvo: api ❌ regressed: .*latency\.p50/m);
-    t.match(summary, /^\| `latency\.p50 against the history` \| ❌ failed \| latency\.p50: -\d+\.\d\d% \(5\d(\.\d+)? -> 5\d(\.\d+)?\), p = [\d.e-]+ \*+, allowed -5\.00%; 5 runs against 20 runs of 10 builds \|$/m);
+    t.match(summary, /^\| `latency\.p50 against the history` \| ❌ failed \| latency\.p50: \d+\.\d\d% slower \(5\d(\.\d+)? -> 5\d(\.\d+)? ms\), p = [\d.e-]+ \*+, allowed 5\.00% slower; 5 runs against 20 runs of 10 builds \|$/m);
     t.match(summary, /Reports: \[run 1\]\(reports\/run%201\.html\)/);
   });
 

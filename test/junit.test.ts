@@ -20,8 +20,8 @@ const comparison: HistoryComparison = {
   runs: { baseline: 2, candidate: 2 },
   confidence: '**',
   metrics: [
-    { metric: 'latency.p50', higherIsBetter: false, baseline: 10, candidate: 11, improvement: -0.1, pValue: 0.001, confidence: '**', intervals: null, samples: { baseline: 2, candidate: 2 }, margin: 0.05, regressed: true, message: 'latency.p50: -10.00% (10 -> 11), p = 0.00100 **, allowed -5.00%' },
-    { metric: 'requests.perSecond', higherIsBetter: true, baseline: 100, candidate: 99, improvement: -0.01, pValue: 0.5, confidence: '', intervals: null, samples: { baseline: 2, candidate: 2 }, margin: 0.05, regressed: false, message: 'requests.perSecond: -1.00% (100 -> 99), p = 0.500 , allowed -5.00%' },
+    { metric: 'latency.p50', higherIsBetter: false, baseline: 10, candidate: 11, improvement: -0.1, pValue: 0.001, confidence: '**', intervals: null, samples: { baseline: 2, candidate: 2 }, margin: 0.05, regressed: true, message: 'latency.p50: 10.00% slower (10 -> 11 ms), p = 0.00100 **, allowed 5.00% slower' },
+    { metric: 'requests.perSecond', higherIsBetter: true, baseline: 100, candidate: 99, improvement: -0.01, pValue: 0.5, confidence: '', intervals: null, samples: { baseline: 2, candidate: 2 }, margin: 0.05, regressed: false, message: 'requests.perSecond: 1.00% worse (100 -> 99 req/s), p = 0.500, allowed 5.00% worse' },
   ],
   ok: false,
 };
@@ -48,7 +48,7 @@ t.test('a suite per kind, a case per threshold and per metric; numbers in the fa
   t.match(xml, '<testcase name="latency.p99 &lt; 50 (every 10 s window)" classname="salvo.api.thresholds" time="0">\n      <failure message="latency.p99 &lt; 50 (every 10 s window): actual 3,084.29 ms (worst window; 1 of 21 windows failed, the first seconds 6-16)" type="threshold">');
   t.match(xml, '<testcase name="errors.rate &lt; 0.01" classname="salvo.api.thresholds" time="0">\n      <system-out>errors.rate &lt; 0.01: actual 0');
   t.match(xml, '<property name="baseline" value="20300101T000000.000Z-abc-1234abcd abc main &amp; co"/>');
-  t.match(xml, '<failure message="latency.p50: -10.00% (10 -&gt; 11), p = 0.00100 **, allowed -5.00%; 2 runs against 2 runs of 1 builds" type="regression">');
+  t.match(xml, '<failure message="latency.p50: 10.00% slower (10 -&gt; 11 ms), p = 0.00100 **, allowed 5.00% slower; 2 runs against 2 runs of 1 builds" type="regression">');
   t.notMatch(xml, /requests\.perSecond[^\n]*\n\s*<failure/, 'a metric within its margin passes');
 });
 
@@ -56,7 +56,7 @@ t.test('characters XML forbids are dropped; a skipped comparison is a skipped ca
   const odd: GateOutcome = { testId: 'odd', results: [{ durationMs: 1000, thresholds: [{ metric: 'latency.p50', expression: '< 1', actual: Number.NaN, passed: false }] }], comparison: { ...comparison, testId: 'odd', baseline: [], metrics: [], runs: { baseline: 0, candidate: 2 }, skipped: 'the history holds 0 baseline runs of odd\u0001; "quoted" \'too\'', ok: true } };
   const xml = formatJUnit([outcome, odd]);
   await validate(t, xml);
-  t.match(xml, '<skipped message="the history holds 0 baseline runs of odd; &quot;quoted&quot; &apos;too&apos;"/>');
+  t.match(xml, '<skipped message="warning: the history holds 0 baseline runs of odd; &quot;quoted&quot; &apos;too&apos;"/>');
   t.match(xml, /<testsuites name="salvo" tests="6" failures="3" errors="0" skipped="1"/);
   t.same(gateChecks(odd).map((check) => [check.kind, check.name, check.passed]), [['thresholds', 'latency.p50 < 1', false], ['regression', 'history', true]]);
 });
@@ -70,8 +70,8 @@ t.test('the Markdown summary: the verdict, a row per check, pipes escaped, the r
     '|---|---|---|',
     '| `latency.p99 < 50 (every 10 s window)` | ❌ failed | latency.p99 < 50 (every 10 s window): actual 3,084.29 ms (worst window; 1 of 21 windows failed, the first seconds 6-16) |',
     '| `errors.rate < 0.01` | ✅ passed | errors.rate < 0.01: actual 0 |',
-    '| `latency.p50 against the history` | ❌ failed | latency.p50: -10.00% (10 -> 11), p = 0.00100 **, allowed -5.00%; 2 runs against 2 runs of 1 builds |',
-    '| `requests.perSecond against the history` | ✅ passed | requests.perSecond: -1.00% (100 -> 99), p = 0.500 , allowed -5.00%; 2 runs against 2 runs of 1 builds |',
+    '| `latency.p50 against the history` | ❌ failed | latency.p50: 10.00% slower (10 -> 11 ms), p = 0.00100 **, allowed 5.00% slower; 2 runs against 2 runs of 1 builds |',
+    '| `requests.perSecond against the history` | ✅ passed | requests.perSecond: 1.00% worse (100 -> 99 req/s), p = 0.500, allowed 5.00% worse; 2 runs against 2 runs of 1 builds |',
     '',
     'Reports: [run \\| 1](reports/run%201.html)',
     '',

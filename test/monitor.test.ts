@@ -68,6 +68,21 @@ t.test('one process through two sources (its pid and its prom-client page) is co
   });
 });
 
+t.test('a busy process watched by pid and by its prom-client page (which counts CPU from its registration) is counted once', async (t) => {
+  // 0.5 ms of CPU per request at 300/s, and 150 ms of CPU spent before prom-client's counter started.
+  const server = await cpuServer(t, 0.5, 150);
+  const page = new URL('/metrics', server.url).href;
+  await inSomeRun(t, 3, async (timing) => {
+    const before = await server.usage();
+    const result = await runLoad({ url: server.url, rate: 300, connections: 8, duration: '3s', monitor: { processes: [server.pid], prometheus: [page] } });
+    const after = await server.usage();
+    t.same(result.server!.sources.map((s) => [s.source, s.sameProcessAs]), [[`pid ${server.pid}`, page], [page, undefined]], 'the pid is the page\'s process');
+    const osCpuMs = after.cpuMs - before.cpuMs;
+    const cpuMs = (result.server!.cpuPercent! / 100) * result.durationMs;
+    timing.ok(within(cpuMs, osCpuMs, 0.15), `server CPU ${cpuMs.toFixed(0)} ms against ${osCpuMs.toFixed(0)} ms by the process itself (twice that if counted twice)`);
+  });
+});
+
 t.test('a pid that exits mid-run: MONITOR_UNAVAILABLE names it, the run goes on and ends on time', async (t) => {
   const server = await cpuServer(t, 0);
   // Exits once the monitor has read its first second (progress events wait for that reading).

@@ -1,14 +1,14 @@
 // The load-test gate a CI job runs (see github-workflow.yml and gitlab-ci.yml beside it):
-//   node gate.mjs --url http://127.0.0.1:3000/ --id api [--add] [--history .salvo-history] [--out reports]
-// It runs the load a few times, compares the runs with the history's latest baseline builds (a
-// regression is measured again before it counts), writes each run's HTML report, JUnit XML and a
+//   node gate.mjs --url http://127.0.0.1:3000/ --id api [--add] [--history .salvo-history] [--out reports] [--remeasure 1] [--require-baseline]
+// It runs the load a few times, compares the runs with the history's latest baseline builds (runGate:
+// a regression is measured again, --remeasure times, before it counts), writes each run's HTML report, JUnit XML and a
 // Markdown summary (to $GITHUB_STEP_SUMMARY when set), draws the trend, and with --add (on the main branch) stores the runs as a new build. Exit status:
-// 0 passed, 1 a threshold failed, 3 a metric regressed.
+// 0 passed, 1 a threshold failed, 3 a metric regressed, 7 no baseline with --require-baseline.
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
-  addToHistory, ciLabels, compareWithHistory, formatJUnit, formatSummary, readHistory, renderReport, renderTrendReport, runLoad, writeSummary,
+  addToHistory, formatJUnit, formatSummary, readHistory, renderReport, renderTrendReport, runGate, runLoad, writeSummary,
 } from 'salvo';
 
 const { values } = parseArgs({
@@ -20,6 +20,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '5' },
     duration: { type: 'string', default: '5s' },
     add: { type: 'boolean', default: false },
+    remeasure: { type: 'string', default: '1' },
+    'require-baseline': { type: 'boolean', default: false },
   },
 });
 
@@ -52,19 +54,20 @@ async function measure() {
 
 await waitFor(values.url);
 await mkdir(values.out, { recursive: true });
-let results = await measure();
-let comparison = await compareWithHistory(values.history, values.id, results);
-if (!comparison.ok) {
-  // A runner that slows down for the whole of one build looks like a regression: measure once more, and fail only if it holds.
-  console.log(`regressed (${comparison.metrics.filter((metric) => metric.regressed).map((metric) => metric.message).join('; ')}); measuring again`);
-  results = await measure();
-  comparison = await compareWithHistory(values.history, values.id, results);
-}
+const { results, comparison } = await runGate(values.history, values.id, measure, {
+  remeasure: Number(values.remeasure),
+  requireBaseline: values['require-baseline'],
+  // A runner that slows down for the whole of one build looks like a regression: it is measured again, and fails only if it holds.
+  onRemeasure: (_, regressed) => console.log(`regressed (${regressed.metrics.filter((metric) => metric.regressed).map((metric) => metric.message).join('; ')}); measuring again`),
+});
+if (comparison.noBaseline !== undefined) console.log(`${comparison.requireBaseline ? 'error' : 'warning'}: ${comparison.noBaseline.message}`);
 for (const [index, result] of results.entries()) await writeFile(join(values.out, `run-${index + 1}.html`), renderReport(result));
 const thresholdsPassed = results.every((result) => result.ok);
 if (values.add) {
   // On the main branch: the build joins the baseline only when it passed; `salvo history accept` takes in a slowdown that was meant.
-  const entry = await addToHistory(values.history, values.id, results, { ...ciLabels(), baseline: comparison.ok && thresholdsPassed });
+  // The commit, branch and job link come from the CI's variables.
+  const regressed = !comparison.ok && comparison.noBaseline === undefined;
+  const entry = await addToHistory(values.history, values.id, results, { baseline: !regressed && thresholdsPassed });
   console.log(`stored ${entry.id}`);
 }
 await writeFile(join(values.out, 'trend.html'), renderTrendReport(values.id, await readHistory(values.history, values.id)));
@@ -75,4 +78,4 @@ const summary = formatSummary(outcome);
 // GitHub Actions shows $GITHUB_STEP_SUMMARY on the run's page; elsewhere the file is an artifact.
 if ((await writeSummary(summary)) === undefined) await writeFile(join(values.out, 'summary.md'), summary);
 console.log(summary);
-process.exitCode = !thresholdsPassed ? 1 : comparison.ok ? 0 : 3;
+process.exitCode = !thresholdsPassed ? 1 : comparison.noBaseline !== undefined && !comparison.ok ? 7 : comparison.ok ? 0 : 3;

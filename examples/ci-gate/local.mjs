@@ -22,7 +22,8 @@ try {
     if (!existsSync(join(work, 'reports', file))) throw new Error(`the gate wrote no reports/${file}`);
   }
   const junit = readFileSync(join(work, 'reports', 'junit.xml'), 'utf8');
-  if (!/<testsuite name="api regression" tests="4" failures="0"/.test(junit)) throw new Error(`the JUnit file compares 4 metrics with no failure:\n${junit}`);
+  // 4 metrics, and a 5th case 'measurement 1' when a busy host made the first measurement regress and it was measured again.
+  if (!/<testsuite name="api regression" tests="[45]" failures="0"/.test(junit)) throw new Error(`the JUnit file compares 4 metrics with no failure:\n${junit}`);
   console.log(`the gate passed against 3 stored builds; reports in ${join(work, 'reports')}`);
 } finally {
   server.kill('SIGTERM');

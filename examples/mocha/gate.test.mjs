@@ -35,6 +35,6 @@ describe('the API against its history', function () {
   it('fails a build 30% slower, naming the metric', async () => {
     const comparison = await compareWithHistory(history, 'api', await build(slower.url), { margins });
     assert.equal(comparison.ok, false);
-    assert.match(comparison.metrics[0].message, /^latency\.p50: -\d+\.\d\d% /);
+    assert.match(comparison.metrics[0].message, /^latency\.p50: \d+\.\d\d% slower /);
   });
 });

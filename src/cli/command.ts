@@ -20,6 +20,8 @@ export const EXIT = {
   mostlyFailed: 5,
   /** A hook of the user's (`setupRequest`, `onResponse`) threw: `errors.samples` has its message and stack. */
   hookFailed: 6,
+  /** `salvo history compare --require-baseline` found nothing to compare with (no folder, no such test, too few runs). */
+  noBaseline: 7,
   /** Stopped by Ctrl-C (SIGINT, 128 + 2, as shells report it): what was measured is printed, but the run is not complete. */
   interrupted: 130,
 } as const;

@@ -1,6 +1,7 @@
 import { AssertionError } from 'node:assert';
 import { optionKey, SalvoOptionError } from '../shared/errors.js';
 import type { Comparison, ComparisonRow, Confidence } from './compare-results.js';
+import { describeMove, worseWord } from './change-words.js';
 
 /** The largest p-value that still counts at each level of stars. */
 export const ALPHA: Record<Exclude<Confidence, ''>, number> = { '*': 0.05, '**': 0.01, '***': 0.001 };
@@ -25,10 +26,10 @@ export function regressed(row: ComparisonRow, allowed: number, alpha: number): b
   return row.pValue < alpha && row.improvement < -allowed;
 }
 
-/** A compared metric in one line: `latency.p99: -10.20% (20.1 -> 22.15), p = 1.2e-5 ***, allowed -5.00%`. */
+/** A compared metric in one line: `latency.p99: 10.20% slower (20.1 -> 22.15 ms), p = 1.2e-5 ***, allowed 5.00% slower`. */
 export function describeChange(row: ComparisonRow, allowed: number): string {
-  return `${row.metric}: ${(row.improvement * 100).toFixed(2)}% (${value(row.baseline)} -> ${value(row.candidate)}), ` +
-    `p = ${row.pValue.toPrecision(3)} ${row.confidence}, allowed -${(allowed * 100).toFixed(2)}%`;
+  const tested = row.samples.baseline < 2 || row.samples.candidate < 2 ? 'not tested (one run a side)' : `p = ${row.pValue.toPrecision(3)} ${row.confidence}`.trimEnd();
+  return `${row.metric}: ${describeMove(row, value)}, ${tested}, allowed ${(allowed * 100).toFixed(2)}% ${worseWord(row.metric)}`;
 }
 
 /** `'5%'`, `'0.5 %'` or a fraction (0.05) to a fraction; a SalvoOptionError naming `metric` otherwise. */

@@ -52,6 +52,11 @@ export interface CompareResultsOptions {
   metrics?: string[];
   /** `'welch'` (default) does not assume equal variances; `'student'` pools them. */
   test?: 'welch' | 'student';
+  /**
+   * Compare a side of one run too (default false: fewer than 2 runs a side throws). Its rows have the
+   * means and the change, no test: `pValue` 1, no stars, `intervals` null, `samples` saying 1.
+   */
+  allowOneRun?: boolean;
 }
 
 /** @deprecated since 1.0: `CompareResultsOptions`, named after `compareResults` as `MergeResultsOptions` is after `mergeResults`. */
@@ -79,8 +84,9 @@ export function compareResults(
   candidate: readonly LoadResult[],
   options: CompareResultsOptions = {},
 ): Comparison {
-  checkRuns('baseline', baseline);
-  checkRuns('candidate', candidate);
+  const least = options.allowOneRun === true ? 1 : 2;
+  checkRuns('baseline', baseline, least);
+  checkRuns('candidate', candidate, least);
   // Monitored runs compare the server's CPU per request too: steadier than requests/s on a noisy host.
   const every = (has: (result: LoadResult) => boolean): boolean => options.metrics === undefined && [...baseline, ...candidate].every(has);
   const monitored = every((result) => result.server?.cpuPerRequestMs !== undefined);
@@ -146,11 +152,13 @@ function namedMetrics(results: readonly LoadResult[]): Array<[string, MetricRead
   }));
 }
 
-function checkRuns(name: string, results: readonly LoadResult[]): void {
-  if (!Array.isArray(results) || results.length < 2) {
+function checkRuns(name: string, results: readonly LoadResult[], least: number): void {
+  if (!Array.isArray(results) || results.length < least) {
     const got = Array.isArray(results) ? `${results.length} run${results.length === 1 ? '' : 's'}` : typeof results;
     throw new SalvoRangeError(
-      `${name} must be an array of at least 2 results (repeated runs; one run has no variance to test); got ${got}`,
+      least === 1
+        ? `${name} must be an array of at least 1 result; got ${got}`
+        : `${name} must be an array of at least 2 results (repeated runs; one run has no variance to test; allowOneRun compares without a test); got ${got}`,
       { option: name, value: results },
     );
   }

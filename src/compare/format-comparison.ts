@@ -1,12 +1,15 @@
 import type { Comparison, ComparisonRow, ConfidenceLevel } from './compare-results.js';
+import { changeWord } from './change-words.js';
 
 
 const PERCENT = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const VALUE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
 const LEVELS: ReadonlyArray<[ConfidenceLevel, string]> = [['95', '(*)'], ['99', '(**)'], ['99.9', '(***)']];
 
-function percent(fraction: number): string {
-  return `${fraction >= 0 ? '' : '-'}${PERCENT.format(Math.abs(fraction) * 100)} %`;
+/** A row's change in words: `26.36 % slower`, `3.10 % better`, `unchanged`. */
+function change(row: ComparisonRow): string {
+  const word = changeWord(row);
+  return word === 'unchanged' ? word : `${PERCENT.format(Math.abs(row.improvement) * 100)} % ${word}`;
 }
 
 /**
@@ -32,7 +35,7 @@ export function tooFewRuns(comparison: Comparison, level: ConfidenceLevel, stars
   return comparison.rows.flatMap((row) => {
     const detectable = detectableChange(row, level);
     if (detectable === undefined || row.confidence.length >= stars.length || Math.abs(row.improvement) < NOTABLE_CHANGE) return [];
-    return [`${row.metric} moved ${percent(row.improvement)}, but with ${baseline} baseline and ${candidate} candidate runs only a change beyond ±${PERCENT.format(detectable * 100)} % is significant at ${stars}: more runs (-n) narrow that.`];
+    return [`${row.metric} moved ${change(row)}, but with ${baseline} baseline and ${candidate} candidate runs only a change beyond ±${PERCENT.format(detectable * 100)} % is significant at ${stars}: more runs (-n) narrow that.`];
   });
 }
 
@@ -52,22 +55,32 @@ function accuracy(row: ComparisonRow, level: ConfidenceLevel): string {
  * how to read it and, when several metrics were compared, the false-positive note.
  */
 export function formatComparison(comparison: Comparison): string {
-  const header = ['metric', 'baseline', 'candidate', 'improvement', 'confidence', ...LEVELS.map(([, label]) => `accuracy ${label}`)];
+  const single = comparison.runs.baseline < 2 || comparison.runs.candidate < 2;
+  const header = ['metric', 'baseline', 'candidate', 'change', 'confidence', ...LEVELS.map(([, label]) => `accuracy ${label}`)];
   const body = comparison.rows.map((row) => [
     row.metric,
     VALUE.format(row.baseline),
     VALUE.format(row.candidate),
-    percent(row.improvement),
-    row.confidence,
+    change(row),
+    single ? 'n/a' : row.confidence,
     ...LEVELS.map(([level]) => accuracy(row, level)),
   ]);
   const widths = header.map((_, column) => Math.max(...[header, ...body].map((cells) => cells[column]!.length)));
   const line = (cells: string[]) =>
     cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
   const lines = [line(header), ...body.map(line), '', ...tooFewRuns(comparison, '95', '*')];
+  if (single) {
+    lines.push(
+      `${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate run${comparison.runs.candidate === 1 ? '' : 's'}: ` +
+        'one run a side cannot be tested for significance (a run has no spread to test a change against), so each change is shown, not judged. ' +
+        'Save several runs of each side (salvo URL --json > runs/1.json, ...) and compare the folders for a verdict.',
+      'Change: how the candidate moved from the baseline, slower or faster for times, worse or better otherwise.',
+    );
+    return lines.join('\n');
+  }
   lines.push(
     `${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate runs; Welch's t-test on per-run values.`,
-    'Improvement is positive when the candidate is better. Stars: * p < 0.05, ** p < 0.01, *** p < 0.001.',
+    'Change: how the candidate moved from the baseline, slower or faster for times, worse or better otherwise. Stars: * p < 0.05, ** p < 0.01, *** p < 0.001.',
   );
   const compared = comparison.rows.length;
   if (compared > 1) {

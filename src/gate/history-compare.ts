@@ -3,6 +3,8 @@ import type { LoadResult } from '../shared/load-result.js';
 import { ALPHA, describeChange, parseMargin, regressed, type AssertNoRegressionOptions } from '../compare/assert-no-regression.js';
 import { compareResults, type ComparisonRow } from '../compare/compare-results.js';
 import { baselineEntries, readHistory, type HistoryEntry, type StoredRun } from './history.js';
+import { checkSameMeasurement } from './measured.js';
+import { missingHistory, tooShort, type NoBaseline } from './no-baseline.js';
 
 /** One compared metric of a gate: the comparison's row, its allowed margin and the verdict. */
 export interface GateMetric extends ComparisonRow {
@@ -25,9 +27,21 @@ export interface HistoryComparison {
   runs: { baseline: number; candidate: number };
   confidence: NonNullable<AssertNoRegressionOptions['confidence']>;
   metrics: GateMetric[];
-  /** Why nothing was compared (a history with fewer than 2 runs): the gate then passes. */
+  /**
+   * Why nothing was compared: no history folder, no such test in it, or fewer than 2 baseline runs.
+   * The gate then passes with a warning, or fails with `requireBaseline`.
+   */
+  noBaseline?: NoBaseline;
+  /** `noBaseline.message`, as earlier versions gave it. */
   skipped?: string;
-  /** False when a metric regressed. */
+  /** Whether a baseline was required (`requireBaseline`): without one the gate then fails. */
+  requireBaseline?: boolean;
+  /**
+   * The measurements before the last, when a regression was measured again (`runGate`'s
+   * `remeasure`): what regressed each time, as messages.
+   */
+  remeasured?: Array<{ regressed: string[] }>;
+  /** False when a metric regressed, or when no baseline was found and one was required. */
   ok: boolean;
 }
 
@@ -42,6 +56,11 @@ export interface CompareWithHistoryOptions extends AssertNoRegressionOptions {
   entries?: number;
   /** `'welch'` (default) or `'student'`, as for `compareResults`. */
   test?: 'welch' | 'student';
+  /**
+   * Fail when there is nothing to compare with (no history folder, no such test, fewer than 2
+   * baseline runs) instead of passing with a warning (default false: a first build passes).
+   */
+  requireBaseline?: boolean;
 }
 
 /**
@@ -63,7 +82,9 @@ const DEFAULT_ENTRIES = 10;
  * runs, and a metric regresses as `assertNoRegression` decides: significant at `confidence`
  * (default `**`) and worse than its margin. Both conditions keep a gate quiet on a noisy host: the
  * test needs the change to stand out of the spread of ten builds, the margin to matter.
- * @throws SalvoRangeError when `candidate` has fewer than 2 runs; SalvoOptionError for bad margins.
+ * A missing folder, an unknown test id and too short a history each say so (`noBaseline`).
+ * @throws SalvoRangeError when `candidate` has fewer than 2 runs; SalvoOptionError for bad margins,
+ * and when the baseline measured something else (another target or load shape: see `Measured`).
  */
 export async function compareWithHistory(
   dir: string,
@@ -71,15 +92,17 @@ export async function compareWithHistory(
   candidate: readonly LoadResult[],
   options: CompareWithHistoryOptions = {},
 ): Promise<HistoryComparison> {
-  return compareWithEntries(testId, await readHistory(dir, testId), candidate, options);
+  const missing = await missingHistory(dir, testId);
+  return compareWithEntries(testId, missing === undefined ? await readHistory(dir, testId) : [], candidate, options, missing);
 }
 
-/** `compareWithHistory` on entries already read (oldest first). */
+/** `compareWithHistory` on entries already read (oldest first); `missing` says why there are none. */
 export function compareWithEntries(
   testId: string,
   entries: readonly HistoryEntry[],
   candidate: readonly StoredRun[],
   options: CompareWithHistoryOptions = {},
+  missing?: NoBaseline,
 ): HistoryComparison {
   const confidence = options.confidence ?? '**';
   const alpha = ALPHA[confidence];
@@ -96,13 +119,18 @@ export function compareWithEntries(
     runs: { baseline: baseline.length, candidate: candidate.length },
     confidence,
     metrics: [],
+    ...(options.requireBaseline === true ? { requireBaseline: true } : {}),
     ok: true,
   };
-  if (baseline.length < 2) {
-    // The first builds of a test have nothing to be compared with: a gate that failed them would be switched off.
-    comparison.skipped = `the history holds ${baseline.length} baseline run${baseline.length === 1 ? '' : 's'} of ${testId}; a comparison needs at least 2`;
+  if (missing !== undefined || baseline.length < 2) {
+    // The first builds of a test have nothing to be compared with: a gate that failed them would be
+    // switched off. So it passes, but says so, and a job that expects a baseline can require one.
+    comparison.noBaseline = missing ?? tooShort(testId, baseline.length);
+    comparison.skipped = comparison.noBaseline.message;
+    comparison.ok = options.requireBaseline !== true;
     return comparison;
   }
+  checkSameMeasurement(testId, pool, candidate);
   // compareResults reads every metric through the thresholds' metric readers, which read any part of
   // a result: a stored run (a result less its timeline) answers every metric a gate compares.
   const { rows } = compareResults(baseline as LoadResult[], candidate as LoadResult[], {

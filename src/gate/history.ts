@@ -3,7 +3,8 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import type { LoadResult, NameStats } from '../shared/load-result.js';
-import type { BuildLabels } from './ci-labels.js';
+import { ciLabels, type BuildLabels } from './ci-labels.js';
+import { measuredOf, type Measured } from './measured.js';
 
 /** The `format` of every history file; a later layout gets a new one. */
 export const HISTORY_FORMAT = 'salvo-history/1';
@@ -39,6 +40,12 @@ export interface HistoryEntry extends BuildLabels {
   baseline: boolean;
   /** When it was accepted (`acceptInHistory`): the baseline starts here, older entries no longer count. */
   acceptedAt?: string;
+  /**
+   * What the runs measured (target, requests, scenarios, transport, connections, rate, planned
+   * length): a build that measured something else is not compared with this entry. Absent in
+   * entries stored before 1.x recorded it; those are compared on what their runs tell.
+   */
+  measured?: Measured;
   runs: StoredRun[];
 }
 
@@ -51,6 +58,11 @@ export interface AddToHistoryOptions extends BuildLabels {
   keep?: number;
   /** The time it is added at (default now). */
   addedAt?: Date;
+  /**
+   * Where `commit`, `branch` and `url` not given are read from (`ciLabels`: GitHub Actions, GitLab
+   * CI, Jenkins, ...): default `process.env`, as the CLI does; `{}` reads none.
+   */
+  env?: NodeJS.ProcessEnv;
 }
 
 const DEFAULT_KEEP = 100;
@@ -113,18 +125,21 @@ export async function addToHistory(
   const keep = options.keep ?? DEFAULT_KEEP;
   if (!Number.isInteger(keep) || keep < 1) throw new SalvoRangeError(`keep must be a whole number of entries, at least 1; got ${String(keep)}`, { option: 'keep', value: keep });
   const addedAt = (options.addedAt ?? new Date()).toISOString();
-  const commit = options.commit?.slice(0, 12).replace(/[^A-Za-z0-9]/g, '') || 'local';
+  const ci = ciLabels(options.env);
+  const labels = { commit: options.commit ?? ci.commit, branch: options.branch ?? ci.branch, url: options.url ?? ci.url };
+  const commit = labels.commit?.slice(0, 12).replace(/[^A-Za-z0-9]/g, '') || 'local';
   const id = `${addedAt.replace(/[-:]/g, '')}-${commit}-${randomBytes(4).toString('hex')}`;
   const entry: HistoryEntry = {
     format: HISTORY_FORMAT,
     testId,
     id,
     addedAt,
-    ...(options.commit !== undefined ? { commit: options.commit } : {}),
-    ...(options.branch !== undefined ? { branch: options.branch } : {}),
-    ...(options.url !== undefined ? { url: options.url } : {}),
+    ...(labels.commit !== undefined ? { commit: labels.commit } : {}),
+    ...(labels.branch !== undefined ? { branch: labels.branch } : {}),
+    ...(labels.url !== undefined ? { url: labels.url } : {}),
     ...(options.label !== undefined ? { label: options.label } : {}),
     baseline: options.baseline ?? true,
+    measured: measuredOf(results[0]!),
     runs: results.map(storedRun),
   };
   await mkdir(folder, { recursive: true });

@@ -17,15 +17,16 @@ function testcase(check: GateCheck, classname: string): string {
   const open = `    <testcase name="${xml(check.name)}" classname="${xml(classname)}" time="0"`;
   if (check.skipped === true) return `${open}>\n      <skipped message="${xml(check.message)}"/>\n    </testcase>`;
   if (check.passed) return `${open}>\n      <system-out>${xml(check.message)}</system-out>\n    </testcase>`;
-  const type = check.kind === 'thresholds' ? 'threshold' : 'regression';
+  const type = check.failure ?? (check.kind === 'thresholds' ? 'threshold' : 'regression');
   return `${open}>\n      <failure message="${xml(check.message)}" type="${type}">${xml(check.message)}</failure>\n    </testcase>`;
 }
 
 /**
  * The gate's outcome as JUnit XML, the format GitLab, Jenkins, Azure DevOps and GitHub's test
  * reporters read: per test id a `thresholds` suite (one test case per threshold of each run) and a
- * `regression` suite (one per compared metric, or one skipped case when the history was too short),
- * each failure with its numbers in the message.
+ * `regression` suite (one per compared metric; with no baseline, one skipped case whose message
+ * starts `warning:` and says why, or a failure of type `baseline` when one was required), each
+ * failure with its numbers in the message.
  */
 export function formatJUnit(outcomes: GateOutcome | readonly GateOutcome[], timestamp = new Date()): string {
   const list = Array.isArray(outcomes) ? (outcomes as readonly GateOutcome[]) : [outcomes as GateOutcome];

@@ -22,6 +22,10 @@ export interface GateCheck {
   passed: boolean;
   /** Nothing was judged (a history too short to compare with). */
   skipped?: boolean;
+  /** Something the reader must see though the check passed: no baseline was found. */
+  warning?: boolean;
+  /** `baseline`: the history had nothing to compare with and a baseline was required. */
+  failure?: 'baseline';
   /** The numbers, in a line. */
   message: string;
 }
@@ -42,8 +46,17 @@ export function gateChecks(outcome: GateOutcome): GateCheck[] {
     }
   });
   const comparison = outcome.comparison;
-  if (comparison?.skipped !== undefined) {
-    checks.push({ kind: 'regression', name: 'history', passed: true, skipped: true, message: comparison.skipped });
+  const missing = comparison?.noBaseline;
+  if (missing !== undefined && comparison!.requireBaseline === true) {
+    checks.push({ kind: 'regression', name: 'history', passed: false, failure: 'baseline', message: `${missing.code}: ${missing.message}; a baseline is required` });
+  } else if (missing !== undefined) {
+    checks.push({ kind: 'regression', name: 'history', passed: true, skipped: true, warning: true, message: `warning: ${missing.code}: ${missing.message}` });
+  } else if (comparison?.skipped !== undefined) {
+    checks.push({ kind: 'regression', name: 'history', passed: true, skipped: true, warning: true, message: `warning: ${comparison.skipped}` });
+  }
+  for (const [index, earlier] of (comparison?.remeasured ?? []).entries()) {
+    const which = index === 0 ? 'the first measurement' : `measurement ${index + 1}`;
+    checks.push({ kind: 'regression', name: `measurement ${index + 1}`, passed: true, message: `${which} regressed (${earlier.regressed.join('; ')}), so the build was measured again; the verdict is the last measurement's` });
   }
   for (const metric of comparison?.metrics ?? []) {
     const against = `${comparison!.runs.candidate} runs against ${comparison!.runs.baseline} runs of ${comparison!.baseline.length} builds`;

@@ -6,14 +6,12 @@ import { ProcessSource } from './process-source.js';
 import { PrometheusSource } from './prometheus-source.js';
 import type { ByteCounts, MonitorSource, Reading } from './reading.js';
 import { serverSecond } from '../stats/server.js';
+import { sameProcess } from './same-process.js';
 
 /** The `result.warnings` code raised when a monitored source did not answer. */
 export const MONITOR_UNAVAILABLE = 'MONITOR_UNAVAILABLE';
 /** A read not back by then is abandoned (the next second's is due): a monitor never waits on a slow source. */
 const READ_TIMEOUT_MS = 800;
-/** How far apart two readings of one process may be: prom-client rounds its start time, /proc counts CPU in 10 ms ticks. */
-const SAME_START_SECONDS = 2;
-const SAME_CPU_SECONDS = 0.05;
 /** A run that ends this close to its last sample ends on that sample. */
 const END_SLACK_MS = 20;
 
@@ -70,7 +68,7 @@ export class ServerMonitor {
       const atMs = wallClockMs();
       try {
         const reading = await watched.source.read(READ_TIMEOUT_MS);
-        watched.readings[index] = { atMs, ...reading };
+        watched.readings[index] = { atMs, ...reading, readMs: [atMs, wallClockMs()] };
       } catch (error) {
         watched.error ??= { sample: index, message: error instanceof Error ? error.message : String(error) };
       }
@@ -138,24 +136,14 @@ export class ServerMonitor {
 
   /**
    * A pid that is also a metrics page's process (prom-client's): the page's source, which is counted
-   * and this one not. The same process has the same start time (prom-client's in whole seconds) and
-   * the same CPU whenever both are read at once; two processes drift apart under load.
+   * and this one not (see `sameProcess` for the rule).
    */
   #sameProcess({ source, readings }: Watched): { sameProcessAs?: string } {
     if (!(source instanceof ProcessSource)) return {};
+    const cores = coresOf(readings).cores ?? 1;
     for (const other of this.#watched) {
       if (other.source instanceof ProcessSource || other.source.scope !== 'process') continue;
-      let both = 0;
-      const same = readings.every((reading, i) => {
-        const theirs = other.readings[i];
-        if (reading === undefined || theirs === undefined) return true;
-        if (reading.processStartS === undefined || theirs.processStartS === undefined || reading.cpuSeconds === undefined || theirs.cpuSeconds === undefined) return false;
-        both++;
-        // Read a few ms apart (a busy app answers its scrape late): a core's worth of CPU in between.
-        const cpu = Math.abs(reading.cpuSeconds - theirs.cpuSeconds) <= SAME_CPU_SECONDS + (2 * Math.abs(reading.atMs - theirs.atMs)) / 1000;
-        return cpu && Math.abs(reading.processStartS - theirs.processStartS) <= SAME_START_SECONDS;
-      });
-      if (same && both > 0) return { sameProcessAs: other.source.name };
+      if (sameProcess(readings, other.readings, cores)) return { sameProcessAs: other.source.name };
     }
     return {};
   }

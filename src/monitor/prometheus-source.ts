@@ -39,7 +39,7 @@ function sum(family: MetricFamily | undefined, keep: (labels: Record<string, str
 export function readMetrics(text: string, devices: readonly string[] | undefined): { scope: 'process' | 'machine'; reading: Omit<Reading, 'atMs'> } {
   const families = new Map(parse(text).map((family) => [family.name, family]));
   const reading: Omit<Reading, 'atMs'> = {};
-  const set = (field: Exclude<keyof Reading, 'atMs' | 'ownBytes'>, value: number | undefined) => {
+  const set = (field: Exclude<keyof Reading, 'atMs' | 'ownBytes' | 'readMs'>, value: number | undefined) => {
     if (value !== undefined && Number.isFinite(value)) reading[field] = value;
   };
   const cpu = families.get('node_cpu_seconds_total');

@@ -2,6 +2,8 @@
 export interface Reading {
   /** Wall-clock instant the reading stands for, epoch ms. */
   atMs: number;
+  /** When the read began and ended, epoch ms: the source read its counters somewhere in between. */
+  readMs?: [number, number];
   cpuSeconds?: number;
   rssBytes?: number;
   receivedBytes?: number;

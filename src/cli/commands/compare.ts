@@ -27,8 +27,9 @@ const USAGE = `usage: salvo compare BASELINE.json CANDIDATE.json [flags]
 Is the candidate faster than the baseline? Compares repeated runs with Welch's t-test, one run one
 sample, and prints improvement, confidence (* p<0.05, ** p<0.01, *** p<0.001) and accuracy per metric.
 Each side is a saved result (salvo --json), a JSON array of them, a directory of such files, or the
-JSON of a previous salvo compare --json; at least 2 runs a side. Two URLs are load-tested
-alternately with the load flags, -n times each.
+JSON of a previous salvo compare --json. One run a side shows each change but cannot be tested
+for significance (exit 0; --fail needs at least 2 a side). Two URLs are load-tested alternately
+with the load flags, -n times each.
 
 flags:
 ${flagsHelp(COMPARE_FLAGS)}
@@ -63,12 +64,7 @@ async function readRuns(path: string, side: 'baseline' | 'candidate'): Promise<L
     }
     runs.push(...(found as LoadResult[]));
   }
-  if (runs.length < 2) {
-    throw new UsageError(
-      `${side} has ${runs.length} run (${path}): a comparison needs at least 2 runs a side, since one run has no spread to test against; ` +
-        'save several runs (salvo URL --json > runs/1.json, ...) and give the directory, or compare two URLs with -n',
-    );
-  }
+  if (runs.length === 0) throw new UsageError(`${side} has no runs (${path})`);
   return runs;
 }
 
@@ -166,7 +162,14 @@ export const compareCommand: Command = {
     } else if (!isUrl(first) && !isUrl(second)) {
       const baseline = await readRuns(first, 'baseline');
       const candidate = await readRuns(second, 'candidate');
-      output = { baseline, candidate, comparison: compareResults(baseline, candidate, metrics) };
+      const single = baseline.length < 2 || candidate.length < 2;
+      if (single && failOn !== undefined) {
+        throw new UsageError(
+          `--fail needs at least 2 runs a side to judge a change (one run has no spread to test against); got ${baseline.length} baseline and ${candidate.length} candidate; ` +
+            'save several runs (salvo URL --json > runs/1.json, ...) and give the folders, or compare two URLs with -n',
+        );
+      }
+      output = { baseline, candidate, comparison: compareResults(baseline, candidate, { ...metrics, allowOneRun: single }) };
     } else {
       throw new UsageError('compare two result files or two URLs, not one of each');
     }

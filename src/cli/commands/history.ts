@@ -4,6 +4,7 @@ import {
 } from '../../index.js';
 import { checkWritable, EXIT, parseFlags, readResultFile, UsageError, writeOutput, type Command, type CommandIO, type ParsedFlags } from '../command.js';
 import { confidenceFlag, integerFlag, marginFlags } from '../flag-values.js';
+import { usableStepSummary } from '../step-summary.js';
 import { flagsHelp, type Flag } from '../load-flags.js';
 
 const HISTORY_FLAGS = {
@@ -13,6 +14,7 @@ const HISTORY_FLAGS = {
   confidence: { type: 'string', value: '*|**|***', help: 'compare: how sure a regression must be (default **)' },
   entries: { type: 'string', value: 'N', help: 'compare: baseline entries to compare with (default 10)' },
   add: { type: 'boolean', help: 'compare: also add the runs (to the baseline only when they passed)' },
+  'require-baseline': { type: 'boolean', help: 'compare: exit 7 when there is nothing to compare with (no folder, no such --id, < 2 runs) instead of passing with a warning' },
   keep: { type: 'string', value: 'N', help: 'add: entries kept per test id, the oldest deleted (default 100)' },
   label: { type: 'string', value: 'TEXT', help: 'add: a label for the entry (a version, a pull request)' },
   commit: { type: 'string', value: 'SHA', help: 'add: the commit (default $GITHUB_SHA, $CI_COMMIT_SHA, ...)' },
@@ -38,7 +40,13 @@ it is significantly worse (at --confidence) by more than its margin. accept move
 to an entry (a slowdown that was meant): older entries no longer count. trend draws every build's
 metrics, the baseline and the builds that regressed.
 
-exit status: 0 passed; 1 a threshold of a run failed; 3 a metric regressed; 2 bad flags or files.
+With no baseline (no DIR, no TEST in it, fewer than 2 baseline runs) compare passes with a warning
+that says which (on stderr, in the summary and in the JUnit file); --require-baseline makes it fail.
+A history of another target or load shape (path, requests, scenarios, transport, connections, rate,
+duration or amount) is not compared: exit 2, saying what differs.
+
+exit status: 0 passed; 1 a threshold of a run failed; 3 a metric regressed; 7 no baseline and
+--require-baseline; 2 bad flags or files, or a history of something else.
 
 flags:
 ${flagsHelp(HISTORY_FLAGS)}
@@ -82,6 +90,7 @@ async function compare(values: HistoryFlags, positionals: string[], io: CommandI
     return { title: report.slice(0, equals), href: report.slice(equals + 1) };
   });
   for (const [flag, path] of [['--junit', values.junit], ['--summary', values.summary]] as const) if (path !== undefined) await checkWritable(flag, path);
+  const stepSummary = await usableStepSummary(values.summary, io);
   const entries = values.entries === undefined ? {} : { entries: integerFlag('--entries', values.entries, 1) };
   const gated = margins(values.fail);
   const candidate = await results(positionals, 'compare');
@@ -90,19 +99,28 @@ async function compare(values: HistoryFlags, positionals: string[], io: CommandI
     margins: gated,
     ...entries,
     ...confidence,
+    ...(values['require-baseline'] === true ? { requireBaseline: true } : {}),
   });
+  if (comparison.noBaseline !== undefined) {
+    io.stderr.write(`salvo history: ${comparison.requireBaseline === true ? 'error' : 'warning'}: ${comparison.noBaseline.message}\n`);
+  }
   const outcome: GateOutcome = { testId: id, results: candidate, comparison, reports };
   const thresholdsFailed = candidate.some((result) => !result.ok);
   if (values.add === true) {
-    const entry = await addToHistory(dir, id, candidate, { ...labels(values), baseline: comparison.ok && !thresholdsFailed });
+    // A build with nothing to compare with did not regress: it joins the baseline (else a required one never starts).
+    const regressed = !comparison.ok && comparison.noBaseline === undefined;
+    const entry = await addToHistory(dir, id, candidate, { ...labels(values), baseline: !regressed && !thresholdsFailed });
     io.stderr.write(`salvo history: added ${entry.id}${entry.baseline ? '' : ' (not to the baseline: it failed; salvo history accept takes it in)'}\n`);
   }
   if (values.junit !== undefined) await writeOutput(values.junit, formatJUnit(outcome), io);
   const summary = formatSummary(outcome);
-  const written = await writeSummary(summary, values.summary);
-  if (written !== undefined) io.stderr.write(`salvo history: summary written to ${written}\n`);
+  if (values.summary !== undefined || stepSummary) {
+    const written = await writeSummary(summary, values.summary);
+    if (written !== undefined) io.stderr.write(`salvo history: summary written to ${written}\n`);
+  }
   io.stdout.write(values.json === true ? `${JSON.stringify(comparison, null, 2)}\n` : summary);
   if (thresholdsFailed) return EXIT.failed;
+  if (comparison.noBaseline !== undefined && comparison.requireBaseline === true) return EXIT.noBaseline;
   return comparison.ok ? EXIT.ok : EXIT.regressed;
 }
 

@@ -4,6 +4,7 @@ import { checkWritable, EXIT, runExitStatus, writeOutput, type Command } from '.
 import { ProgressLine } from '../progress-line.js';
 import { parseRunFlags, RUN_USAGE, withPlannedLength } from '../run-flags.js';
 import { importLoadFile, overrideWithFlags } from '../load-file.js';
+import { usableStepSummary } from '../step-summary.js';
 
 function version(): string {
   // The package's own package.json, by self-reference: the same from src/ under tsx and from dist/.
@@ -36,6 +37,8 @@ export const runCommand: Command = {
     for (const [flag, path] of [['--html', invocation.html], ['--junit', invocation.junit], ['--summary', invocation.summary]] as const) {
       if (path !== undefined) await checkWritable(flag, path);
     }
+    // In a GitHub Actions step the verdict goes to the step's summary page whether or not --summary is given.
+    const stepSummary = await usableStepSummary(invocation.summary, io);
     const progress = invocation.quiet ? undefined : new ProgressLine(io.stderr, invocation);
     const controller = new AbortController();
     const interrupt = () => {
@@ -60,7 +63,7 @@ export const runCommand: Command = {
     }
     const outcome = { testId: result.url, results: [result], ...(invocation.html === undefined ? {} : { reports: [{ title: 'report', href: invocation.html }] }) };
     if (invocation.junit !== undefined) await writeOutput(invocation.junit, formatJUnit(outcome), io);
-    if (invocation.summary !== undefined) await writeSummary(formatSummary(outcome), invocation.summary);
+    if (invocation.summary !== undefined || stepSummary) await writeSummary(formatSummary(outcome), invocation.summary);
     if (controller.signal.aborted) {
       io.stderr.write(`salvo: interrupted: the result above covers ${(result.durationMs / 1000).toFixed(1)} s of the run, not all of it\n`);
       return EXIT.interrupted;
