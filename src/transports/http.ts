@@ -272,8 +272,14 @@ class HttpTransport implements Transport<HttpRequest> {
    * with its listeners taken off first, since the lane may send its next request from `onResponse`.
    */
   endEarly(lane: Lane, state: HttpLane): void {
+    if (!this.#detach(state)) return;
+    this.finishWith(lane, state);
+  }
+
+  /** Destroys the lane's request with its listeners taken off first: the sink may send the lane's next request at once. */
+  #detach(state: HttpLane): boolean {
     const request = state.request;
-    if (request === undefined) return;
+    if (request === undefined) return false;
     state.request = undefined;
     const response = state.response;
     state.response = undefined;
@@ -282,7 +288,7 @@ class HttpTransport implements Transport<HttpRequest> {
       emitter?.on('error', ignore);
     }
     request.destroy();
-    this.finishWith(lane, state);
+    return true;
   }
 
   fail(lane: Lane, state: HttpLane, code: string): void {
@@ -314,11 +320,7 @@ class HttpTransport implements Transport<HttpRequest> {
 
   cancel(lane: Lane, code: string): void {
     const state = this.#lanes.get(lane.id);
-    const request = state?.request;
-    if (state === undefined || request === undefined) return;
-    state.request = undefined;
-    state.response = undefined;
-    request.destroy();
+    if (state === undefined || !this.#detach(state)) return;
     this.#sink.onError(lane, code, !state.written && !lane.retried);
   }
 
