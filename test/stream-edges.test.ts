@@ -100,3 +100,52 @@ for (const transport of ['net', 'undici', 'http', 'h2'] as TransportName[]) {
     t.equal(cut.stream!.events, 3, 'the events before the stall were counted');
   });
 }
+
+/** `/json`: a plain JSON answer; `/sse`: five events of `{ text, t }` (t `aheadMs` in the future) and the body's end. */
+async function mixedServer(t: Test, aheadMs = 0, h2 = false) {
+  const handler = (request: http.IncomingMessage | http2.Http2ServerRequest, response: http.ServerResponse | http2.Http2ServerResponse): void => {
+    if (request.url === '/json') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"id":1,"choices":[{"message":{"content":"hi"}}]}');
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    let body = '';
+    for (let i = 0; i < 5; i++) body += `data: ${JSON.stringify({ text: `t${i}`, t: Date.now() + aheadMs })}\n\n`;
+    response.end(body);
+  };
+  const s = h2 ? http2.createServer(handler) : http.createServer(handler);
+  s.listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  t.teardown(() => void s.close());
+  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+}
+
+for (const transport of ['net', 'undici', 'http', 'h2'] as TransportName[]) {
+  t.test(`${transport}: quiet wrong numbers are gone: per-stream means, zero gaps, a clock ahead, runs that measured nothing`, async (t) => {
+    const base = await mixedServer(t, 0, transport === 'h2');
+    // A sequence of a JSON step and a streamed step: the JSON answers are no 0-event streams.
+    const mixed = await runLoad({ url: base, transport, connections: 1, amount: 10, requests: [{ path: '/json' }, { path: '/sse' }], stream: { format: 'sse' } });
+    t.equal(mixed.stream!.streams, 5, 'the five streamed answers are the streams');
+    t.equal(mixed.stream!.eventsPerStream, 5, 'five events each (not 2.5 over ten responses)');
+    // Five events written in one go arrive in one read: their gaps are 0, and so is the minimum.
+    t.equal(mixed.stream!.gap.p50, 0);
+    t.equal(mixed.stream!.gap.min, 0, 'gap.min is 0, not 9,007,199,254,740.99');
+
+    const json = await runLoad({ url: `${base}/json`, transport, connections: 1, amount: 3, stream: { format: 'sse' }, thresholds: { 'stream.ttft.p99': '< 100' } });
+    t.equal(json.stream!.events, 0);
+    t.match(json.warnings.find((w) => w.code === 'STREAM_NO_EVENTS')?.message ?? '', /3 responses had no event with format 'sse'.*JSON endpoint/, 'SSE against a JSON endpoint is named');
+    t.match(json.thresholds![0]!.message ?? '', /needs stream\.tokens/, 'a TTFT threshold without tokens says why it has no value');
+    t.equal(json.thresholds![0]!.passed, false);
+
+    const untouched = await runLoad({ url: `${base}/sse`, transport, connections: 1, amount: 3, stream: { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content' } });
+    t.equal(untouched.stream!.events, 15);
+    t.match(untouched.warnings.find((w) => w.code === 'STREAM_NO_TOKENS')?.message ?? '', /'choices\.0\.delta\.content' found no token in 15 events/);
+    t.match(untouched.warnings.find((w) => w.code === 'STREAM_UNTIL_NEVER')?.message ?? '', /'\[DONE\]' matched no event of 3 streams/);
+
+    const ahead = await mixedServer(t, 500, transport === 'h2');
+    const skewed = await runLoad({ url: `${ahead}/sse`, transport, connections: 1, amount: 2, stream: { format: 'sse', timestamp: { field: 't' } }, thresholds: { 'stream.delivery.p99': '< 100' } });
+    t.equal(skewed.stream!.delivery!.max, 0, 'deliveries from a clock 500 ms ahead are counted as 0');
+    t.match(skewed.warnings.find((w) => w.code === 'CLOCK_SKEW')?.message ?? '', /10 events arrived up to \d+\.\d ms before the time they carry/, 'and said so');
+  });
+}

@@ -336,6 +336,7 @@ export class Engine implements TransportSink, Exchanges {
       if (this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now, this.#nameOf[lane.requestIndex]);
       else this.#recorder.recordUnfinished(this.#nameOf[lane.requestIndex]);
     }
+    this.#stream?.warnClock();
     const down = this.#downServer?.warning();
     if (down !== undefined) this.onWarning(down.code, down.message);
     for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);

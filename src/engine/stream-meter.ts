@@ -14,6 +14,11 @@ export const STREAM_FUNCTION_FAILED = 'STREAM_FUNCTION_FAILED';
  */
 export const UNTIL_DRAIN_MS = 100;
 
+/** The warning of deliveries that came out negative, as WebSocket timestamps have it: the clocks disagree. */
+const CLOCK_SKEW = 'CLOCK_SKEW';
+/** A delivery below this (ms) is more than the timestamps' own rounding: the server's clock is ahead. */
+const SKEW_MS = -1;
+
 /** Closes a connection whose body went on past `UNTIL_DRAIN_MS` after `until`; a request pipelined behind it fails with it. */
 export const STREAM_UNTIL_CLOSED = 'STREAM_UNTIL_CLOSED';
 
@@ -56,6 +61,9 @@ export class StreamMeter {
   /** The clock for the piece of body being framed; 0 until an event needs it. */
   #now = 0;
   readonly #live: boolean;
+  /** Measured events that arrived over `SKEW_MS` before their own timestamp, and the most negative delivery. */
+  #skewed = 0;
+  #mostNegativeMs = 0;
 
   constructor(
     planned: PlannedStream,
@@ -177,6 +185,8 @@ export class StreamMeter {
     const tokens = this.#tokens[id]!;
     const tpot = tokens > 1 ? (endedAt - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
     const events = this.#streams[id]!.events;
+    // A body with no event that `until` did not end either (a JSON step of a sequence) is no stream: it would dilute the per-stream means.
+    if (events === 0 && untilAt === 0) return;
     const duration = events > 0 ? endedAt - this.#firstAt[id]! : -1;
     recorder.recordStream(endedAt, events, tokens, duration, tpot, untilAt !== 0);
     this.#named?.[this.#nameOf[lane.requestIndex]!]!.recordStream(endedAt, events, tokens, duration, tpot, untilAt !== 0);
@@ -253,7 +263,12 @@ export class StreamMeter {
     if (planned.timestampField !== undefined) {
       const sentAt = (jsonOf() as Record<string, unknown> | undefined)?.[planned.timestampField];
       if (typeof sentAt === 'number') {
-        deliveryMs = Math.max(0, performance.timeOrigin + now - sentAt);
+        deliveryMs = performance.timeOrigin + now - sentAt;
+        if (deliveryMs < SKEW_MS && recorder !== undefined) {
+          this.#skewed++;
+          this.#mostNegativeMs = Math.min(this.#mostNegativeMs, deliveryMs);
+        }
+        deliveryMs = Math.max(0, deliveryMs);
         recorder?.recordDelivery(deliveryMs);
         named?.recordDelivery(deliveryMs);
       }
@@ -272,6 +287,14 @@ export class StreamMeter {
       this.#tokens[id] = this.#tokens[id]! + count;
     }
     return true;
+  }
+
+  /** Warns `CLOCK_SKEW` when a measured event arrived clearly before the send time it carries (its delivery counted as 0). */
+  warnClock(): void {
+    if (this.#skewed === 0) return;
+    this.#warn(CLOCK_SKEW, `${this.#skewed} events arrived up to ${(-this.#mostNegativeMs).toFixed(1)} ms before the time they carry (stream.timestamp): ` +
+      "the server's clock is ahead of this machine's, so stream.delivery is off by about as much (those were counted as 0). " +
+      'Synchronise the clocks (NTP, chrony), or run salvo on the same machine as the server.');
   }
 
   /** The user's function, its failure counted as `fallback` and told once as a warning. */
