@@ -135,7 +135,8 @@ export class Engine implements TransportSink, Exchanges {
     } else {
       const started = this.#lanes.filter((lane) => lane.id % pipelining < usable && lane.connection < this.#loop.active);
       if (this.#plan.amount !== undefined && this.#plan.ramps !== 'connections') this.#downServer = new DownServer(started.length, this.#lanes.length);
-      for (const lane of this.#lanes) if (lane.id % pipelining < usable) this.#next(lane, now);
+      // Each timed from its own send: the last of the first wave goes out after the others were written.
+      for (const lane of this.#lanes) if (lane.id % pipelining < usable) this.#next(lane, Math.max(now, performance.now()));
     }
   }
 
