@@ -26,20 +26,21 @@ for (const transport of ['net', 'undici', 'http', 'h2'] as TransportName[]) {
       t.equal(result.errors.total, 0, 'no errors');
       t.equal(stream.streams, AMOUNT);
       t.equal(stream.ended, AMOUNT, 'every stream ended at [DONE]');
-      t.equal(stream.events, AMOUNT * (EVENTS + 1), 'every event counted, [DONE] included');
+      t.equal(stream.events, AMOUNT * EVENTS, 'every event counted, the [DONE] marker not');
       t.equal(applied.events, AMOUNT * EVENTS);
+      // The body ends right after [DONE]: read to its end, each connection carries the next stream.
+      t.equal(applied.connections, 2, 'the server saw two connections for twelve streams');
       t.equal(stream.outputTokens, AMOUNT * EVENTS, 'one token per chunk, none for [DONE]');
       t.equal(stream.outputTokensPerStream, EVENTS);
       // The server's timer counts from libuv's loop time, read before the request was: it can fire a fraction of a ms early.
       t.ok(stream.firstEvent.min >= DELAY_MS - 1, `first event never before the server's delay (${stream.firstEvent.min} ms)`);
       timing.hostKept(applied.firstEventMs < DELAY_MS + 3, `the host let the server keep its delay (${applied.firstEventMs.toFixed(3)} ms)`);
-      // salvo's own parser to 1 ms; undici's and node:http's receive paths to 3 (2 failed six runs in six at
-      // load 8-12: 33.0 against 30.5 ms). Taking the head or the body's end for the first event is 30 ms off.
-      const tolerance = transport === 'net' || transport === 'h2' ? 1 : 3;
+      // A loaded host adds a few ms to any read; taking the head for the first event is 30 ms early
+      // (the mean claim), the body's end 60 ms late. A new connection per stream is the count above.
+      const tolerance = 5;
       timing.ok(stream.firstEvent.mean >= applied.firstEventMs - 0.1, `first event mean ${stream.firstEvent.mean.toFixed(3)} ms not below the server's ${applied.firstEventMs.toFixed(3)} ms`);
       timing.ok(stream.firstEvent.p50 - applied.firstEventMs < tolerance, `first event p50 ${stream.firstEvent.p50} ms within ${tolerance} ms of the server's ${applied.firstEventMs.toFixed(3)} ms`);
       timing.ok(Math.abs(stream.ttft!.mean - stream.firstEvent.mean) < 0.01, 'TTFT is the first event: it carries a token');
-      // The gaps include the one before [DONE], which the server writes an interval after the last token.
       timing.ok(Math.abs(stream.gap.mean - applied.gapMs) < 1, `gap mean ${stream.gap.mean.toFixed(3)} ms within 1 ms of the server's ${applied.gapMs.toFixed(3)} ms`);
       timing.ok(Math.abs(stream.itl!.mean - applied.gapMs) < 1, `ITL mean ${stream.itl!.mean.toFixed(3)} ms within 1 ms of it`);
       // From the server's wall clock (another process's performance.timeOrigin) to this one's.
@@ -84,10 +85,10 @@ t.test('chunks, a function until, and workers merged exactly (mergeResults too)'
   t.equal(chunks.stream!.ended, 3);
   t.equal(calls, 12, 'the function saw every event');
   const split = await runLoad({ url: server.url, connections: 4, workers: 2, amount: 8, stream: { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content' } });
-  t.equal(split.stream!.events, 8 * 4);
+  t.equal(split.stream!.events, 8 * 3, 'three events a stream, the marker not counted');
   t.equal(split.stream!.outputTokens, 8 * 3);
   const merged = mergeResults([split, split]);
-  t.equal(merged.stream!.events, 2 * 8 * 4, 'mergeResults adds the events');
+  t.equal(merged.stream!.events, 2 * 8 * 3, 'mergeResults adds the events');
   t.equal(merged.stream!.firstEvent.max, split.stream!.firstEvent.max, 'and the histograms: the max stays');
   t.equal(merged.stream!.outputTokens, 2 * 8 * 3);
 });
@@ -113,7 +114,7 @@ t.test('per request name: each name\'s streams, adding up to the run, and merged
   t.equal(chat.streams + other.streams, 10);
   t.equal(chat.events + other.events, result.stream!.events, 'the names add up to the run');
   t.equal(chat.outputTokens! + other.outputTokens!, 10 * 2);
-  t.equal(chat.events, chat.streams * 3);
+  t.equal(chat.events, chat.streams * 2);
   const merged = mergeResults([result, result]);
   t.equal(merged.byName!.chat!.stream!.events, 2 * chat.events, 'mergeResults merges each name\'s streams');
   const compared = compareResults([result, result], [result, result]).rows.map((row) => row.metric);
@@ -126,16 +127,16 @@ t.test('the per-stream means count ended streams only: a duration run ends with 
   const result = await runLoad({ url: server.url, connections: 3, workers: 2, duration: '1s', requests: [{ name: 'a' }, { name: 'b' }], stream: { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content' } });
   const stream = result.stream!;
   t.ok(stream.streams > 10, `${stream.streams} streams ended`);
-  t.equal(stream.eventsPerStream, 9, 'each ended stream had 8 tokens and [DONE]');
+  t.equal(stream.eventsPerStream, 8, 'each ended stream had 8 tokens; [DONE] is no event');
   t.equal(stream.outputTokensPerStream, 8);
   t.ok(stream.outputTokens! >= stream.streams * 8, `the totals count every token received (${stream.outputTokens} for ${stream.streams} ended streams)`);
-  t.ok(stream.events >= stream.streams * 9);
+  t.ok(stream.events >= stream.streams * 8);
   for (const name of ['a', 'b']) {
-    t.equal(result.byName![name]!.stream!.eventsPerStream, 9, `${name}: ended streams only`);
+    t.equal(result.byName![name]!.stream!.eventsPerStream, 8, `${name}: ended streams only`);
     t.equal(result.byName![name]!.stream!.outputTokensPerStream, 8);
   }
   const merged = mergeResults([result, result]);
-  t.equal(merged.stream!.eventsPerStream, 9, 'mergeResults keeps it exact');
+  t.equal(merged.stream!.eventsPerStream, 8, 'mergeResults keeps it exact');
   t.equal(merged.stream!.outputTokensPerStream, 8);
   t.equal(merged.byName!.a!.stream!.outputTokensPerStream, 8);
   t.equal(merged.stream!.outputTokens, 2 * stream.outputTokens!);

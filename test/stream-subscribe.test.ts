@@ -1,4 +1,8 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
+import { runExitStatus } from '../src/cli/command.js';
 import { compareResults, formatResult, mergeResults, runLoad } from '../src/index.js';
 import type { TransportName } from '../src/shared/terms.js';
 import { inSomeRun } from './fixtures/timing.js';
@@ -146,4 +150,39 @@ t.test('options a subscription has no use for are refused by name', async (t) =>
   await t.rejects(runLoad({ url, stream: sse, amount: 10 }), { code: 'SALVO_INVALID_OPTION', option: 'amount' });
   await t.rejects(runLoad({ url, stream: sse, pipelining: 2 }), { code: 'SALVO_INVALID_OPTION', option: 'pipelining' });
   await t.rejects(runLoad({ url, stream: sse, requests: [{ path: '/a' }, { path: '/b' }] }), { code: 'SALVO_INVALID_OPTION', option: 'requests' });
+});
+
+/** Python's http.server streaming SSE for ever, in a child process; its URL. */
+async function pythonSse(t: Test, intervalMs: number): Promise<string> {
+  const child = spawn('python3', [fileURLToPath(new URL('./fixtures/python-sse-server.py', import.meta.url)), String(intervalMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  t.teardown(() => child.stdin.end());
+  const [line] = (await once(child.stdout, 'data')) as [Buffer];
+  return `http://127.0.0.1:${line.toString().trim()}/events`;
+}
+
+t.test('a healthy subscription run is a success: ok, exit 0, and a summary that says what it held', async (t) => {
+  const python = await pythonSse(t, 20);
+  for (const transport of ['net', 'undici', 'http'] as TransportName[]) {
+    const result = await runLoad({ url: python, transport, connections: 3, duration: 600, stream: { format: 'sse', subscribe: true } });
+    const { events, subscriptions } = result.stream!;
+    t.equal(subscriptions!.subscribed, 3, `${transport}: three subscriptions held`);
+    t.equal(subscriptions!.open, 3);
+    t.equal(result.requests.completed, 0, 'none ended: the server streams for ever');
+    t.ok(events > 3 * 10, `${transport}: ${events} events received`);
+    t.equal(result.ok, true, `${transport}: ok`);
+    t.same(result.warnings.map((w) => w.code).filter((code) => code === 'NO_SUCCESS' || code === 'MOSTLY_FAILED'), [], 'no NO_SUCCESS');
+    t.equal(runExitStatus(result), 0, 'the command would exit 0');
+    const summary = formatResult(result);
+    t.notMatch(summary, /no responses/);
+    t.match(summary, /no subscription ended: 3 held open to the end/);
+  }
+  const sse = await server(t, { events: 1000, intervalMs: 10, h2: true });
+  const h2 = await runLoad({ url: `${sse.url}/feed`, transport: 'h2', connections: 2, duration: 500, stream: { format: 'sse', subscribe: true } });
+  t.equal(h2.stream!.subscriptions!.open, 2);
+  t.equal(h2.ok, true, 'h2: ok');
+  t.equal(runExitStatus(h2), 0);
+  // Nothing held is still no success.
+  const refused = await runLoad({ url: 'http://127.0.0.1:1/events', connections: 1, duration: 300, stream: { format: 'sse', subscribe: true } });
+  t.equal(refused.ok, false, 'a run that held no subscription is no success');
+  t.ok(refused.warnings.some((w) => w.code === 'NO_SUCCESS'));
 });

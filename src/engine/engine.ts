@@ -15,7 +15,7 @@ import { DownServer } from './down-server.js';
 import { openAhead } from './open-ahead.js';
 import { planSchedule } from '../runner/schedule.js';
 import { addWarning, type Warning } from '../shared/warnings.js';
-import { StreamMeter } from './stream-meter.js';
+import { StreamMeter, STREAM_UNTIL_CLOSED } from './stream-meter.js';
 import { transportConfig } from './transport-config.js';
 import { decodeDetails } from './body-decoder.js';
 
@@ -83,13 +83,15 @@ export class Engine implements TransportSink, Exchanges {
     this.#nameOf = Uint16Array.from(plan.requests, (request) => request.nameIndex);
     this.#namedPhases = plan.names.length > 1 ? plan.names.map(() => new PhaseRecorder()) : undefined;
     this.#phasesBy = [plan.warmupMs > 0 ? new PhaseRecorder() : this.#phases, this.#phases];
-    this.#transport = createTransport(transportConfig(plan, this.#phases, { captureResponses: this.#sequence.captureResponses, stream: plan.stream !== undefined }), this);
+    // After `until`, an HTTP/1.1 body is read to its end to keep the connection; the head's status completes one that does not end.
+    const drain = plan.transport !== 'h2' && (plan.stream?.until !== undefined || plan.stream?.untilFunction === true);
+    this.#transport = createTransport(transportConfig(plan, this.#phases, { captureResponses: this.#sequence.captureResponses, stream: plan.stream !== undefined, heads: drain }), this);
     this.#sequence.bind(this.#transport);
     this.#lanes = [];
     for (let connection = 0; connection < maxConnections; connection++) {
       for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
-    if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, { nameOf: this.#nameOf, count: plan.names.length }, (code, message) => this.onWarning(code, message), hooks.onSecond !== undefined);
+    if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, { nameOf: this.#nameOf, count: plan.names.length }, (code, message) => this.onWarning(code, message), hooks.onSecond !== undefined, drain);
     const schedule = planSchedule(plan);
     if (schedule !== undefined) this.#open = new OpenLoop(schedule, this.#lanes.length, this.#loop, { send: (lane, intendedAt, now) => this.#send(lane, intendedAt, now), stop: () => this.#run.stop(false) });
     this.tickMs = timeoutTickMs(plan.timeoutMs);
@@ -134,7 +136,8 @@ export class Engine implements TransportSink, Exchanges {
     } else {
       const started = this.#lanes.filter((lane) => lane.id % pipelining < usable && lane.connection < this.#loop.active);
       if (this.#plan.amount !== undefined && this.#plan.ramps !== 'connections') this.#downServer = new DownServer(started.length, this.#lanes.length);
-      for (const lane of this.#lanes) if (lane.id % pipelining < usable) this.#next(lane, now);
+      // Each timed from its own send: the last of the first wave goes out after the others were written.
+      for (const lane of this.#lanes) if (lane.id % pipelining < usable) this.#next(lane, Math.max(now, performance.now()));
     }
   }
 
@@ -266,6 +269,11 @@ export class Engine implements TransportSink, Exchanges {
     return this.#stream!.encoding(lane, contentEncoding);
   }
 
+  onHead(lane: Lane, status: number): boolean {
+    this.#stream!.head(lane, status);
+    return true;
+  }
+
   onSentMore(lane: Lane, bytes: number): void {
     lane.sentBytes += bytes;
     if (lane.measured && !this.#loop.stopped) this.#recorder.recordSentBytes(bytes, this.#nameOf[lane.requestIndex]);
@@ -277,6 +285,11 @@ export class Engine implements TransportSink, Exchanges {
   }
 
   onError(lane: Lane, code: string, unsent = false): void {
+    // A body that went on after `until`: its stream had ended, so the response completed.
+    if (code === STREAM_UNTIL_CLOSED && this.#stream!.overdue(lane, Infinity)) {
+      const { status, bytes } = this.#stream!.drained(lane);
+      return this.onResponse(lane, status, bytes);
+    }
     const now = performance.now();
     lane.busy = false;
     this.#loop.inFlight--;
@@ -305,8 +318,14 @@ export class Engine implements TransportSink, Exchanges {
 
   tick(now: number): void {
     const { timeoutMs } = this.#plan;
+    const stream = this.#stream;
     for (const lane of this.#lanes) {
-      if (lane.busy && now - lane.sentAt >= timeoutMs) this.#transport.cancel(lane, 'TIMEOUT');
+      if (!lane.busy) continue;
+      // A streamed response's timeout bounds the wait for its first event and each gap after it, not the whole answer.
+      if (stream === undefined) {
+        if (now - lane.sentAt >= timeoutMs) this.#transport.cancel(lane, 'TIMEOUT');
+      } else if (stream.overdue(lane, now)) this.#transport.cancel(lane, STREAM_UNTIL_CLOSED);
+      else if (now - stream.lastActivityAt(lane) >= timeoutMs) this.#transport.cancel(lane, 'TIMEOUT');
     }
     this.#loop.ramp(now, this.#measureAt);
   }
@@ -325,6 +344,7 @@ export class Engine implements TransportSink, Exchanges {
       if (this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now, this.#nameOf[lane.requestIndex]);
       else this.#recorder.recordUnfinished(this.#nameOf[lane.requestIndex]);
     }
+    this.#stream?.warnClock();
     const down = this.#downServer?.warning();
     if (down !== undefined) this.onWarning(down.code, down.message);
     for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);

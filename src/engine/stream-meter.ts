@@ -13,6 +13,20 @@ import { TokenRecorder } from '../stats/token-recorder.js';
 export const STREAM_FUNCTION_FAILED = 'STREAM_FUNCTION_FAILED';
 
 /**
+ * How long an HTTP/1.1 body may go on after `until` before its connection is closed: a server ends
+ * its body right after the marker, and reading to that end keeps the connection for the next request.
+ */
+export const UNTIL_DRAIN_MS = 100;
+
+/** The warning of deliveries that came out negative, as WebSocket timestamps have it: the clocks disagree. */
+const CLOCK_SKEW = 'CLOCK_SKEW';
+/** A delivery below this (ms) is more than the timestamps' own rounding: the server's clock is ahead. */
+const SKEW_MS = -1;
+
+/** Closes a connection whose body went on past `UNTIL_DRAIN_MS` after `until`; a request pipelined behind it fails with it. */
+export const STREAM_UNTIL_CLOSED = 'STREAM_UNTIL_CLOSED';
+
+/**
  * The `stream` option on the HTTP engine: each lane's response body goes through an event framer
  * as the transport receives it, and every event is timed against its lane's request. The clock is
  * read once per piece of body that completes an event (events framed from one read arrived
@@ -29,8 +43,13 @@ export class StreamMeter {
   readonly #firstTokenAt: Float64Array;
   readonly #lastTokenAt: Float64Array;
   readonly #tokens: Float64Array;
-  /** `until` ended the lane's stream. */
-  readonly #ended: Uint8Array;
+  /** When `until` ended the lane's stream (performance.now() ms); 0 while it has not. */
+  readonly #untilAt: Float64Array;
+  /** After `until`, HTTP/1.1 reads the body to its end (within `UNTIL_DRAIN_MS`) to keep the connection; HTTP/2 cancels the stream. */
+  readonly #drain: boolean;
+  /** The lane's response status and body bytes: a body that does not end after `until` completes with them when its connection closes. */
+  readonly #status: Uint16Array;
+  readonly #bodyBytes: Float64Array;
   readonly #readText: boolean;
   #recorder: StreamRecorder | undefined;
   /** With several request names, each name's own recorder (`byName[name].stream`), by name index. */
@@ -46,6 +65,9 @@ export class StreamMeter {
   /** The clock for the piece of body being framed; 0 until an event needs it. */
   #now = 0;
   readonly #live: boolean;
+  /** Measured events that arrived over `SKEW_MS` before their own timestamp, and the most negative delivery. */
+  #skewed = 0;
+  #mostNegativeMs = 0;
   /** Content-coded bodies, decoded before framing; each lane's framer as the decoder's output. */
   readonly #decoding: StreamDecoding;
   readonly #framers: Array<(data: Uint8Array, start: number, end: number) => boolean>;
@@ -63,7 +85,10 @@ export class StreamMeter {
     warn: (code: string, message: string) => void,
     /** Each second is read as it closes (`onProgress`, `outputs`): the run's recorder keeps its gaps, ITLs and deliveries. */
     live: boolean,
+    /** HTTP/1.1: read a body on after `until` rather than close its connection. */
+    drain = false,
   ) {
+    this.#drain = drain;
     this.#planned = planned;
     this.#live = live;
     this.#byArrival = planned.subscribe;
@@ -79,7 +104,9 @@ export class StreamMeter {
     this.#firstTokenAt = new Float64Array(n);
     this.#lastTokenAt = new Float64Array(n);
     this.#tokens = new Float64Array(n);
-    this.#ended = new Uint8Array(n);
+    this.#untilAt = new Float64Array(n);
+    this.#status = new Uint16Array(drain ? n : 0);
+    this.#bodyBytes = new Float64Array(drain ? n : 0);
     this.#decoding = new StreamDecoding(n);
     this.#framers = this.#streams.map((stream) => (data, start, end) => stream.push(data, start, end));
     this.#laneTokens = new StreamTokens(n);
@@ -108,7 +135,8 @@ export class StreamMeter {
     const id = lane.id;
     this.#streams[id]!.reset();
     this.#firstAt[id] = this.#lastAt[id] = this.#firstTokenAt[id] = this.#lastTokenAt[id] = this.#tokens[id] = 0;
-    this.#ended[id] = 0;
+    this.#untilAt[id] = 0;
+    if (this.#drain) this.#bodyBytes[id] = 0;
     this.#decoding.reset(id);
     this.#laneTokens.reset(id);
   }
@@ -138,36 +166,69 @@ export class StreamMeter {
     return this.#streams[lane.id]!.retryMs;
   }
 
-  /** Body bytes of `lane`'s response; false when `until` ended the stream. */
-  body(lane: Lane, data: Uint8Array, start: number, end: number): boolean {
-    this.#now = 0;
-    const id = lane.id;
-    if (this.#decoding.active(id)) return this.#decoding.push(id, data, start, end, this.#framers[id]!);
-    return this.#streams[id]!.push(data, start, end);
+  /** The head of `lane`'s response (asked for only to drain after `until`). */
+  head(lane: Lane, status: number): void {
+    if (this.#drain) this.#status[lane.id] = status;
   }
 
-  /** `lane`'s response ended at `now` (its body's end, or `until`); `measured`: it counts as completed. */
+  /** Body bytes of `lane`'s response; false to end it now (`until` on HTTP/2, or a body that went on too long after it). */
+  body(lane: Lane, data: Uint8Array, start: number, end: number): boolean {
+    const id = lane.id;
+    if (this.#drain) this.#bodyBytes[id] = this.#bodyBytes[id]! + end - start;
+    const untilAt = this.#untilAt[id]!;
+    // What follows the marker is not framed: read on only while the server is ending its body.
+    if (untilAt !== 0) return performance.now() - untilAt < UNTIL_DRAIN_MS;
+    this.#now = 0;
+    if (this.#decoding.active(id)) {
+      if (this.#decoding.push(id, data, start, end, this.#framers[id]!)) return true;
+      // Stopped by `until` (read on as below), or by bytes that were not valid for the coding (ended now).
+      return this.#drain && this.#decoding.failure(id) === undefined;
+    }
+    return this.#streams[id]!.push(data, start, end) || this.#drain;
+  }
+
+  /** `until` ended `lane`'s stream more than `UNTIL_DRAIN_MS` before `now` and its body has not ended: close it. */
+  overdue(lane: Lane, now: number): boolean {
+    const untilAt = this.#untilAt[lane.id]!;
+    return untilAt !== 0 && now - untilAt >= UNTIL_DRAIN_MS;
+  }
+
+  /** When `lane`'s stream last moved: its last event, or its request before any (`timeout` bounds the wait from it). */
+  lastActivityAt(lane: Lane): number {
+    return Math.max(lane.sentAt, this.#lastAt[lane.id]!);
+  }
+
+  /** What an overdue response had when its connection was closed: its status and body bytes. */
+  drained(lane: Lane): { status: number; bytes: number } {
+    return { status: this.#status[lane.id]!, bytes: this.#bodyBytes[lane.id]! };
+  }
+
+  /** `lane`'s response ended at `now` (its body's end); `measured`: it counts as completed. Ended by `until`, the stream ended at the marker. */
   end(lane: Lane, now: number, measured: boolean): void {
     const id = lane.id;
-    if (this.#ended[id] === 0) {
+    const untilAt = this.#untilAt[id]!;
+    if (untilAt === 0) {
       this.#now = now;
       this.#streams[id]!.end();
     }
     const recorder = this.#recorder;
-    if (!measured || recorder === undefined || now >= this.#endAt) return;
+    const endedAt = untilAt === 0 ? now : untilAt;
+    if (!measured || recorder === undefined || endedAt >= this.#endAt) return;
+    const events = this.#streams[id]!.events;
+    // A body with no event that `until` did not end either (a JSON step of a sequence) is no stream: it would dilute the per-stream means.
+    if (events === 0 && untilAt === 0) return;
     // The server's own count, when it sent one, stands for the events'.
     const counted = this.#tokens[id]!;
     const tokens = this.#laneTokens.end(id, counted, this.#tokenRecorder);
     const named = this.#named?.[this.#nameOf[lane.requestIndex]!];
     if (tokens !== counted) {
-      recorder.correctTokens(now, tokens - counted);
-      named?.correctTokens(now, tokens - counted);
+      recorder.correctTokens(endedAt, tokens - counted);
+      named?.correctTokens(endedAt, tokens - counted);
     }
-    const tpot = tokens > 1 ? (now - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
-    const events = this.#streams[id]!.events;
-    const duration = events > 0 ? now - this.#firstAt[id]! : -1;
-    recorder.recordStream(now, events, tokens, duration, tpot, this.#ended[id] === 1);
-    named?.recordStream(now, events, tokens, duration, tpot, this.#ended[id] === 1);
+    const tpot = tokens > 1 ? (endedAt - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
+    const duration = events > 0 ? endedAt - this.#firstAt[id]! : -1;
+    recorder.recordStream(endedAt, events, tokens, duration, tpot, untilAt !== 0);
+    named?.recordStream(endedAt, events, tokens, duration, tpot, untilAt !== 0);
   }
 
   /** Second `index` of the measured run, closed: the live second (`onProgress`, `outputs`). */
@@ -193,26 +254,44 @@ export class StreamMeter {
 
   #event(lane: Lane, stream: EventStream): boolean {
     const now = this.#now === 0 ? (this.#now = performance.now()) : this.#now;
+    if (this.#readText) return this.#textEvent(lane, stream, now);
+    if (this.#timed(lane, stream, now) !== undefined) this.#stages?.recordReceived(now, -1);
+    return true;
+  }
+
+  /** Records the event's time (from the request, or from the event before); returns the recorder that counted it, if any. */
+  #timed(lane: Lane, stream: EventStream, now: number): StreamRecorder | undefined {
     const id = lane.id;
     const first = stream.events === 1;
     const counted = this.#byArrival ? now >= this.#startAt : lane.measured;
     const recorder = counted && now < this.#endAt ? this.#recorder : undefined;
-    const named = recorder === undefined ? undefined : this.#named?.[this.#nameOf[lane.requestIndex]!];
     const sinceMs = now - (first ? lane.intendedAt : this.#lastAt[id]!);
-    recorder?.recordEvent(now, first, sinceMs);
-    named?.recordEvent(now, first, sinceMs);
+    if (recorder !== undefined) {
+      recorder.recordEvent(now, first, sinceMs);
+      this.#named?.[this.#nameOf[lane.requestIndex]!]!.recordEvent(now, first, sinceMs);
+    }
     if (first) this.#firstAt[id] = now;
     this.#lastAt[id] = now;
-    if (!this.#readText) {
-      if (recorder !== undefined) this.#stages?.recordReceived(now, -1);
-      return true;
-    }
+    return recorder;
+  }
 
+  /** An event whose text `until`, `timestamp` or `tokens` reads. */
+  #textEvent(lane: Lane, stream: EventStream, now: number): boolean {
+    const id = lane.id;
     const planned = this.#planned;
     const data = stream.data();
     let event: StreamEvent | undefined;
     const eventOf = (): StreamEvent =>
       (event ??= { data, event: planned.format === 'sse' ? stream.eventType() : '', id: planned.format === 'sse' ? stream.lastEventId : '' });
+    // The marker ends the stream and is no event of it.
+    if (planned.until !== undefined ? data.trim() === planned.until : this.#hooks.until !== undefined && this.#call('until', () => this.#hooks.until!(eventOf()) === true, false)) {
+      this.#untilAt[id] = now;
+      stream.events--;
+      return false;
+    }
+    const recorder = this.#timed(lane, stream, now);
+    const named = recorder === undefined ? undefined : this.#named?.[this.#nameOf[lane.requestIndex]!];
+
     let json: unknown;
     let parsed = false;
     const jsonOf = (): unknown => {
@@ -231,7 +310,12 @@ export class StreamMeter {
     if (planned.timestampField !== undefined) {
       const sentAt = (jsonOf() as Record<string, unknown> | undefined)?.[planned.timestampField];
       if (typeof sentAt === 'number') {
-        deliveryMs = Math.max(0, performance.timeOrigin + now - sentAt);
+        deliveryMs = performance.timeOrigin + now - sentAt;
+        if (deliveryMs < SKEW_MS && recorder !== undefined) {
+          this.#skewed++;
+          this.#mostNegativeMs = Math.min(this.#mostNegativeMs, deliveryMs);
+        }
+        deliveryMs = Math.max(0, deliveryMs);
         recorder?.recordDelivery(deliveryMs);
         named?.recordDelivery(deliveryMs);
       }
@@ -254,9 +338,15 @@ export class StreamMeter {
       this.#lastTokenAt[id] = now;
       this.#tokens[id] = this.#tokens[id]! + count;
     }
-    const ends = planned.until !== undefined ? data.trim() === planned.until : this.#hooks.until !== undefined && this.#call('until', () => this.#hooks.until!(eventOf()) === true, false);
-    if (ends) this.#ended[id] = 1;
-    return !ends;
+    return true;
+  }
+
+  /** Warns `CLOCK_SKEW` when a measured event arrived clearly before the send time it carries (its delivery counted as 0). */
+  warnClock(): void {
+    if (this.#skewed === 0) return;
+    this.#warn(CLOCK_SKEW, `${this.#skewed} events arrived up to ${(-this.#mostNegativeMs).toFixed(1)} ms before the time they carry (stream.timestamp): ` +
+      "the server's clock is ahead of this machine's, so stream.delivery is off by about as much (those were counted as 0). " +
+      'Synchronise the clocks (NTP, chrony), or run salvo on the same machine as the server.');
   }
 
   /** The user's function, its failure counted as `fallback` and told once as a warning. */

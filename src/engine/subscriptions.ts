@@ -307,6 +307,7 @@ export class Subscriptions implements TransportSink, Exchanges {
       if (this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now);
       else this.#recorder.recordUnfinished();
     }
+    this.#meter.warnClock();
     for (const { code, message } of this.#warnings) addWarning(this.#recorder.warnings, code, message);
   }
 

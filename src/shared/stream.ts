@@ -22,8 +22,9 @@ export interface StreamOptions {
   format: StreamFormat;
   /**
    * The event that ends the stream: a string equal to its data (trimmed; `'[DONE]'` for OpenAI's
-   * streams), or a function. The response counts as completed there, and the rest is not read
-   * (HTTP/1.1 closes the connection, HTTP/2 cancels the stream). Without it, the body's end.
+   * streams), or a function. The stream ends there and that event is not one of its events; HTTP/1.1
+   * reads the body on to its end (closing the connection only if it goes on past 100 ms), HTTP/2
+   * cancels the stream. Without it, the body's end.
    */
   until?: string | ((event: StreamEvent) => boolean);
   /** Events whose JSON data carries the server's send time (epoch ms) at `field`: `stream.delivery` times them. */

@@ -8,6 +8,7 @@ import { openFileLimit } from './file-limit.js';
 import { targetRateRange } from './format.js';
 import { addWarning } from '../shared/warnings.js';
 import { failureAdvice } from './failure-advice.js';
+import { streamDiagnostics } from './stream-diagnose.js';
 
 /** Responses needed before a distribution says anything about the server. */
 const MIN_RESPONSES = 10;
@@ -34,6 +35,7 @@ export function diagnose(result: LoadResult, plan: Plan): void {
   rateNotMet(result, plan);
   failureAdvice(result);
   notTimed(result, plan);
+  streamDiagnostics(result, plan);
 }
 
 /** Messages came and none was timed: the latency is absent, and the user needs to know why. */

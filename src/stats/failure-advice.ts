@@ -20,6 +20,9 @@ const H2_ONLY_CODES = new Set(['HPE_UNEXPECTED_EOF', 'HPE_INVALID_CONSTANT', 'HT
 /** Whether no request of an HTTP run succeeded (every one failed or was unanswered); a message run received nothing. */
 export function nothingSucceeded(result: LoadResult): boolean {
   if (result.messages !== undefined) return result.messages.received === 0 && result.errors.total > 0;
+  // A subscription is held, not answered: its success is being subscribed and receiving events.
+  const subscriptions = result.stream?.subscriptions;
+  if (subscriptions !== undefined) return result.requests.sent > 0 && subscriptions.subscribed + subscriptions.open === 0 && result.stream!.events === 0;
   const { sent, completed } = result.requests;
   const failedResponses = result.failed.total - result.errors.total;
   return sent > 0 && completed - failedResponses === 0;
@@ -27,8 +30,13 @@ export function nothingSucceeded(result: LoadResult): boolean {
 
 /** The share of the requests that ended (responses and errors) that failed; 0 when none ended. */
 export function failedShare(result: LoadResult): number {
-  const ended = result.requests.completed + result.errors.total;
+  const ended = endedRequests(result);
   return ended === 0 ? 0 : result.failed.total / ended;
+}
+
+/** Requests that ended (responses and errors); of a subscription run every request sent, as those held to the end are its successes. */
+function endedRequests(result: LoadResult): number {
+  return result.stream?.subscriptions !== undefined ? result.requests.sent : result.requests.completed + result.errors.total;
 }
 
 /** Adds `NO_SUCCESS` (nothing worked) or `MOSTLY_FAILED` (over half failed), with advice. */
@@ -37,7 +45,7 @@ export function failureAdvice(result: LoadResult): void {
   const none = nothingSucceeded(result);
   const share = failedShare(result);
   if (!none && share <= MOSTLY_FAILED_SHARE) return;
-  const ended = result.requests.completed + result.errors.total;
+  const ended = endedRequests(result);
   const unit = result.transport === 'task' ? 'call' : 'request';
   const what = none
     ? `no ${unit} succeeded: of ${result.requests.sent} sent, ${result.failed.total} failed` +

@@ -197,6 +197,10 @@ export function noLatencyReason(result: LoadResult): string {
   if (result.messages !== undefined && result.messages.received > 0) {
     return `none of the ${COUNT.format(result.messages.received)} messages received was timed (see warning NOT_TIMED)`;
   }
+  const subscriptions = result.stream?.subscriptions;
+  if (subscriptions !== undefined && subscriptions.open > 0) {
+    return `no subscription ended: ${COUNT.format(subscriptions.open)} held open to the end, ${COUNT.format(result.stream!.events)} events received (see Stream)`;
+  }
   return result.messages !== undefined ? 'no messages received' : 'no responses';
 }
 

@@ -7,7 +7,7 @@ import type { Thresholds } from '../shared/terms.js';
 import { durationOption } from '../shared/validate.js';
 import { judgeWindows, windowable, WINDOWED_METRICS } from './threshold-windows.js';
 import { missingScope, nameTimeline, scoped, splitScope } from './threshold-scope.js';
-import { nothingSucceeded } from './failure-advice.js';
+import { nothingSucceeded } from './failure-advice.js'; import { missingStreamFigure } from './stream-diagnose.js';
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
 
@@ -172,7 +172,7 @@ export function evaluateThresholds(
       const actual = read(judged) ?? Number.NaN;
       return { actual, passed: compare(actual, operator, value) };
     };
-    if (windowMs === undefined) return { metric, expression, ...judge(part as PartialLoadResult) };
+    if (windowMs === undefined) return { metric, expression, ...judge(part as PartialLoadResult), ...missingStreamFigure(unscoped, part as PartialLoadResult) };
     const upper = operator === '<' || operator === '<=' ? true : operator === '>' || operator === '>=' ? false : undefined;
     const windowed = scope?.kind === 'name' ? nameTimeline(result, scope.key, result.byName![scope.key]!) : (part as LoadResult);
     const { windows, worst } = judgeWindows(windowed, windowMs, judge, upper);

@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { watchConnect } from './connect-timing.js';
+import { preopenAgentSocket } from './agent-preopen.js';
 import type { ResolvedRequest } from '../shared/exchange.js';
 import type { Transport, TransportConfig, TransportFactory, TransportSink } from './transport.js';
 import { flattenHeaders, isIdempotentMethod, Lane, responseHeadBytes } from './transport.js';
@@ -141,6 +142,8 @@ class HttpTransport implements Transport<HttpRequest> {
   readonly #retryAgent: http.Agent;
   readonly #request: typeof http.request;
   readonly #lanes = new Map<number, HttpLane>();
+  /** Sockets opened ahead of the clock (`connect`), destroyed at the end whether or not an Agent took them. */
+  readonly #preopened: Socket[] = [];
   readonly capture: boolean;
   readonly stream: boolean;
   readonly heads: boolean;
@@ -274,8 +277,14 @@ class HttpTransport implements Transport<HttpRequest> {
    * with its listeners taken off first, since the lane may send its next request from `onResponse`.
    */
   endEarly(lane: Lane, state: HttpLane): void {
+    if (!this.#detach(state)) return;
+    this.finishWith(lane, state);
+  }
+
+  /** Destroys the lane's request with its listeners taken off first: the sink may send the lane's next request at once. */
+  #detach(state: HttpLane): boolean {
     const request = state.request;
-    if (request === undefined) return;
+    if (request === undefined) return false;
     state.request = undefined;
     const response = state.response;
     state.response = undefined;
@@ -284,7 +293,7 @@ class HttpTransport implements Transport<HttpRequest> {
       emitter?.on('error', ignore);
     }
     request.destroy();
-    this.finishWith(lane, state);
+    return true;
   }
 
   fail(lane: Lane, state: HttpLane, code: string): void {
@@ -316,16 +325,21 @@ class HttpTransport implements Transport<HttpRequest> {
 
   cancel(lane: Lane, code: string): void {
     const state = this.#lanes.get(lane.id);
-    const request = state?.request;
-    if (state === undefined || request === undefined) return;
-    state.request = undefined;
-    state.response = undefined;
-    request.destroy();
+    if (state === undefined || !this.#detach(state)) return;
     this.#sink.onError(lane, code, !state.written && !lane.retried);
   }
 
-  async connect(): Promise<void> {
-    // The Agent opens sockets on demand; there is no way to warm it without sending requests.
+  /** With keep-alive, each connection's socket opens before the clock, as `net` opens its own; without, every request opens one. */
+  async connect(count: number): Promise<void> {
+    const agents = this.#agents;
+    if (agents === undefined) return;
+    const opening: Array<Promise<Socket | undefined>> = [];
+    for (let connection = 0; connection < Math.min(count, agents.length); connection++) {
+      if (agents[connection] !== undefined) continue;
+      const agent = (agents[connection] = this.#createAgent(1));
+      opening.push(preopenAgentSocket(agent, this.#config.url, this.secure, this.phases));
+    }
+    for (const socket of await Promise.all(opening)) if (socket !== undefined) this.#preopened.push(socket);
   }
 
   release(): void {
@@ -350,6 +364,7 @@ class HttpTransport implements Transport<HttpRequest> {
     this.#agent?.destroy();
     for (const agent of this.#agents ?? []) agent?.destroy();
     this.#retryAgent.destroy();
+    for (const socket of this.#preopened) socket.destroy();
   }
 }
 

@@ -10,6 +10,7 @@ import { encodeRequest } from '../http1/request.js';
 import { CLOSED_NOT_IDEMPOTENT, CONNECTION_CLOSED, errorCode } from './error-code.js';
 import { cachedLookup } from './lookup-cache.js';
 import { sharedSecureContext } from './tls-setup.js';
+import { PreopenedSockets } from './undici-preopen.js';
 
 interface UndiciRequest {
   options: Dispatcher.DispatchOptions;
@@ -308,7 +309,8 @@ class LaneHandler implements Dispatcher.DispatchHandler {
 class UndiciTransport implements Transport<UndiciRequest> {
   readonly #config: TransportConfig;
   readonly #clients: Array<Client | undefined>;
-  readonly #createClient: () => Client;
+  readonly #createClient: (connection: number) => Client;
+  readonly #preopened: PreopenedSockets;
   /** Each lane's handler, by lane id. */
   readonly handlers: LaneHandler[] = [];
   readonly sink: TransportSink;
@@ -338,27 +340,18 @@ class UndiciTransport implements Transport<UndiciRequest> {
     this.secure = config.url.protocol === 'https:';
     this.closesEveryResponse = config.keepAlive && config.pipelining > 1;
     this.#clients = new Array<Client | undefined>(config.connections).fill(undefined);
+    // undici's connector resumes TLS sessions itself (its cache of 100 per origin, given to
+    // buildConnector: the Client's own maxCachedSessions is ignored with a connector function); it
+    // gets one secure context for all its connections, and no cache when full handshakes are asked for.
+    const tls = { ...config.tls, lookup: cachedLookup(), ...(this.secure ? { secureContext: sharedSecureContext(config.tls ?? {}) } : {}), ...(config.tlsSessionReuse ? {} : { maxCachedSessions: 0 }) };
+    this.#preopened = new PreopenedSockets(timedConnector(buildConnector(tls as BuildConnector.BuildOptions), this.secure, config.phases, this), config.url);
     const options: Client.Options = {
       pipelining: config.pipelining,
       // The engine enforces the per-request timeout; undici's own timers would race it.
       headersTimeout: 0,
       bodyTimeout: 0,
-      // undici's connector resumes TLS sessions itself (its cache of 100 per origin, given to
-      // buildConnector: the Client's own maxCachedSessions is ignored with a connector function); it
-      // gets one secure context for all its connections, and no cache when full handshakes are asked for.
-      connect: timedConnector(
-        buildConnector({
-          ...config.tls,
-          lookup: cachedLookup(),
-          ...(config.url.protocol === 'https:' ? { secureContext: sharedSecureContext(config.tls ?? {}) } : {}),
-          ...(config.tlsSessionReuse ? {} : { maxCachedSessions: 0 }),
-        } as BuildConnector.BuildOptions),
-        config.url.protocol === 'https:',
-        config.phases,
-        this,
-      ),
     };
-    this.#createClient = () => new ClientClass(config.url.origin, options);
+    this.#createClient = (connection) => new ClientClass(config.url.origin, { ...options, connect: this.#preopened.connectorFor(connection) });
   }
 
   #client(lane: Lane): Client {
@@ -371,7 +364,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
    * fails every request still queued on it, and the connection's next request gets a new Client.
    */
   #openClient(connection: number): Client {
-    const client = this.#createClient();
+    const client = this.#createClient(connection);
     client.on('connectionError', (_origin, _targets, error) => {
       if (this.#clients[connection] !== client) return;
       this.#clients[connection] = undefined;
@@ -466,8 +459,8 @@ class UndiciTransport implements Transport<UndiciRequest> {
     return handler !== undefined && handler.lane !== null && !handler.written && !lane.retried;
   }
 
-  async connect(): Promise<void> {
-    // undici connects on the first dispatch; a Client has no way to open its socket ahead of requests.
+  connect(count: number): Promise<void> {
+    return this.#preopened.open(Math.min(count, this.#clients.length), (connection) => this.#clients[connection] !== undefined);
   }
 
   release(): void {
@@ -483,6 +476,7 @@ class UndiciTransport implements Transport<UndiciRequest> {
   async close(): Promise<void> {
     for (const handler of this.handlers) if (handler) handler.lane = null;
     await Promise.all(this.#clients.map((client) => client?.destroy()));
+    this.#preopened.destroy();
   }
 }
 
