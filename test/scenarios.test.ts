@@ -5,7 +5,7 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { formatResult, mergeResults, runLoad, type LoadResult } from '../src/index.js';
+import { formatResult, mergeResults, runLoad, type LoadResult, type ProgressEvent } from '../src/index.js';
 import { inSomeRun } from './fixtures/timing.js';
 import { testServer } from './fixtures/test-server.js';
 
@@ -156,4 +156,55 @@ t.test('a WebSocket scenario beside an HTTP one', async (t) => {
   t.equal(ws.stats.websocket?.messagesReceived, 300, 'the WebSocket server saw its messages');
   t.same(Object.keys(result.byName!), ['GET /browse'], 'the run\'s names are the HTTP requests\'');
   t.equal(result.requests.completed, 500, 'the run adds both up');
+});
+
+t.test('onProgress hears each second of the whole run once, in order, with each scenario\'s part', async (t) => {
+  const server = await countingServer(t);
+  const events: ProgressEvent[] = [];
+  const result = await runLoad({
+    url: server.url,
+    connections: 1,
+    duration: '3s',
+    onProgress: (event) => events.push(event),
+    scenarios: { early: { path: '/early', rate: 50 }, late: { path: '/late', rate: 20, start: '1s', duration: '2s' } },
+  });
+  t.same(events.map((event) => event.second), [0, 1, 2], 'one event per second of the run, not one per scenario\'s second');
+  t.same(Object.keys(events[0]!.byScenario!), ['early'], 'a scenario not started yet has no part');
+  t.same(Object.keys(events[2]!.byScenario!).sort(), ['early', 'late']);
+  for (const event of events) {
+    const parts = Object.values(event.byScenario!);
+    t.equal(parts.reduce((sum, part) => sum + part.sent, 0), event.sent, `second ${event.second}: the scenarios add up to its sent`);
+  }
+  t.equal(events.at(-1)!.totals.sent, result.requests.sent, 'the last event\'s totals are the run\'s');
+  t.equal(events.at(-1)!.byScenario!.late!.totals.sent, result.byScenario!.late!.requests.sent, 'and a scenario\'s totals its own');
+  t.same(result.timeline.map((second) => second.sent), events.map((event) => event.sent), 'the events are the timeline\'s seconds');
+});
+
+t.test('a scenario\'s path resolves against the run\'s url; the run names its own url and each scenario its target', async (t) => {
+  const server = await countingServer(t);
+  const result = await runLoad({
+    url: server.url,
+    connections: 1,
+    scenarios: { browse: { path: '/browse?page=2', amount: 30 }, pay: { path: '/pay', method: 'POST', body: '{}', amount: 20, rate: 100 } },
+  });
+  t.same(server.byPath, { '/browse': 30, '/pay': 20 }, 'the server saw each scenario\'s path');
+  t.equal(result.url, server.url, 'the run\'s url is its own, not the first scenario\'s');
+  t.equal(result.byScenario!.browse!.url, `${server.url}/browse?page=2`);
+  t.equal(result.merge.plan.scenarios!.pay!.rate, 100, 'each scenario\'s shape is in the plan');
+  t.equal(result.merge.plan.stages, undefined, 'the run\'s plan has no one scenario\'s shape');
+  await t.rejects(runLoad({ url: server.url, scenarios: { a: { path: 'pay' } } }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios.a.path' });
+});
+
+t.test('thresholds are judged once, on the run; a scenario\'s result keeps its own ok', async (t) => {
+  const server = await countingServer(t);
+  const result = await runLoad({
+    url: server.url,
+    connections: 1,
+    scenarios: { a: { path: '/a', amount: 10 }, b: { path: '/b', amount: 5 } },
+    thresholds: { 'requests.completed': '== 15', 'requests.completed{scenario:b}': '== 4' },
+  });
+  t.same(result.thresholds!.map((threshold) => threshold.passed), [true, false]);
+  t.equal(result.ok, false);
+  t.equal(result.byScenario!.b!.thresholds, undefined, 'a scenario is not judged on its own');
+  t.equal(result.byScenario!.b!.merge.thresholds, undefined, 'nor carries thresholds to judge again on merging');
 });

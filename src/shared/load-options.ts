@@ -336,6 +336,8 @@ export interface WebSocketOptions {
 export interface ScenarioOptions extends Omit<LoadOptions, 'url' | 'scenarios' | 'thresholds' | 'onProgress' | 'outputs' | 'monitor' | 'signal' | 'segment' | 'startAt'> {
   /** Default: the run's `url`. */
   url?: string;
+  /** The single request's path, against the scenario's `url` (the run's by default): `'/browse?page=2'`. */
+  path?: string;
   /** How long after the run's measured start this scenario's starts. Default 0. */
   start?: Duration;
 }

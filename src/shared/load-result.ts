@@ -20,8 +20,8 @@ export function countsMessages(transport: ResultTransport): boolean {
 export interface ProgressEvent extends TimelineEntry {
   /** Totals since the measured run began. */
   totals: { sent: number; completed: number; errors: number; retried: number };
-  /** A run with `scenarios`: the scenario this second is of (each scenario reports its own seconds). */
-  scenario?: string;
+  /** A run with `scenarios`: each scenario's part of this second, its totals its own (one not started yet is absent). */
+  byScenario?: Record<string, Omit<ProgressEvent, 'second' | 'byScenario' | 'server'>>;
 }
 
 /** `result.messages` of a WebSocket run. */
@@ -83,7 +83,7 @@ export interface MergePlan {
   warmupMs: number;
   /** `METHOD /path` of each request of the sequence. */
   requests: string[];
-  /** A run with `scenarios`: each scenario's plan (the rest of this plan is the first scenario's). */
+  /** A run with `scenarios`: each scenario's plan (the rest of this plan is what they share or add up to). */
   scenarios?: Record<string, MergePlan>;
   /** A Socket.IO run's exchange, for the reports to name it. */
   socketio?: MergeSocketIo;
