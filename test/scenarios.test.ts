@@ -6,6 +6,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
 import { formatResult, mergeResults, runLoad, type LoadResult, type ProgressEvent } from '../src/index.js';
+import { renderReport } from '../src/report/render.js';
 import { inSomeRun } from './fixtures/timing.js';
 import { testServer } from './fixtures/test-server.js';
 
@@ -60,8 +61,14 @@ t.test('an open-loop scenario at a fixed rate beside a closed loop: each its own
     t.equal(checkout!.connections, 2, 'checkout has the run\'s connections as its default');
     addsUp(t, result);
     const summary = formatResult(result);
-    t.match(summary, /^Scenario +Req\/s +p50 +p99 +Sent +Completed +Errors +Status codes$/m, 'the summary has a table of scenarios');
-    t.match(summary, new RegExp(`^browse +[\\d,.]+ +[\\d.]+ ms +[\\d.]+ ms +${browse!.requests.sent.toLocaleString('en-US')} `, 'm'));
+    t.match(summary, /^Scenario +Req\/s +Target\/s +p50 +p99 +Sent +Completed +Errors +Status codes$/m, 'the summary has a table of scenarios');
+    t.match(summary, new RegExp(`^browse +[\\d,.]+ +${RATE} +[\\d.]+ ms +[\\d.]+ ms +${browse!.requests.sent.toLocaleString('en-US')} `, 'm'), 'browse with its target');
+    t.match(summary, /^checkout +[\d,.]+ +- +/m, 'checkout, a closed loop, without one');
+    t.notMatch(summary.split('\n')[0]!, /rate/, 'the run names no target rate: its closed-loop scenario has none');
+    const report = renderReport(result);
+    t.notMatch(report, /"label":"target"/, 'the report draws no target line for the whole run');
+    t.notMatch(report, /target rate/, 'nor names one');
+    t.match(report, /<th[^>]*>target\/s<\/th>/, 'its table of scenarios has their targets');
     t.match(summary, new RegExp(`^pay +[\\d,.]+ .* 200: ${checkout!.byName!.pay!.statusCodes['200']!.toLocaleString('en-US')}$`, 'm'), 'and one of names');
     timing.ok(Math.abs(browse!.requests.perSecond - RATE) <= RATE * 0.02, `browse ${browse!.requests.perSecond.toFixed(1)}/s within 2% of ${RATE}/s`);
     timing.ok(checkout!.requests.perSecond > 3 * RATE, `checkout saturates on its own: ${checkout!.requests.perSecond.toFixed(0)}/s`);

@@ -1,5 +1,5 @@
 import { countsMessages, type CheckStats, type GeneratorStats, type LatencyStats, type LoadResult, type MessageStats, type PhaseStats, type ServerStats, type StreamStats, type ThresholdResult, type WebSocketStageStats } from '../shared/load-result.js';
-import { partTables } from './format-parts.js';
+import { partTables, wholeTarget } from './format-parts.js';
 import { socketIoExchange, socketIoNothingSent } from './socketio-words.js';
 
 // A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
@@ -144,7 +144,7 @@ export function formatThresholdActual(metric: string, actual: number | null): st
  * stages `rate` is where they start (0 without one), and the seconds' targets give the range.
  */
 export function targetRateRange(result: LoadResult): [number, number] | undefined {
-  if (result.rate === undefined) return undefined;
+  if (result.rate === undefined || !wholeTarget(result)) return undefined;
   // The stages as written (a ramp's seconds hold its means: a ramp to 1,000/s has no second at 1,000).
   const stages = result.merge?.plan?.stages?.flatMap((stage) => (stage.rate === undefined ? [] : [stage.rate]));
   if (stages !== undefined && stages.length > 0) return [Math.min(result.rate, ...stages), Math.max(result.rate, ...stages)];
