@@ -209,6 +209,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   const streamPlan = planStream(options.stream, { workers, webSocket });
   const { requests, names } = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
   const plan: Plan = {
+    kind: task !== undefined ? 'task' : socketIo ? 'socketio' : webSocket ? 'websocket' : streamPlan?.planned.subscribe === true ? 'subscription' : 'http',
     url: task?.url ?? url!.href,
     transport: task !== undefined ? 'task' : socketIo ? 'socket.io' : webSocket ? 'websocket' : transport,
     connections,

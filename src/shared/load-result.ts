@@ -1,5 +1,6 @@
 import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { Warning } from './warnings.js';
+import type { RunKind } from './run-kind.js';
 import type { StreamFormat, StreamMergeInfo } from './stream.js';
 
 /**
@@ -7,11 +8,6 @@ import type { StreamFormat, StreamMergeInfo } from './stream.js';
  * `'socket.io'` for a run with `socketio`, or `'task'` for a run of a user's function (`task`).
  */
 export type ResultTransport = TransportName | 'websocket' | 'socket.io' | 'task';
-
-/** Whether a run of `transport` counts messages (WebSocket, Socket.IO) rather than requests (HTTP). */
-export function countsMessages(transport: ResultTransport): boolean {
-  return transport === 'websocket' || transport === 'socket.io';
-}
 
 /**
  * What `onProgress` receives about once per second: the second that just closed, as it will appear
@@ -72,6 +68,8 @@ export interface WebSocketStats {
 
 /** The whole run's plan as plain JSON: an option the run did not have is absent, never `undefined`. */
 export interface MergePlan {
+  /** What the run drove (absent in results saved before 1.0, whose `transport` says it). */
+  kind?: RunKind;
   transport: ResultTransport;
   connections: number;
   durationMs?: number;

@@ -5,7 +5,7 @@
 import { lanesPerConnection, type Plan } from '../shared/plan.js';
 import type { LoadResult } from '../shared/load-result.js';
 import { openFileLimit } from './file-limit.js';
-import { targetRateRange } from './format.js';
+import { targetRateRange } from './format-rate.js';
 import { addWarning } from '../shared/warnings.js';
 import { failureAdvice } from './failure-advice.js';
 
