@@ -17,6 +17,7 @@ import { planSocketIo } from './websocket/socketio-options.js';
 import { planTaskOptions, rejectConcurrencyWithoutTask } from './tasks/options.js';
 import { importTask, type ImportedTask } from './workers/task-module.js';
 import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
+import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -25,13 +26,22 @@ const DEFAULT_WARMUP_FROM_RATE = 1000;
 /** V8 has optimised salvo's send/parse/record path by then, at 1,000-20,000/s per thread (benchmarks/README.md, cold start). */
 const DEFAULT_WARMUP_MS = 2000;
 
-/** Every option `runLoad` accepts. */
-export const KNOWN_OPTIONS = [
-  'url', 'name', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
-  'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
-  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
-  'outputs', 'socketio', 'task', 'concurrency', 'scenarios', 'stream',
-] as const satisfies ReadonlyArray<keyof LoadOptions>;
+export { KNOWN_OPTIONS };
+
+/** Options renamed before 1.0, with their new names: the old name is refused, saying the new one. */
+const RENAMED: Readonly<Record<string, { to: string; why: string }>> = {
+  streams: { to: 'h2Streams', why: 'concurrent HTTP/2 streams per connection; stream is the option that reads response bodies as events' },
+};
+
+/** The options of a run, each known and meant for it: a renamed one says its new name. */
+export function rejectUnknownOptions(options: object, known: readonly string[] = KNOWN_OPTIONS): void {
+  for (const [old, { to, why }] of Object.entries(RENAMED)) {
+    if (!(old in options)) continue;
+    const value = (options as Record<string, unknown>)[old];
+    throw new SalvoOptionError(`${old} is now ${to} (${why}); got ${old} ${show(value)}`, { option: old, value, mentions: [to] });
+  }
+  rejectUnknownKeys(options, known);
+}
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
 
@@ -79,17 +89,17 @@ function planStages(value: unknown): PlannedStage[] | undefined {
   return stages;
 }
 
-/** Requests in flight per connection: `pipelining` for HTTP/1.1, `streams` for HTTP/2; the other is 1. */
+/** Requests in flight per connection: `pipelining` for HTTP/1.1, `h2Streams` for HTTP/2; the other is 1. */
 function planInFlight(options: LoadOptions, transport: TransportName): { pipelining: number; streams: number } {
   // Either at its default (1) is what the other protocol does anyway, and is accepted with it.
   if (transport === 'h2') {
     if (options.pipelining !== undefined && options.pipelining !== 1) {
-      throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give streams (concurrent streams per session) instead; got pipelining ${show(options.pipelining)}`, { option: 'pipelining', value: options.pipelining, mentions: ['transport', 'streams'] });
+      throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give h2Streams (concurrent streams per connection) instead; got pipelining ${show(options.pipelining)}`, { option: 'pipelining', value: options.pipelining, mentions: ['transport', 'h2Streams'] });
     }
-    return { pipelining: 1, streams: options.streams === undefined ? 1 : positiveInteger('streams', options.streams) };
+    return { pipelining: 1, streams: options.h2Streams === undefined ? 1 : positiveInteger('h2Streams', options.h2Streams) };
   }
-  if (options.streams !== undefined && options.streams !== 1) {
-    throw new SalvoOptionError(`streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got streams ${show(options.streams)} with transport ${show(transport)}`, { option: 'streams', value: options.streams, mentions: ['transport', 'pipelining'] });
+  if (options.h2Streams !== undefined && options.h2Streams !== 1) {
+    throw new SalvoOptionError(`h2Streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got h2Streams ${show(options.h2Streams)} with transport ${show(transport)}`, { option: 'h2Streams', value: options.h2Streams, mentions: ['transport', 'pipelining'] });
   }
   return { pipelining: options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining), streams: 1 };
 }
@@ -124,7 +134,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   if (typeof options !== 'object' || options === null) {
     throw new SalvoOptionError(`options must be an object with at least a url (or a task); got ${show(options)}`, { option: 'options', value: options });
   }
-  rejectUnknownKeys(options, KNOWN_OPTIONS);
+  rejectUnknownOptions(options);
   // A task run has no url and no request options (planTaskOptions rejects each by name).
   const task = options.task === undefined ? undefined : planTaskOptions(options, importedTask);
   if (task === undefined) rejectConcurrencyWithoutTask(options);
@@ -174,7 +184,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`, { option: 'keepAlive', value: options.keepAlive });
   }
   if (options.keepAlive === false && streams > 1) {
-    throw new SalvoOptionError(`streams ${streams} needs keepAlive: without it every request has a session of its own`, { option: 'streams', value: streams, mentions: ['keepAlive'] });
+    throw new SalvoOptionError(`h2Streams ${streams} needs keepAlive: without it every request has a connection of its own`, { option: 'h2Streams', value: streams, mentions: ['keepAlive'] });
   }
   if (options.keepAlive === false && pipelining > 1) {
     throw new SalvoOptionError(`pipelining ${pipelining} needs keepAlive: a connection that closes after each response carries one request`, { option: 'pipelining', value: pipelining, mentions: ['keepAlive'] });
@@ -242,6 +252,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     ...(streamPlan !== undefined ? { stream: streamPlan.planned } : {}),
   };
   rejectWithSubscribe(plan, options);
+  rejectForKind(options, plan.kind);
   return {
     plan,
     hooks: {

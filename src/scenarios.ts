@@ -6,17 +6,17 @@ import { SalvoOptionError, SalvoRangeError } from './shared/errors.js';
 import type { LoadOptions, ScenarioOptions } from './shared/load-options.js';
 import type { Plan, PlanHooks, PlannedMonitor, PlannedOutput, PlannedThresholds } from './shared/plan.js';
 import type { Thresholds } from './shared/terms.js';
-import { durationOption, rejectUnknownKeys, show } from './shared/validate.js';
+import { durationOption, show } from './shared/validate.js';
 import { planThresholds } from './stats/thresholds.js';
 import { splitScope } from './stats/threshold-scope.js';
 import { planOutputs } from './outputs/options.js';
 import { planMonitor } from './monitor/options.js';
 import { parseStartAt } from './segment-options.js';
-import { importOptionModules, KNOWN_OPTIONS, planLoad } from './options.js';
+import { importOptionModules, planLoad, rejectUnknownOptions } from './options.js';
+import { KNOWN_OPTIONS, OPTION_TABLE, SCENARIO_KEYS } from './shared/option-table.js';
 
 /** The options of the whole run, never a scenario's default. */
-const RUN_OPTIONS = ['scenarios', 'thresholds', 'onProgress', 'outputs', 'monitor', 'signal', 'segment', 'startAt'] as const;
-const SCENARIO_KEYS = [...KNOWN_OPTIONS.filter((key) => !(RUN_OPTIONS as readonly string[]).includes(key)), 'start', 'path'];
+const RUN_OPTIONS = KNOWN_OPTIONS.filter((key) => OPTION_TABLE[key].run === true);
 
 /** Options a scenario's own option replaces, with it: a scenario with `requests` drops the run's single request. */
 const REPLACES: Partial<Record<keyof ScenarioOptions, ReadonlyArray<keyof LoadOptions>>> = {
@@ -98,7 +98,7 @@ async function planScenario(name: string, scenario: unknown, defaults: Record<st
     if (typeof scenario !== 'object' || scenario === null || Array.isArray(scenario)) {
       throw new SalvoOptionError(`must be an object of options; got ${show(scenario)}`, { option: '', value: scenario });
     }
-    rejectUnknownKeys(scenario, SCENARIO_KEYS);
+    rejectUnknownOptions(scenario, SCENARIO_KEYS);
     const { start, path, ...own } = scenario as ScenarioOptions;
     const merged: Record<string, unknown> = { ...defaults };
     for (const key of Object.keys(scenario) as Array<keyof ScenarioOptions>) for (const replaced of REPLACES[key] ?? []) delete merged[replaced];
@@ -118,7 +118,7 @@ async function planScenario(name: string, scenario: unknown, defaults: Record<st
 
 /** Plans a run with `scenarios`: each scenario once, and the run's own options. */
 export async function planScenarios(options: LoadOptions): Promise<ScenariosRunPlan> {
-  rejectUnknownKeys(options, KNOWN_OPTIONS);
+  rejectUnknownOptions(options);
   const { scenarios } = options;
   if (typeof scenarios !== 'object' || scenarios === null || Array.isArray(scenarios) || Object.keys(scenarios).length === 0) {
     throw new SalvoOptionError(`scenarios must be an object of scenario names to their options, such as { browse: { rate: 500 } }; got ${show(scenarios)}`, { option: 'scenarios', value: scenarios });
