@@ -1,7 +1,7 @@
 // `salvo/gate`: the CI gate: a history of runs in the repository, a run compared with it, and what a
 // CI job prints (JUnit, a Markdown summary, labels of the build), and the history's trend report.
 // See docs/ci-gates.md.
-export { addToHistory, readHistory, acceptInHistory, baselineEntries, historyTestIds, storedRun, HISTORY_FORMAT } from './history.js';
+export { addToHistory, readHistory, acceptInHistory, baselineEntries, historyTestIds } from './history.js';
 export { compareWithHistory, compareWithEntries, DEFAULT_MARGINS } from './history-compare.js';
 export { ciLabels } from './ci-labels.js';
 export { formatJUnit } from './junit.js';
