@@ -30,7 +30,10 @@ export { KNOWN_OPTIONS };
 
 /** Options renamed before 1.0, with their new names: the old name is refused, saying the new one. */
 const RENAMED: Readonly<Record<string, { to: string; why: string }>> = {
-  streams: { to: 'h2Streams', why: 'concurrent HTTP/2 streams per connection; stream is the option that reads response bodies as events' },
+  streams: {
+    to: 'h2Streams',
+    why: 'concurrent HTTP/2 streams per connection; stream is the option that reads response bodies as events',
+  },
 };
 
 /** The options of a run, each known and meant for it: a renamed one says its new name. */
@@ -38,7 +41,8 @@ export function rejectUnknownOptions(options: object, known: readonly string[] =
   for (const [old, { to, why }] of Object.entries(RENAMED)) {
     if (!(old in options)) continue;
     const value = (options as Record<string, unknown>)[old];
-    throw new SalvoOptionError(`${old} is now ${to} (${why}); got ${old} ${show(value)}`, { option: old, value, mentions: [to] });
+    const message = `${old} is now ${to} (${why}); got ${old} ${show(value)}`;
+    throw new SalvoOptionError(message, { option: old, value, mentions: [to] });
   }
   rejectUnknownKeys(options, known);
 }
@@ -96,7 +100,8 @@ function planInFlight(options: LoadOptions, transport: TransportName): { pipelin
     if (options.pipelining !== undefined && options.pipelining !== 1) {
       throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give h2Streams (concurrent streams per connection) instead; got pipelining ${show(options.pipelining)}`, { option: 'pipelining', value: options.pipelining, mentions: ['transport', 'h2Streams'] });
     }
-    return { pipelining: 1, streams: options.h2Streams === undefined ? 1 : positiveInteger('h2Streams', options.h2Streams) };
+    const streams = options.h2Streams === undefined ? 1 : positiveInteger('h2Streams', options.h2Streams);
+    return { pipelining: 1, streams };
   }
   if (options.h2Streams !== undefined && options.h2Streams !== 1) {
     throw new SalvoOptionError(`h2Streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got h2Streams ${show(options.h2Streams)} with transport ${show(transport)}`, { option: 'h2Streams', value: options.h2Streams, mentions: ['transport', 'pipelining'] });
@@ -218,8 +223,10 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     webSocket && !socketIo ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
   const streamPlan = planStream(options.stream, { workers, webSocket });
   const { requests, names } = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
+  const subscribes = streamPlan?.planned.subscribe === true;
+  const kind = task !== undefined ? 'task' : socketIo ? 'socketio' : webSocket ? 'websocket' : subscribes ? 'subscription' : 'http';
   const plan: Plan = {
-    kind: task !== undefined ? 'task' : socketIo ? 'socketio' : webSocket ? 'websocket' : streamPlan?.planned.subscribe === true ? 'subscription' : 'http',
+    kind,
     url: task?.url ?? url!.href,
     transport: task !== undefined ? 'task' : socketIo ? 'socket.io' : webSocket ? 'websocket' : transport,
     connections,

@@ -31,7 +31,12 @@ type Decorate = (second: number, event: ProgressEvent) => ProgressEvent;
  * The one route of each closed second of the whole run: the outputs take it at once; `onProgress`
  * and the outputs' server series take it with the server's reading of it (`monitor`), in order.
  */
-function secondRoute(onProgress: PlanHooks['onProgress'], outputs: LiveOutputs | undefined, watch: ServerWatch, decorate?: Decorate): OnRolledSecond | undefined {
+function secondRoute(
+  onProgress: PlanHooks['onProgress'],
+  outputs: LiveOutputs | undefined,
+  watch: ServerWatch,
+  decorate?: Decorate,
+): OnRolledSecond | undefined {
   const progress = typeof onProgress === 'function' ? onProgress : undefined;
   if (progress === undefined && outputs === undefined) return undefined;
   return (summary, totals) => {
@@ -46,10 +51,13 @@ function secondRoute(onProgress: PlanHooks['onProgress'], outputs: LiveOutputs |
 }
 
 /** One scenario's shards: on worker threads, or in this one. */
-function runShards(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: OnRolledSecond | undefined): Promise<ShardStats[]> {
+type OnSecond = OnRolledSecond | undefined;
+
+function runShards(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: OnSecond): Promise<ShardStats[]> {
   if (plan.workers > 1) return runWorkers(plan, hooks, start, onSecond);
   const { requests, websocket, task, stream, signal } = hooks;
-  return runThread(plan, { requests, websocket, task, stream, signal, ready: start.wait, onSecond }).then((shard) => [shard]);
+  const thread = runThread(plan, { requests, websocket, task, stream, signal, ready: start.wait, onSecond });
+  return thread.then((shard) => [shard]);
 }
 
 /** The outputs, loaded only when some are configured. */
@@ -63,7 +71,8 @@ async function startOutputs(outputs: PlanHooks['outputs'], plan: Plan): Promise<
  * SalvoRangeError naming the option; network trouble never rejects: it is counted in `errors`.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  if (typeof options === 'object' && options !== null && options.scenarios !== undefined) return runScenarios(await planScenarios(options));
+  const scenarios = typeof options === 'object' && options !== null && options.scenarios !== undefined;
+  if (scenarios) return runScenarios(await planScenarios(options));
   const imported = await importOptionModules(options);
   const { plan: whole, hooks } = planLoad(imported.options, imported.requestsModule, imported.task);
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
@@ -92,7 +101,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 /** The whole run's plan in the result: what the scenarios share, and each one's own. */
 function scenariosMergePlan(results: LoadResult[], run: ScenariosRunPlan): MergePlan {
   const plans = results.map((result) => result.merge.plan);
-  const ends = run.scenarios.map(({ startMs }, index) => (plans[index]!.durationMs === undefined ? undefined : startMs + plans[index]!.durationMs!));
+  const ends = run.scenarios.map(({ startMs }, index) => {
+    const durationMs = plans[index]!.durationMs;
+    return durationMs === undefined ? undefined : startMs + durationMs;
+  });
   const transports = new Set(plans.map((plan) => plan.transport));
   return {
     transport: transports.size === 1 ? plans[0]!.transport : results[0]!.transport,
@@ -121,13 +133,15 @@ async function runScenarios(run: ScenariosRunPlan): Promise<LoadResult> {
   const warmupLeadMs = Math.max(0, ...scenarios.map(({ startMs, plan }) => plan.warmupMs - startMs));
   const startAt = run.startAtMs ?? wallClockMs() + START_LEAD_MS + warmupLeadMs;
   const first = scenarios[0]!.plan;
-  const wholeSpan = { ...first, startAtMs: startAt, warmupMs: 0, durationMs: Math.max(...scenarios.map(({ startMs, plan }) => startMs + (plan.durationMs ?? 0))) };
+  const spanMs = Math.max(...scenarios.map(({ startMs, plan }) => startMs + (plan.durationMs ?? 0)));
+  const wholeSpan = { ...first, startAtMs: startAt, warmupMs: 0, durationMs: spanMs };
   const outputs = await startOutputs(run.outputs, wholeSpan);
   const watchStart = new StartGate(undefined, 0, undefined);
   const watch = watchServer({ ...wholeSpan, monitor: run.monitor }, watchStart);
   watchStart.onGo?.(startAt);
   const byScenario = new Map<number, ProgressEvent['byScenario']>();
-  const route = secondRoute(run.onProgress, outputs, watch, (second, event) => ({ ...event, byScenario: byScenario.get(second) ?? {} }));
+  const withScenarios: Decorate = (second, event) => ({ ...event, byScenario: byScenario.get(second) ?? {} });
+  const route = secondRoute(run.onProgress, outputs, watch, withScenarios);
   const clocks = scenarios.map(({ name, startMs }) => ({ name, offsetSeconds: Math.round(startMs / 1000) }));
   const seconds =
     route &&
@@ -141,7 +155,8 @@ async function runScenarios(run: ScenariosRunPlan): Promise<LoadResult> {
     results = await Promise.all(
       scenarios.map(async ({ plan: whole, hooks }, index) => {
         const scenarioWhole = { ...whole, startAtMs: startAt + scenarios[index]!.startMs };
-        const plan = scenarioWhole.segment === undefined ? scenarioWhole : segmentPlan(scenarioWhole, scenarioWhole.segment);
+        const { segment } = scenarioWhole;
+        const plan = segment === undefined ? scenarioWhole : segmentPlan(scenarioWhole, segment);
         const start = new StartGate(plan.startAtMs, plan.warmupMs, controller.signal);
         let shards;
         try {

@@ -84,16 +84,19 @@ function abortThresholds(thresholds: Thresholds | undefined, scenario: string): 
 /** `path` against the scenario's url (its own or the run's): the url of its single request. */
 function pathUrl(path: unknown, base: unknown): string {
   if (typeof path !== 'string' || !path.startsWith('/')) {
-    throw new SalvoOptionError(`path must be a string starting with '/', resolved against the url; got ${show(path)}`, { option: 'path', value: path });
+    const message = `path must be a string starting with '/', resolved against the url; got ${show(path)}`;
+    throw new SalvoOptionError(message, { option: 'path', value: path });
   }
   if (typeof base !== 'string') {
-    throw new SalvoOptionError(`path needs a url to resolve against (the scenario's or the run's); got url ${show(base)}`, { option: 'path', value: path, mentions: ['url'] });
+    const message = `path needs a url to resolve against (the scenario's or the run's); got url ${show(base)}`;
+    throw new SalvoOptionError(message, { option: 'path', value: path, mentions: ['url'] });
   }
   return new URL(path, base).href;
 }
 
 /** One scenario's options over the run's defaults, planned as `runLoad` plans a run. */
-async function planScenario(name: string, scenario: unknown, defaults: Record<string, unknown>, options: LoadOptions): Promise<ScenarioPlan> {
+async function planScenario(name: string, scenario: unknown, defaults: Record<string, unknown>, options: LoadOptions):
+  Promise<ScenarioPlan> {
   try {
     if (typeof scenario !== 'object' || scenario === null || Array.isArray(scenario)) {
       throw new SalvoOptionError(`must be an object of options; got ${show(scenario)}`, { option: '', value: scenario });
@@ -101,7 +104,9 @@ async function planScenario(name: string, scenario: unknown, defaults: Record<st
     rejectUnknownOptions(scenario, SCENARIO_KEYS);
     const { start, path, ...own } = scenario as ScenarioOptions;
     const merged: Record<string, unknown> = { ...defaults };
-    for (const key of Object.keys(scenario) as Array<keyof ScenarioOptions>) for (const replaced of REPLACES[key] ?? []) delete merged[replaced];
+    for (const key of Object.keys(scenario) as Array<keyof ScenarioOptions>) {
+      for (const replaced of REPLACES[key] ?? []) delete merged[replaced];
+    }
     const scenarioOptions = { ...merged, ...own } as LoadOptions;
     if (path !== undefined) scenarioOptions.url = pathUrl(path, scenarioOptions.url);
     const aborting = abortThresholds(options.thresholds, name);
@@ -110,7 +115,8 @@ async function planScenario(name: string, scenario: unknown, defaults: Record<st
     if (options.startAt !== undefined) scenarioOptions.startAt = options.startAt;
     const imported = await importOptionModules(scenarioOptions);
     const { plan, hooks } = planLoad(imported.options, imported.requestsModule, imported.task);
-    return { name, plan, hooks, startMs: start === undefined ? 0 : durationOption('start', start, { allowZero: true }) };
+    const startMs = start === undefined ? 0 : durationOption('start', start, { allowZero: true });
+    return { name, plan, hooks, startMs };
   } catch (error) {
     throw scenarioError(name, error);
   }
@@ -128,12 +134,15 @@ export async function planScenarios(options: LoadOptions): Promise<ScenariosRunP
   }
   const { options: loaded } = await importOptionModules({ onProgress: options.onProgress } as LoadOptions);
   if (loaded.onProgress !== undefined && typeof loaded.onProgress !== 'function') {
-    throw new SalvoOptionError(`onProgress must be a function (or a module specifier); got ${show(options.onProgress)}`, { option: 'onProgress', value: options.onProgress });
+    const message = `onProgress must be a function (or a module specifier); got ${show(options.onProgress)}`;
+    throw new SalvoOptionError(message, { option: 'onProgress', value: options.onProgress });
   }
   const defaults: Record<string, unknown> = { ...options };
   for (const key of RUN_OPTIONS) delete defaults[key];
   const planned: ScenarioPlan[] = [];
-  for (const [name, scenario] of Object.entries(scenarios)) planned.push(await planScenario(name, scenario, defaults, options));
+  for (const [name, scenario] of Object.entries(scenarios)) {
+    planned.push(await planScenario(name, scenario, defaults, options));
+  }
   return {
     scenarios: planned,
     url: typeof options.url === 'string' ? options.url : undefined,

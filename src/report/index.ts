@@ -2,4 +2,5 @@
 // comparison (the trend of a history of runs is `salvo/gate`'s). See docs/reports.md.
 export { renderReport } from './render.js';
 export { renderCapacityReport } from './capacity-report.js';
-export { renderComparisonReport, type ComparisonReportInput, type RenderComparisonReportOptions } from './comparison-report.js';
+export { renderComparisonReport } from './comparison-report.js';
+export type { ComparisonReportInput, RenderComparisonReportOptions } from './comparison-report.js';

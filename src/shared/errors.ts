@@ -28,7 +28,7 @@ export interface SalvoErrorDetail {
  * Whether `value` is an error of `base` with salvo's `code`: each entry point (`salvo`, `salvo/gate`,
  * `salvo/report`) bundles its own copy of these classes, and `instanceof` holds across the copies.
  */
-function isSalvoError(value: unknown, base: ErrorConstructor | TypeErrorConstructor | RangeErrorConstructor, code: string): boolean {
+function isSalvoError(value: unknown, base: ErrorConstructor, code: string): boolean {
   return value instanceof base && (value as { code?: unknown }).code === code;
 }
 

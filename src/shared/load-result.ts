@@ -16,7 +16,7 @@ export type ResultTransport = TransportName | 'websocket' | 'socket.io' | 'task'
 export interface ProgressEvent extends TimelineEntry {
   /** Totals since the measured run began. */
   totals: { sent: number; completed: number; errors: number; retried: number };
-  /** A run with `scenarios`: each scenario's part of this second, its totals its own (one not started yet is absent). */
+  /** With `scenarios`: each scenario's part of this second, its totals its own (absent until it starts). */
   byScenario?: Record<string, Omit<ProgressEvent, 'second' | 'byScenario' | 'server'>>;
 }
 

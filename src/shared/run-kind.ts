@@ -12,7 +12,8 @@ export function resultKind(result: { transport: string; merge?: { plan?: { kind?
 
 /** The kind a transport alone says (never `'subscription'`, which is an HTTP transport's). */
 export function transportKind(transport: string): RunKind {
-  return transport === 'websocket' ? 'websocket' : transport === 'socket.io' ? 'socketio' : transport === 'task' ? 'task' : 'http';
+  if (transport === 'websocket' || transport === 'task') return transport;
+  return transport === 'socket.io' ? 'socketio' : 'http';
 }
 
 /** Whether a run of this kind counts messages (WebSocket, Socket.IO) rather than requests or calls. */

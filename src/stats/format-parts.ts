@@ -27,10 +27,11 @@ export function wholeTarget(result: Pick<LoadResult, 'byScenario'>): boolean {
   return result.byScenario === undefined || Object.values(result.byScenario).every((part) => part.rate !== undefined);
 }
 
-/** One table, a row per part: requests/s (and the target, when some part has one), p50, p99, sent, completed, errors, statuses. */
+/** One table, a row per part: requests/s (the target, when a part has one), p50, p99, sent, completed, errors, statuses. */
 function table(heading: string, parts: Record<string, Part>): string[] {
   const targets = Object.values(parts).some((part) => part.rate !== undefined);
-  const header = [heading, 'Req/s', ...(targets ? ['Target/s'] : []), 'p50', 'p99', 'Sent', 'Completed', 'Errors', 'Status codes'];
+  const target = targets ? ['Target/s'] : [];
+  const header = [heading, 'Req/s', ...target, 'p50', 'p99', 'Sent', 'Completed', 'Errors', 'Status codes'];
   const rows = Object.entries(parts).map(([key, part]) => [
     key,
     TWO_DECIMALS.format(part.requests.perSecond),

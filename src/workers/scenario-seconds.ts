@@ -7,6 +7,13 @@ import { ProgressMerger } from './progress.js';
 /** A scenario's part of a second of the run (`ProgressEvent.byScenario`). */
 type ScenarioSecond = NonNullable<ProgressEvent['byScenario']>[string];
 
+/** A second of the whole run, with each scenario's part of it. */
+type OnScenariosSecond = (
+  summary: Omit<SecondSummary, 'histogram'>,
+  totals: RunningTotals,
+  byScenario: Record<string, ScenarioSecond>,
+) => void;
+
 /** One scenario of the run: its name, and how many whole seconds after the run's start its own second 0 is. */
 export interface ScenarioClock {
   name: string;
@@ -21,7 +28,9 @@ function idleSecond(second: number, histogram: string): SecondSummary {
   };
 }
 
-const noTotals = (): RunningTotals => ({ sent: 0, completed: 0, errors: 0, retried: 0, statusCodes: {}, errorsByCode: {}, failed: 0 });
+const noTotals = (): RunningTotals => ({
+  sent: 0, completed: 0, errors: 0, retried: 0, statusCodes: {}, errorsByCode: {}, failed: 0,
+});
 
 /**
  * The seconds of a run of several scenarios, rolled into seconds of the whole run: each scenario's
@@ -38,7 +47,7 @@ export class ScenarioSeconds {
   readonly #next: number[];
   #idleHistogram: string | undefined;
 
-  constructor(clocks: readonly ScenarioClock[], onSecond: (summary: Omit<SecondSummary, 'histogram'>, totals: RunningTotals, byScenario: Record<string, ScenarioSecond>) => void) {
+  constructor(clocks: readonly ScenarioClock[], onSecond: OnScenariosSecond) {
     this.#clocks = clocks;
     this.#next = clocks.map(() => 0);
     this.#merger = new ProgressMerger(clocks.length, (summary, totals) => {
@@ -60,7 +69,8 @@ export class ScenarioSeconds {
       parts[name] = part;
       this.#next[index] = second + 1;
       // The merger reads the histogram only to add it up: a rolled second has handed it over already.
-      this.#merger.add(index, { ...summary, second, histogram: (summary as Partial<SecondSummary>).histogram ?? this.#idle() }, totals);
+      const histogram = (summary as Partial<SecondSummary>).histogram ?? this.#idle();
+      this.#merger.add(index, { ...summary, second, histogram }, totals);
     };
   }
 

@@ -1,7 +1,9 @@
 import { AssertionError } from 'node:assert';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { assertNoRegression, compareResults, DEFAULT_METRICS, formatComparison, runComparison, type Comparison, type LoadResult } from '../../index.js';
+import {
+  assertNoRegression, compareResults, DEFAULT_METRICS, formatComparison, runComparison, type Comparison, type LoadResult,
+} from '../../index.js';
 import { renderComparisonReport } from '../../report/index.js';
 import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
 import { checkMetric, confidenceFlag, durationFlag, integerFlag, marginFlags } from '../flag-values.js';
