@@ -1,5 +1,4 @@
 import { runThread } from './workers/run-thread.js';
-import { importOptionModules, planLoad } from './options.js';
 import type { Plan, PlanHooks } from './shared/plan.js';
 import { StartGate, wallClockMs } from './runner/start-gate.js';
 import { diagnose } from './stats/diagnose.js';
@@ -16,7 +15,7 @@ import { segmentPlan } from './workers/shard.js';
 import type { ShardStats } from './stats/recorder.js';
 import { ScenarioSeconds } from './workers/scenario-seconds.js';
 import { watchServer, type ServerWatch } from './monitor/watch.js';
-import { planScenarios, type ScenariosRunPlan } from './scenarios.js';
+import { planRun, type RunPlan, type ScenarioPlan } from './scenarios.js';
 
 /**
  * From the connections opening to the shared start of a run of scenarios: time for every scenario's
@@ -71,10 +70,12 @@ async function startOutputs(outputs: PlanHooks['outputs'], plan: Plan): Promise<
  * SalvoRangeError naming the option; network trouble never rejects: it is counted in `errors`.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const scenarios = typeof options === 'object' && options !== null && options.scenarios !== undefined;
-  if (scenarios) return runScenarios(await planScenarios(options));
-  const imported = await importOptionModules(options);
-  const { plan: whole, hooks } = planLoad(imported.options, imported.requestsModule, imported.task);
+  const run = await planRun(options);
+  return run.named ? runScenarios(run) : runScenario(run.scenarios[0]!);
+}
+
+/** A plain run: its one scenario, with the run's outputs, monitor and thresholds its own. */
+async function runScenario({ plan: whole, hooks }: ScenarioPlan): Promise<LoadResult> {
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
   const outputs = await startOutputs(hooks.outputs, whole);
@@ -99,7 +100,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 }
 
 /** The whole run's plan in the result: what the scenarios share, and each one's own. */
-function scenariosMergePlan(results: LoadResult[], run: ScenariosRunPlan): MergePlan {
+function scenariosMergePlan(results: LoadResult[], run: RunPlan): MergePlan {
   const plans = results.map((result) => result.merge.plan);
   const ends = run.scenarios.map(({ startMs }, index) => {
     const durationMs = plans[index]!.durationMs;
@@ -123,7 +124,7 @@ function scenariosMergePlan(results: LoadResult[], run: ScenariosRunPlan): Merge
  * outputs and one roll-up of seconds for the whole run, its thresholds judged once on the sum. An
  * abort (the signal, an `abortOnFail` threshold in any scenario, a scenario that failed) ends them all.
  */
-async function runScenarios(run: ScenariosRunPlan): Promise<LoadResult> {
+async function runScenarios(run: RunPlan): Promise<LoadResult> {
   const { scenarios } = run;
   const controller = new AbortController();
   const onAbort = () => controller.abort();

@@ -41,9 +41,12 @@ export interface ScenarioPlan {
   startMs: number;
 }
 
-/** The plan of a run with `scenarios`: what the whole run does once, around its scenarios. */
-export interface ScenariosRunPlan {
+/** The plan of a run: its scenarios, and what the whole run does once around them. */
+export interface RunPlan {
+  /** One, `default`, for a run without `scenarios`. */
   scenarios: ScenarioPlan[];
+  /** Whether the run was given `scenarios` (its result then has `byScenario`). */
+  named: boolean;
   /** The run's own url, when it has one: the target it names. */
   url: string | undefined;
   thresholds: PlannedThresholds | undefined;
@@ -123,7 +126,7 @@ async function planScenario(name: string, scenario: unknown, defaults: Record<st
 }
 
 /** Plans a run with `scenarios`: each scenario once, and the run's own options. */
-export async function planScenarios(options: LoadOptions): Promise<ScenariosRunPlan> {
+async function planScenarios(options: LoadOptions): Promise<RunPlan> {
   rejectUnknownOptions(options);
   const { scenarios } = options;
   if (typeof scenarios !== 'object' || scenarios === null || Array.isArray(scenarios) || Object.keys(scenarios).length === 0) {
@@ -145,6 +148,7 @@ export async function planScenarios(options: LoadOptions): Promise<ScenariosRunP
   }
   return {
     scenarios: planned,
+    named: true,
     url: typeof options.url === 'string' ? options.url : undefined,
     // Checked here, once, so that a bad threshold fails before anything starts.
     thresholds: options.thresholds === undefined ? undefined : planThresholds(options.thresholds),
@@ -153,5 +157,26 @@ export async function planScenarios(options: LoadOptions): Promise<ScenariosRunP
     outputs: planOutputs(options.outputs),
     signal: options.signal,
     onProgress: loaded.onProgress,
+  };
+}
+
+/**
+ * Plans a run, validating every option before anything starts: a run of `scenarios`, or a plain run
+ * as its one scenario, `default`.
+ */
+export async function planRun(options: LoadOptions): Promise<RunPlan> {
+  if (typeof options === 'object' && options !== null && options.scenarios !== undefined) return planScenarios(options);
+  const imported = await importOptionModules(options);
+  const { plan, hooks } = planLoad(imported.options, imported.requestsModule, imported.task);
+  return {
+    scenarios: [{ name: 'default', plan, hooks, startMs: 0 }],
+    named: false,
+    url: plan.url,
+    thresholds: plan.thresholds,
+    startAtMs: plan.startAtMs,
+    monitor: plan.monitor,
+    outputs: hooks.outputs,
+    signal: hooks.signal,
+    onProgress: hooks.onProgress,
   };
 }

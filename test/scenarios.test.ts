@@ -215,3 +215,13 @@ t.test('thresholds are judged once, on the run; a scenario\'s result keeps its o
   t.equal(result.byScenario!.b!.thresholds, undefined, 'a scenario is not judged on its own');
   t.equal(result.byScenario!.b!.merge.thresholds, undefined, 'nor carries thresholds to judge again on merging');
 });
+
+t.test('the plan of a run is its scenarios: a plain run is one, default', async (t) => {
+  const { planRun } = await import('../src/scenarios.js');
+  const plain = await planRun({ url: 'http://127.0.0.1:9/', rate: 10 });
+  t.same(plain.scenarios.map(({ name, startMs, plan }) => ({ name, startMs, kind: plan.kind, rate: plan.rate })), [{ name: 'default', startMs: 0, kind: 'http', rate: 10 }]);
+  t.equal(plain.named, false);
+  const run = await planRun({ url: 'ws://127.0.0.1:9/', scenarios: { chat: { websocket: { message: 'x' } }, api: { url: 'http://127.0.0.1:9/', path: '/a', start: '1s' } } });
+  t.same(run.scenarios.map(({ name, startMs, plan }) => [name, startMs, plan.kind, plan.url]), [['chat', 0, 'websocket', 'ws://127.0.0.1:9/'], ['api', 1000, 'http', 'http://127.0.0.1:9/a']]);
+  t.equal(run.named, true);
+});
