@@ -18,6 +18,7 @@ import { planTaskOptions, rejectConcurrencyWithoutTask } from './tasks/options.j
 import { importTask, type ImportedTask } from './workers/task-module.js';
 import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
+import type { RunKind } from './shared/run-kind.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -132,6 +133,17 @@ function defaultWarmupMs({ rate, workers, durationMs, amount, task }: { rate: nu
 }
 
 /**
+ * The kind of run `options` ask for, named here once: `planLoad` puts it in the plan, and a scenario
+ * reads it to leave out the run's defaults its kind has no use for.
+ */
+export function runKindOf(options: LoadOptions): RunKind {
+  if (options.task !== undefined) return 'task';
+  if (options.socketio !== undefined) return 'socketio';
+  if (typeof options.url === 'string' && /^wss?:/i.test(options.url)) return 'websocket';
+  return options.stream?.subscribe === true ? 'subscription' : 'http';
+}
+
+/**
  * Validates `options` once, at the boundary, and resolves every default. Throws a SalvoOptionError or
  * SalvoRangeError whose message names the option and the bad value.
  */
@@ -223,8 +235,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     webSocket && !socketIo ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
   const streamPlan = planStream(options.stream, { workers, webSocket });
   const { requests, names } = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
-  const subscribes = streamPlan?.planned.subscribe === true;
-  const kind = task !== undefined ? 'task' : socketIo ? 'socketio' : webSocket ? 'websocket' : subscribes ? 'subscription' : 'http';
+  const kind = runKindOf(options);
   const plan: Plan = {
     kind,
     url: task?.url ?? url!.href,

@@ -12,7 +12,7 @@ import { splitScope } from './stats/threshold-scope.js';
 import { planOutputs } from './outputs/options.js';
 import { planMonitor } from './monitor/options.js';
 import { parseStartAt } from './segment-options.js';
-import { importOptionModules, planLoad, rejectUnknownOptions } from './options.js';
+import { importOptionModules, planLoad, rejectUnknownOptions, runKindOf } from './options.js';
 import { KNOWN_OPTIONS, OPTION_TABLE, SCENARIO_KEYS } from './shared/option-table.js';
 
 /** The options of the whole run, never a scenario's default. */
@@ -110,8 +110,12 @@ async function planScenario(name: string, scenario: unknown, defaults: Record<st
     for (const key of Object.keys(scenario) as Array<keyof ScenarioOptions>) {
       for (const replaced of REPLACES[key] ?? []) delete merged[replaced];
     }
+    if (path !== undefined) own.url = pathUrl(path, own.url ?? merged['url']);
+    // The run's options are defaults: one that this scenario's kind has no use for is left out (a
+    // task scenario in a run with a url), while the scenario's own options are checked as a run's.
+    const kind = runKindOf({ ...merged, ...own } as LoadOptions);
+    for (const key of Object.keys(merged)) if (!(OPTION_TABLE[key as keyof LoadOptions]?.kinds.includes(kind) ?? true)) delete merged[key];
     const scenarioOptions = { ...merged, ...own } as LoadOptions;
-    if (path !== undefined) scenarioOptions.url = pathUrl(path, scenarioOptions.url);
     const aborting = abortThresholds(options.thresholds, name);
     if (aborting !== undefined) scenarioOptions.thresholds = aborting;
     if (options.segment !== undefined) scenarioOptions.segment = options.segment;

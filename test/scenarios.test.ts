@@ -225,3 +225,19 @@ t.test('the plan of a run is its scenarios: a plain run is one, default', async 
   t.same(run.scenarios.map(({ name, startMs, plan }) => [name, startMs, plan.kind, plan.url]), [['chat', 0, 'websocket', 'ws://127.0.0.1:9/'], ['api', 1000, 'http', 'http://127.0.0.1:9/a']]);
   t.equal(run.named, true);
 });
+
+t.test('the run\'s options are defaults: a scenario leaves out those its kind has no use for, and is checked on its own', async (t) => {
+  const server = await countingServer(t);
+  let calls = 0;
+  const result = await runLoad({
+    url: server.url,
+    method: 'POST',
+    rate: 200,
+    connections: 2,
+    scenarios: { api: { path: '/api', amount: 20 }, work: { task: async () => void calls++, amount: 30, rate: undefined } },
+  });
+  t.equal(server.byPath['/api'], 20, 'the HTTP scenario takes the run\'s url, method and rate');
+  t.equal(calls, 30, 'the task scenario runs without the run\'s url and method');
+  t.equal(result.byScenario!.work!.transport, 'task');
+  await t.rejects(runLoad({ url: server.url, scenarios: { work: { task: async () => {}, method: 'POST' } } }), { option: 'scenarios.work.method' });
+});
