@@ -173,7 +173,8 @@ t.test('onProgress hears each second of the whole run once, in order, with each 
     connections: 1,
     duration: '3s',
     onProgress: (event) => events.push(event),
-    scenarios: { early: { path: '/early', rate: 50 }, late: { path: '/late', rate: 20, start: '1s', duration: '2s' } },
+    // early on two worker threads: its seconds come merged from them, latencies included
+    scenarios: { early: { path: '/early', rate: 50, workers: 2 }, late: { path: '/late', rate: 20, start: '1s', duration: '2s' } },
   });
   t.same(events.map((event) => event.second), [0, 1, 2], 'one event per second of the run, not one per scenario\'s second');
   t.same(Object.keys(events[0]!.byScenario!), ['early'], 'a scenario not started yet has no part');
@@ -181,6 +182,7 @@ t.test('onProgress hears each second of the whole run once, in order, with each 
   for (const event of events) {
     const parts = Object.values(event.byScenario!);
     t.equal(parts.reduce((sum, part) => sum + part.sent, 0), event.sent, `second ${event.second}: the scenarios add up to its sent`);
+    if (event.completed > 0) t.ok(Number.isFinite(event.p50) && Number.isFinite(event.p99), `second ${event.second}: latencies of the whole run`);
   }
   t.equal(events.at(-1)!.totals.sent, result.requests.sent, 'the last event\'s totals are the run\'s');
   t.equal(events.at(-1)!.byScenario!.late!.totals.sent, result.byScenario!.late!.requests.sent, 'and a scenario\'s totals its own');
