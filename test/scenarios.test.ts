@@ -241,5 +241,5 @@ t.test('the run\'s options are defaults: a scenario leaves out those its kind ha
   t.equal(server.byPath['/api'], 20, 'the HTTP scenario takes the run\'s url, method and rate');
   t.equal(calls, 30, 'the task scenario runs without the run\'s url and method');
   t.equal(result.byScenario!.work!.transport, 'task');
-  await t.rejects(runLoad({ url: server.url, scenarios: { work: { task: async () => {}, method: 'POST' } } }), { option: 'scenarios.work.method' });
+  await t.rejects(runLoad({ url: server.url, scenarios: { work: { task: async () => {}, method: 'POST' } } }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios.work.method' });
 });
