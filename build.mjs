@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 
 await rm('dist', { recursive: true, force: true });
 const common = {
-  entryPoints: { index: 'src/index.ts', testing: 'src/testing/index.ts', worker: 'src/workers/worker.ts' },
+  entryPoints: { index: 'src/index.ts', gate: 'src/gate/index.ts', report: 'src/report/index.ts', testing: 'src/testing/index.ts', worker: 'src/workers/worker.ts' },
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -27,8 +27,9 @@ await build({
   define: { 'import.meta.url': '__salvoModuleUrl' },
   banner: { js: "const __salvoModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
-// The `salvo` command (package.json "bin"): ESM only, importing the library from ./index.js instead of
-// bundling a second copy of it.
+// The `salvo` command (package.json "bin"): ESM only, importing the library from its entry points
+// (./index.js, ./gate.js, ./report.js) instead of bundling a second copy of it.
+const ENTRIES = new Map(['index', 'gate/index', 'report/index'].map((entry) => [resolve(`src/${entry}.js`), `./${entry.replace('/index', '')}.js`]));
 await build({
   ...common,
   entryPoints: { cli: 'src/cli/bin.ts' },
@@ -38,9 +39,10 @@ await build({
     {
       name: 'library-from-index',
       setup(build) {
-        build.onResolve({ filter: /\/index\.js$/ }, ({ path, resolveDir }) =>
-          resolve(resolveDir, path) === resolve('src/index.js') ? { path: './index.js', external: true } : undefined,
-        );
+        build.onResolve({ filter: /\/index\.js$/ }, ({ path, resolveDir }) => {
+          const entry = ENTRIES.get(resolve(resolveDir, path));
+          return entry === undefined ? undefined : { path: entry, external: true };
+        });
       },
     },
   ],

@@ -119,7 +119,7 @@ async function runSalvo(transport, point, target) {
     url: transport === 'h2' ? target.h2Url : target.h1Url,
     transport,
     connections: point.c,
-    ...(transport === 'h2' ? { streams: point.m } : { pipelining: point.m }),
+    ...(transport === 'h2' ? { h2Streams: point.m } : { pipelining: point.m }),
     keepAlive: true,
     durationS,
     warmupS,

@@ -1,10 +1,10 @@
+// `salvo`: what a test file needs: runLoad, formatting, thresholds, merging, comparison, capacity and
+// the types of the options and the result. The CI gate is `salvo/gate`, the HTML reports
+// `salvo/report`, the test servers `salvo/testing`.
 export { runLoad } from './run.js';
 export { formatResult } from './stats/format.js';
 export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js';
 export { assertThresholds } from './stats/assert.js';
-export { renderReport } from './report/render.js';
-export { renderCapacityReport } from './report/capacity-report.js';
-export { renderComparisonReport, type ComparisonReportInput, type RenderComparisonReportOptions } from './report/comparison-report.js';
 export { parseDuration } from './shared/validate.js';
 export { SalvoOptionError, SalvoRangeError, SalvoTaskSetupError, type SalvoErrorDetail } from './shared/errors.js';
 export type { TaskContext, TaskFunction, TaskSetupContext } from './shared/task.js';
@@ -62,6 +62,7 @@ export type {
 } from './shared/load-options.js';
 export type { MachineSecond, MachineStats, ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats } from './shared/load-result.js';
 export type { Segment, ThresholdSetting, Thresholds, TransportName } from './shared/terms.js';
+export type { RunKind } from './shared/run-kind.js';
 export type { Warning } from './shared/warnings.js';
 export type { StreamEvent, StreamFormat, StreamHistograms, StreamMergeInfo, StreamOptions } from './shared/stream.js';
 export type { StreamSecond, StreamStats, SubscriptionStats } from './shared/load-result.js';
@@ -72,19 +73,4 @@ export { assertNoRegression, parseMargin } from './compare/assert-no-regression.
 export type { CompareResultsOptions, Comparison, ComparisonRow, Confidence, ConfidenceLevel } from './compare/compare-results.js';
 export type { RunComparisonOptions, ComparisonProgress, ComparisonRuns, ComparisonSide } from './compare/run-comparison.js';
 export type { AssertNoRegressionOptions } from './compare/assert-no-regression.js';
-export { addToHistory, readHistory, acceptInHistory, baselineEntries, historyTestIds, storedRun, HISTORY_FORMAT } from './gate/history.js';
-export { compareWithHistory, compareWithEntries, DEFAULT_MARGINS } from './gate/history-compare.js';
-export { ciLabels } from './gate/ci-labels.js';
-export { formatJUnit } from './gate/junit.js';
-export { formatSummary, writeSummary } from './gate/summary.js';
-export { gateChecks, gatePassed } from './gate/outcome.js';
-export { runGate } from './gate/remeasure.js';
-export type { GateRun, RunGateOptions } from './gate/remeasure.js';
-export type { Measured } from './gate/measured.js';
-export type { NoBaseline } from './gate/no-baseline.js';
-export type { AddToHistoryOptions, HistoryEntry, StoredRun } from './gate/history.js';
-export type { BaselineEntry, CompareWithHistoryOptions, GateMetric, HistoryComparison } from './gate/history-compare.js';
-export type { BuildLabels } from './gate/ci-labels.js';
-export type { GateCheck, GateOutcome } from './gate/outcome.js';
-export { renderTrendReport, type RenderTrendReportOptions } from './report/trend-report.js';
 export { isMetric, KNOWN_METRICS } from './stats/thresholds.js';

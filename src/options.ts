@@ -18,6 +18,8 @@ import { planTaskOptions, rejectConcurrencyWithoutTask } from './tasks/options.j
 import { importTask, type ImportedTask } from './workers/task-module.js';
 import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 import { askForUsage } from './engine/usage-request.js';
+import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
+import type { RunKind } from './shared/run-kind.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -26,13 +28,26 @@ const DEFAULT_WARMUP_FROM_RATE = 1000;
 /** V8 has optimised salvo's send/parse/record path by then, at 1,000-20,000/s per thread (benchmarks/README.md, cold start). */
 const DEFAULT_WARMUP_MS = 2000;
 
-/** Every option `runLoad` accepts. */
-export const KNOWN_OPTIONS = [
-  'url', 'name', 'transport', 'connections', 'duration', 'amount', 'rate', 'stages', 'pipelining', 'workers',
-  'keepAlive', 'method', 'headers', 'body', 'requests', 'timeout', 'warmup', 'expect', 'thresholds',
-  'tls', 'signal', 'onProgress', 'tlsSessionReuse', 'retry', 'streams', 'segment', 'startAt', 'websocket', 'monitor',
-  'outputs', 'socketio', 'task', 'concurrency', 'scenarios', 'stream', 'compressed',
-] as const satisfies ReadonlyArray<keyof LoadOptions>;
+export { KNOWN_OPTIONS };
+
+/** Options renamed before 1.0, with their new names: the old name is refused, saying the new one. */
+const RENAMED: Readonly<Record<string, { to: string; why: string }>> = {
+  streams: {
+    to: 'h2Streams',
+    why: 'concurrent HTTP/2 streams per connection; stream is the option that reads response bodies as events',
+  },
+};
+
+/** The options of a run, each known and meant for it: a renamed one says its new name. */
+export function rejectUnknownOptions(options: object, known: readonly string[] = KNOWN_OPTIONS): void {
+  for (const [old, { to, why }] of Object.entries(RENAMED)) {
+    if (!(old in options)) continue;
+    const value = (options as Record<string, unknown>)[old];
+    const message = `${old} is now ${to} (${why}); got ${old} ${show(value)}`;
+    throw new SalvoOptionError(message, { option: old, value, mentions: [to] });
+  }
+  rejectUnknownKeys(options, known);
+}
 
 const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
 
@@ -80,17 +95,18 @@ function planStages(value: unknown): PlannedStage[] | undefined {
   return stages;
 }
 
-/** Requests in flight per connection: `pipelining` for HTTP/1.1, `streams` for HTTP/2; the other is 1. */
+/** Requests in flight per connection: `pipelining` for HTTP/1.1, `h2Streams` for HTTP/2; the other is 1. */
 function planInFlight(options: LoadOptions, transport: TransportName): { pipelining: number; streams: number } {
   // Either at its default (1) is what the other protocol does anyway, and is accepted with it.
   if (transport === 'h2') {
     if (options.pipelining !== undefined && options.pipelining !== 1) {
-      throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give streams (concurrent streams per session) instead; got pipelining ${show(options.pipelining)}`, { option: 'pipelining', value: options.pipelining, mentions: ['transport', 'streams'] });
+      throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give h2Streams (concurrent streams per connection) instead; got pipelining ${show(options.pipelining)}`, { option: 'pipelining', value: options.pipelining, mentions: ['transport', 'h2Streams'] });
     }
-    return { pipelining: 1, streams: options.streams === undefined ? 1 : positiveInteger('streams', options.streams) };
+    const streams = options.h2Streams === undefined ? 1 : positiveInteger('h2Streams', options.h2Streams);
+    return { pipelining: 1, streams };
   }
-  if (options.streams !== undefined && options.streams !== 1) {
-    throw new SalvoOptionError(`streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got streams ${show(options.streams)} with transport ${show(transport)}`, { option: 'streams', value: options.streams, mentions: ['transport', 'pipelining'] });
+  if (options.h2Streams !== undefined && options.h2Streams !== 1) {
+    throw new SalvoOptionError(`h2Streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got h2Streams ${show(options.h2Streams)} with transport ${show(transport)}`, { option: 'h2Streams', value: options.h2Streams, mentions: ['transport', 'pipelining'] });
   }
   return { pipelining: options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining), streams: 1 };
 }
@@ -118,6 +134,17 @@ function defaultWarmupMs({ rate, workers, durationMs, amount, task }: { rate: nu
 }
 
 /**
+ * The kind of run `options` ask for, named here once: `planLoad` puts it in the plan, and a scenario
+ * reads it to leave out the run's defaults its kind has no use for.
+ */
+export function runKindOf(options: LoadOptions): RunKind {
+  if (options.task !== undefined) return 'task';
+  if (options.socketio !== undefined) return 'socketio';
+  if (typeof options.url === 'string' && /^wss?:/i.test(options.url)) return 'websocket';
+  return options.stream?.subscribe === true ? 'subscription' : 'http';
+}
+
+/**
  * Validates `options` once, at the boundary, and resolves every default. Throws a SalvoOptionError or
  * SalvoRangeError whose message names the option and the bad value.
  */
@@ -125,7 +152,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   if (typeof options !== 'object' || options === null) {
     throw new SalvoOptionError(`options must be an object with at least a url (or a task); got ${show(options)}`, { option: 'options', value: options });
   }
-  rejectUnknownKeys(options, KNOWN_OPTIONS);
+  rejectUnknownOptions(options);
   // A task run has no url and no request options (planTaskOptions rejects each by name).
   const task = options.task === undefined ? undefined : planTaskOptions(options, importedTask);
   if (task === undefined) rejectConcurrencyWithoutTask(options);
@@ -178,7 +205,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`, { option: 'keepAlive', value: options.keepAlive });
   }
   if (options.keepAlive === false && streams > 1) {
-    throw new SalvoOptionError(`streams ${streams} needs keepAlive: without it every request has a session of its own`, { option: 'streams', value: streams, mentions: ['keepAlive'] });
+    throw new SalvoOptionError(`h2Streams ${streams} needs keepAlive: without it every request has a connection of its own`, { option: 'h2Streams', value: streams, mentions: ['keepAlive'] });
   }
   if (options.keepAlive === false && pipelining > 1) {
     throw new SalvoOptionError(`pipelining ${pipelining} needs keepAlive: a connection that closes after each response carries one request`, { option: 'pipelining', value: pipelining, mentions: ['keepAlive'] });
@@ -214,7 +241,9 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   const planned = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
   const { names } = planned;
   const requests = streamPlan?.planned.usage === true ? planned.requests.map(askForUsage) : planned.requests;
+  const kind = runKindOf(options);
   const plan: Plan = {
+    kind,
     url: task?.url ?? url!.href,
     transport: task !== undefined ? 'task' : socketIo ? 'socket.io' : webSocket ? 'websocket' : transport,
     connections,
@@ -247,6 +276,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     ...(streamPlan !== undefined ? { stream: streamPlan.planned } : {}),
   };
   rejectWithSubscribe(plan, options);
+  rejectForKind(options, plan.kind);
   return {
     plan,
     hooks: {

@@ -1,30 +1,47 @@
 import { runThread } from './workers/run-thread.js';
-import { importOptionModules, planLoad } from './options.js';
 import type { Plan, PlanHooks } from './shared/plan.js';
-import { StartGate } from './runner/start-gate.js';
+import { StartGate, wallClockMs } from './runner/start-gate.js';
 import { diagnose } from './stats/diagnose.js';
 import { assertFileLimit } from './stats/file-limit.js';
 import { mergeShards } from './stats/merge.js';
+import { sumResults } from './stats/merge-results.js';
 import { progressEvent, type OnRolledSecond } from './stats/progress-event.js';
 import { compileThresholds, judgeThresholds } from './stats/thresholds.js';
 import type { LoadOptions } from './shared/load-options.js';
-import type { LoadResult } from './shared/load-result.js';
+import type { LoadResult, MergePlan, ProgressEvent } from './shared/load-result.js';
 import type { LiveOutputs } from './outputs/live.js';
 import { runWorkers } from './workers/pool.js';
 import { segmentPlan } from './workers/shard.js';
+import type { ShardStats } from './stats/recorder.js';
+import { ScenarioSeconds } from './workers/scenario-seconds.js';
 import { watchServer, type ServerWatch } from './monitor/watch.js';
-import { runScenarios } from './scenarios.js';
+import { planRun, type RunPlan, type ScenarioPlan } from './scenarios.js';
+
+/**
+ * From the connections opening to the shared start of a run of scenarios: time for every scenario's
+ * threads to start and connect, so that they all start on time (a late one starts at once, with `LATE_START`).
+ */
+const START_LEAD_MS = 750;
+
+/** What a second's public event gets besides its numbers: its scenarios' parts. */
+type Decorate = (second: number, event: ProgressEvent) => ProgressEvent;
 
 /**
  * The one route of each closed second of the whole run: the outputs take it at once; `onProgress`
  * and the outputs' server series take it with the server's reading of it (`monitor`), in order.
  */
-function secondRoute({ onProgress }: PlanHooks, outputs: LiveOutputs | undefined, watch: ServerWatch): OnRolledSecond | undefined {
+function secondRoute(
+  onProgress: PlanHooks['onProgress'],
+  outputs: LiveOutputs | undefined,
+  watch: ServerWatch,
+  decorate?: Decorate,
+): OnRolledSecond | undefined {
   const progress = typeof onProgress === 'function' ? onProgress : undefined;
   if (progress === undefined && outputs === undefined) return undefined;
   return (summary, totals) => {
     outputs?.onSecond(summary, totals);
-    const event = progress === undefined ? undefined : progressEvent(summary, totals);
+    const plain = progress === undefined ? undefined : progressEvent(summary, totals);
+    const event = plain === undefined || decorate === undefined ? plain : decorate(summary.second, plain);
     watch.withServer(summary.second, (server) => {
       if (server !== undefined) outputs?.onServer(summary.second, server);
       if (event !== undefined) progress?.(server === undefined ? event : { ...event, server });
@@ -32,22 +49,20 @@ function secondRoute({ onProgress }: PlanHooks, outputs: LiveOutputs | undefined
   };
 }
 
-function runInProcess(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: OnRolledSecond | undefined) {
-  return runThread(plan, {
-    requests: hooks.requests,
-    websocket: hooks.websocket,
-    task: hooks.task,
-    stream: hooks.stream,
-    signal: hooks.signal,
-    ready: start.wait,
-    onSecond,
-  });
+/** One scenario's shards: on worker threads, or in this one. */
+type OnSecond = OnRolledSecond | undefined;
+
+function runShards(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: OnSecond): Promise<ShardStats[]> {
+  if (plan.workers > 1) return runWorkers(plan, hooks, start, onSecond);
+  const { requests, websocket, task, stream, signal } = hooks;
+  const thread = runThread(plan, { requests, websocket, task, stream, signal, ready: start.wait, onSecond });
+  return thread.then((shard) => [shard]);
 }
 
 /** The outputs, loaded only when some are configured. */
-async function startOutputs(hooks: PlanHooks, plan: Plan): Promise<LiveOutputs | undefined> {
-  if (hooks.outputs === undefined || hooks.outputs.length === 0) return undefined;
-  return (await import('./outputs/live.js')).startOutputs(hooks.outputs, plan);
+async function startOutputs(outputs: PlanHooks['outputs'], plan: Plan): Promise<LiveOutputs | undefined> {
+  if (outputs === undefined || outputs.length === 0) return undefined;
+  return (await import('./outputs/live.js')).startOutputs(outputs, plan);
 }
 
 /**
@@ -55,18 +70,20 @@ async function startOutputs(hooks: PlanHooks, plan: Plan): Promise<LiveOutputs |
  * SalvoRangeError naming the option; network trouble never rejects: it is counted in `errors`.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  if (typeof options === 'object' && options !== null && options.scenarios !== undefined) return runScenarios(options, runLoad);
-  const imported = await importOptionModules(options);
-  const { plan: whole, hooks } = planLoad(imported.options, imported.requestsModule, imported.task);
+  const run = await planRun(options);
+  return run.named ? runScenarios(run) : runScenario(run.scenarios[0]!);
+}
+
+/** A plain run: its one scenario, with the run's outputs, monitor and thresholds its own. */
+async function runScenario({ plan: whole, hooks }: ScenarioPlan): Promise<LoadResult> {
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
-  const outputs = await startOutputs(hooks, whole);
+  const outputs = await startOutputs(hooks.outputs, whole);
   const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
   const watch = watchServer(plan, start);
-  const onSecond = secondRoute(hooks, outputs, watch);
   let shards;
   try {
-    shards = plan.workers > 1 ? await runWorkers(plan, hooks, start, onSecond) : [await runInProcess(plan, hooks, start, onSecond)];
+    shards = await runShards(plan, hooks, start, secondRoute(hooks.onProgress, outputs, watch));
   } catch (error) {
     await outputs?.abandon();
     throw error;
@@ -78,6 +95,116 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   await watch.attach(result);
   diagnose(result, plan);
   judgeThresholds(result, whole.thresholds && compileThresholds(whole.thresholds.parsed));
+  await outputs?.finish(result);
+  return result;
+}
+
+/** The whole run's plan in the result: what the scenarios share, and each one's own. */
+function scenariosMergePlan(results: LoadResult[], run: RunPlan): MergePlan {
+  const plans = results.map((result) => result.merge.plan);
+  const ends = run.scenarios.map(({ startMs }, index) => {
+    const durationMs = plans[index]!.durationMs;
+    return durationMs === undefined ? undefined : startMs + durationMs;
+  });
+  const transports = new Set(plans.map((plan) => plan.transport));
+  return {
+    transport: transports.size === 1 ? plans[0]!.transport : results[0]!.transport,
+    connections: plans.reduce((sum, plan) => sum + plan.connections, 0),
+    ...(ends.every((end) => end !== undefined) ? { durationMs: Math.max(...(ends as number[])) } : {}),
+    pipelining: Math.max(...plans.map((plan) => plan.pipelining)),
+    keepAlive: plans.every((plan) => plan.keepAlive),
+    warmupMs: Math.max(...plans.map((plan) => plan.warmupMs)),
+    requests: [...new Set(plans.flatMap((plan) => plan.requests))],
+    scenarios: Object.fromEntries(run.scenarios.map(({ name }, index) => [name, plans[index]!])),
+  };
+}
+
+/**
+ * Runs a plan of scenarios at once on one start instant and adds them up: one monitor, one set of
+ * outputs and one roll-up of seconds for the whole run, its thresholds judged once on the sum. An
+ * abort (the signal, an `abortOnFail` threshold in any scenario, a scenario that failed) ends them all.
+ */
+async function runScenarios(run: RunPlan): Promise<LoadResult> {
+  const { scenarios } = run;
+  const controller = new AbortController();
+  const onAbort = () => controller.abort();
+  run.signal?.addEventListener('abort', onAbort, { once: true });
+  if (run.signal?.aborted) controller.abort();
+  // A scenario warms up before its start: the shared start leaves room for the longest warm-up.
+  const warmupLeadMs = Math.max(0, ...scenarios.map(({ startMs, plan }) => plan.warmupMs - startMs));
+  const startAt = run.startAtMs ?? wallClockMs() + START_LEAD_MS + warmupLeadMs;
+  const first = scenarios[0]!.plan;
+  const spanMs = Math.max(...scenarios.map(({ startMs, plan }) => startMs + (plan.durationMs ?? 0)));
+  const wholeSpan = { ...first, startAtMs: startAt, warmupMs: 0, durationMs: spanMs };
+  const outputs = await startOutputs(run.outputs, wholeSpan);
+  const watchStart = new StartGate(undefined, 0, undefined);
+  const watch = watchServer({ ...wholeSpan, monitor: run.monitor }, watchStart);
+  watchStart.onGo?.(startAt);
+  const byScenario = new Map<number, ProgressEvent['byScenario']>();
+  const withScenarios: Decorate = (second, event) => ({ ...event, byScenario: byScenario.get(second) ?? {} });
+  const route = secondRoute(run.onProgress, outputs, watch, withScenarios);
+  const clocks = scenarios.map(({ name, startMs }) => ({ name, offsetSeconds: Math.round(startMs / 1000) }));
+  const seconds =
+    route &&
+    new ScenarioSeconds(clocks, (summary, totals, parts) => {
+      byScenario.set(summary.second, parts);
+      route(summary, totals);
+      byScenario.delete(summary.second);
+    });
+  let results: LoadResult[];
+  try {
+    results = await Promise.all(
+      scenarios.map(async ({ plan: whole, hooks }, index) => {
+        const scenarioWhole = { ...whole, startAtMs: startAt + scenarios[index]!.startMs };
+        const { segment } = scenarioWhole;
+        const plan = segment === undefined ? scenarioWhole : segmentPlan(scenarioWhole, segment);
+        const start = new StartGate(plan.startAtMs, plan.warmupMs, controller.signal);
+        let shards;
+        try {
+          assertFileLimit(plan);
+          shards = await runShards(plan, { ...hooks, signal: controller.signal }, start, seconds?.scenario(index));
+        } catch (error) {
+          controller.abort();
+          throw error;
+        } finally {
+          seconds?.finish(index);
+        }
+        const result = mergeShards(plan, shards, false, scenarioWhole);
+        start.warn(result.warnings);
+        diagnose(result, plan);
+        // Its `abortOnFail` thresholds were checked while it ran; the run's are judged once, on the sum.
+        delete result.merge.thresholds;
+        if (result.aborted) controller.abort();
+        return result;
+      }),
+    );
+  } catch (error) {
+    await outputs?.abandon();
+    throw error;
+  } finally {
+    run.signal?.removeEventListener('abort', onAbort);
+    seconds?.flush();
+    watch.stop();
+  }
+  const firstResult = results[0]!;
+  const transports = new Set(results.map((result) => result.transport));
+  const rates = results.filter((result) => result.rate !== undefined);
+  const result = sumResults(results, {
+    url: run.url ?? firstResult.url,
+    transport: transports.size === 1 ? firstResult.transport : first.transport,
+    connections: results.reduce((sum, part) => sum + part.connections, 0),
+    // Scenarios with one worker share this thread; the others add their worker threads.
+    workers: Math.max(1, results.reduce((sum, part) => sum + (part.workers > 1 ? part.workers : 0), 0)),
+    rate: rates.length === 0 ? undefined : rates.reduce((sum, part) => sum + part.rate!, 0),
+    merge: {
+      ...(firstResult.merge.segment !== undefined ? { segment: firstResult.merge.segment } : {}),
+      plan: scenariosMergePlan(results, run),
+      ...(run.thresholds !== undefined ? { thresholds: run.thresholds.given } : {}),
+    },
+  });
+  result.byScenario = Object.fromEntries(scenarios.map(({ name }, index) => [name, results[index]!]));
+  await watch.attach(result);
+  judgeThresholds(result, run.thresholds && compileThresholds(run.thresholds.parsed));
   await outputs?.finish(result);
   return result;
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { runCli } from '../src/cli/commands.js';
-import { renderComparisonReport } from '../src/index.js';
+import { renderComparisonReport } from '../src/report/index.js';
 import { Capture } from './fixtures/cli.js';
 import { testServer } from './fixtures/test-server.js';
 

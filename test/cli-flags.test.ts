@@ -33,7 +33,7 @@ t.test('every flag becomes its runLoad option', async (t) => {
     thresholds: { 'latency.p99': ['<50', '> 1', { threshold: '<200', window: '10s' }], 'errors.rate': ['<= 0.01'] },
   });
   t.match(invocation, { json: true, html: 'r.html', quiet: true, plannedMs: 30_000 });
-  t.same(parseRunFlags([url, '--transport', 'h2', '-c', '4', '--streams', '10']).options, { url, transport: 'h2', connections: 4, streams: 10, duration: 10_000 });
+  t.same(parseRunFlags([url, '--transport', 'h2', '-c', '4', '--h2-streams', '10']).options, { url, transport: 'h2', connections: 4, h2Streams: 10, duration: 10_000 });
   t.same(parseRunFlags([url, '--stream', 'sse', '--stream-subscribe', '--stream-timestamp', 't', '-c', '100']).options, {
     url,
     connections: 100,

@@ -5,7 +5,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { runCli } from '../src/cli/commands.js';
-import { addToHistory, compareWithHistory, formatJUnit, formatSummary, readHistory, writeSummary, type LoadResult } from '../src/index.js';
+import type { LoadResult } from '../src/index.js';
+import { addToHistory, compareWithHistory, formatJUnit, formatSummary, readHistory, writeSummary } from '../src/gate/index.js';
 import { Capture } from './fixtures/cli.js';
 import { testServer } from './fixtures/test-server.js';
 

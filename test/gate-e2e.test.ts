@@ -5,7 +5,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { addToHistory, compareWithHistory, formatJUnit, formatSummary, gatePassed, readHistory, runLoad, type LoadResult } from '../src/index.js';
+import { runLoad, type LoadResult } from '../src/index.js';
+import { addToHistory, compareWithHistory, formatJUnit, formatSummary, gatePassed, readHistory } from '../src/gate/index.js';
 import { testServer } from './fixtures/test-server.js';
 import { inSomeRun } from './fixtures/timing.js';
 

@@ -46,7 +46,7 @@ t.test('padding, CONTINUATION, 1xx, trailers and a 1 MiB body arrive whole and a
       stream.end('with trailers');
     }
   });
-  const big = await runLoad({ url: `${url}/big`, transport: 'h2', connections: 2, streams: 3, amount: 12, expect: { status: 200, body: BIG_BODY.toString('latin1'), headers: { 'x-long': LONG_VALUE } } });
+  const big = await runLoad({ url: `${url}/big`, transport: 'h2', connections: 2, h2Streams: 3, amount: 12, expect: { status: 200, body: BIG_BODY.toString('latin1'), headers: { 'x-long': LONG_VALUE } } });
   t.equal(big.requests.completed, 12);
   t.same(big.errors.byCode, {});
   t.equal(big.checks?.failed, 0, 'every body (16 KiB frames, padded, over a window topped up as it went) and the 40 KB header (HEADERS + CONTINUATION) were whole');
@@ -57,7 +57,7 @@ t.test('padding, CONTINUATION, 1xx, trailers and a 1 MiB body arrive whole and a
   t.same(early.statusCodes, { 200: 10 }, 'the 103 is not a response of its own');
   t.equal(early.checks?.failed, 0);
 
-  const trailed = await runLoad({ url: `${url}/trailers`, transport: 'h2', connections: 1, streams: 2, amount: 10, expect: { status: 201, body: 'with trailers' } });
+  const trailed = await runLoad({ url: `${url}/trailers`, transport: 'h2', connections: 1, h2Streams: 2, amount: 10, expect: { status: 201, body: 'with trailers' } });
   t.same(trailed.statusCodes, { 201: 10 }, 'the response ends with its trailers');
   t.equal(trailed.checks?.failed, 0);
 });
@@ -74,7 +74,7 @@ t.test("a request body larger than the server's flow-control windows is sent who
     });
   });
   const body = Buffer.alloc(200_000, 'b');
-  const result = await runLoad({ url, transport: 'h2', method: 'POST', body, connections: 2, streams: 4, amount: 24, expect: { status: 200, body: '200000' } });
+  const result = await runLoad({ url, transport: 'h2', method: 'POST', body, connections: 2, h2Streams: 4, amount: 24, expect: { status: 200, body: '200000' } });
   t.equal(result.requests.completed, 24);
   t.same(result.errors.byCode, {});
   t.same(received, new Array(24).fill(200_000), 'each body arrived whole: 13 stream windows of 16 KiB, 4 connection windows');
@@ -104,7 +104,7 @@ t.test('a server that lowers SETTINGS_MAX_CONCURRENT_STREAMS mid-session is obey
       stream.end('ok');
     }, 5);
   });
-  const result = await runLoad({ url, transport: 'h2', connections: 1, streams: 8, amount: 60, timeout: 2000 });
+  const result = await runLoad({ url, transport: 'h2', connections: 1, h2Streams: 8, amount: 60, timeout: 2000 });
   // Streams already open when the limit came down may be refused by the server; nothing else fails.
   // (It kept up to 8 open: 30 of 60 completed, the rest refused or lost to GOAWAY.)
   const refused = result.errors.byCode.H2_RST_REFUSED_STREAM ?? 0;
@@ -119,7 +119,7 @@ t.test('bytes.sent counts the body that flow control let out, not the body that 
   // The server never grants a window: one connection window (65,535 bytes) of the bodies goes.
   const server = await rawH2Server(t, () => Buffer.alloc(0));
   const body = Buffer.alloc(200_000, 'b');
-  const result = await runLoad({ url: server.url, transport: 'h2', method: 'POST', body, connections: 1, streams: 2, duration: 1000, timeout: 300 });
+  const result = await runLoad({ url: server.url, transport: 'h2', method: 'POST', body, connections: 1, h2Streams: 2, duration: 1000, timeout: 300 });
   t.ok(result.errors.byCode.TIMEOUT! >= 2, JSON.stringify(result.errors.byCode));
   const dataFrames = server.received.filter((type) => type === 0x0).length;
   const headers = server.received.filter((type) => type === 0x1).length;

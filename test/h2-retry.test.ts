@@ -16,7 +16,7 @@ function distinct(ids: number[]): number {
 
 t.test('GOAWAY after N streams: the streams above its last id go again on a new connection, each processed once', async (t) => {
   const server = await rawH2Server(t, { goawayAfter: 25 });
-  const result = await runLoad({ url: server.url, transport: 'h2', connections: 2, streams: 10, amount: 300, requests: numbered() });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 2, h2Streams: 10, amount: 300, requests: numbered() });
   t.same(result.errors.byCode, {}, 'no errors');
   t.equal(result.requests.sent, 300);
   t.equal(result.requests.completed, 300);
@@ -31,7 +31,7 @@ t.test('GOAWAY after N streams: the streams above its last id go again on a new 
 
 t.test('REFUSED_STREAM: the request goes again once on a new stream of the same connection', async (t) => {
   const server = await rawH2Server(t, { refuse: (id, attempt) => attempt === 1 && id % 4 === 0 });
-  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 10, amount: 200, requests: numbered() });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, h2Streams: 10, amount: 200, requests: numbered() });
   t.same(result.errors.byCode, {});
   t.equal(result.requests.sent, 200);
   t.equal(result.requests.completed, 200);
@@ -44,7 +44,7 @@ t.test('REFUSED_STREAM: the request goes again once on a new stream of the same 
 
 t.test('a request refused twice is sent again only once, then counted', async (t) => {
   const server = await rawH2Server(t, { refuse: (id) => id % 5 === 0 });
-  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 4, amount: 50, requests: numbered() });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, h2Streams: 4, amount: 50, requests: numbered() });
   t.same(result.errors.byCode, { H2_RST_REFUSED_STREAM: 10 });
   t.equal(server.stats.refused, 20, 'each of the 10 refused twice: sent twice, never a third time');
   t.equal(result.requests.retried, 10);
@@ -54,7 +54,7 @@ t.test('a request refused twice is sent again only once, then counted', async (t
 
 t.test('a stream at or below the last stream id that is cut off stays an error', async (t) => {
   const server = await rawH2Server(t, { goawayAfter: 10, cutLast: true });
-  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 5, amount: 50, requests: numbered() });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, h2Streams: 5, amount: 50, requests: numbered() });
   // Each connection processes 10 and closes without answering the 10th: it may have been processed.
   const cut = server.stats.goaways;
   t.equal(result.errors.total, cut, `one error per connection cut off: ${JSON.stringify(result.errors.byCode)}`);
@@ -66,7 +66,7 @@ t.test('a stream at or below the last stream id that is cut off stays an error',
 
 t.test('retry: false counts what the server did not process, and sends nothing again', async (t) => {
   const goaway = await rawH2Server(t, { goawayAfter: 25 });
-  const lost = await runLoad({ url: goaway.url, transport: 'h2', connections: 1, streams: 10, amount: 100, retry: false, requests: numbered() });
+  const lost = await runLoad({ url: goaway.url, transport: 'h2', connections: 1, h2Streams: 10, amount: 100, retry: false, requests: numbered() });
   t.equal(lost.requests.retried, 0);
   t.same(lost.errors.byCode, { H2_GOAWAY: goaway.stats.ignored }, 'each stream above a last id is one H2_GOAWAY');
   t.equal(lost.requests.completed, goaway.stats.processed.length);
@@ -74,7 +74,7 @@ t.test('retry: false counts what the server did not process, and sends nothing a
   t.equal(goaway.stats.processed.length + goaway.stats.ignored, 100, 'nothing sent twice');
 
   const refused = await rawH2Server(t, { refuse: (id) => id % 4 === 0 });
-  const counted = await runLoad({ url: refused.url, transport: 'h2', connections: 1, streams: 10, amount: 100, retry: false, requests: numbered() });
+  const counted = await runLoad({ url: refused.url, transport: 'h2', connections: 1, h2Streams: 10, amount: 100, retry: false, requests: numbered() });
   t.same(counted.errors.byCode, { H2_RST_REFUSED_STREAM: 25 });
   t.equal(refused.stats.refused, 25);
   t.equal(counted.requests.retried, 0);
@@ -83,7 +83,7 @@ t.test('retry: false counts what the server did not process, and sends nothing a
 t.test('a retried request is timed from its first send', async (t) => {
   // The GOAWAY comes 150 ms after the 4th answer: the streams sent meanwhile waited that long for it.
   const server = await rawH2Server(t, { goawayAfter: 4, goawayDelayMs: 150 });
-  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 4, amount: 8, requests: numbered() });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, h2Streams: 4, amount: 8, requests: numbered() });
   t.same(result.errors.byCode, {});
   t.equal(result.requests.completed, 8);
   t.equal(result.requests.retried, 4, 'the 4 sent while the GOAWAY was on its way');

@@ -11,7 +11,7 @@ import { diagnoses } from './fixtures/warnings.js';
 
 t.test('exact amount over 4 sessions x 10 streams, never more than 10 in flight on a session', async (t) => {
   const server = await testServer(t, { h2: true, delayMs: 5 });
-  const result = await runLoad({ url: server.url, transport: 'h2', connections: 4, streams: 10, amount: 1000 });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 4, h2Streams: 10, amount: 1000 });
   t.equal(result.requests.sent, 1000);
   t.equal(result.requests.completed, 1000);
   t.equal(result.errors.total, 0);
@@ -27,7 +27,7 @@ t.test('phases: one connect (and TLS handshake) per session, ttfb as the server 
     const server = await testServer(t, { h2: secure ? { tls: { key: localhostKey, cert: localhostCert } } : true, delayMs: 20 });
     await inSomeRun(t, 4, async (timing) => {
       server.reset();
-      const result = await runLoad({ url: server.url, transport: 'h2', connections: 3, streams: 2, amount: 60, ...(secure ? { tls: { ca: localhostCert } } : {}) });
+      const result = await runLoad({ url: server.url, transport: 'h2', connections: 3, h2Streams: 2, amount: 60, ...(secure ? { tls: { ca: localhostCert } } : {}) });
       const { connect, tls, ttfb, receive } = result.phases;
       t.equal(result.requests.completed, 60);
       t.equal(connect.count, server.stats.h2!.sessions, `${secure ? 'h2' : 'h2c'}: one connect per session the server saw (${server.stats.h2!.sessions})`);
@@ -48,18 +48,18 @@ t.test('phases: one connect (and TLS handshake) per session, ttfb as the server 
 
 t.test("streams are capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS, and the cap is reported", async (t) => {
   const server = await testServer(t, { h2: { maxConcurrentStreams: 3 }, delayMs: 5 });
-  const result = await runLoad({ url: server.url, transport: 'h2', connections: 2, streams: 10, amount: 120 });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 2, h2Streams: 10, amount: 120 });
   t.equal(result.requests.completed, 120);
   t.equal(server.stats.requests, 120);
   t.equal(server.stats.h2!.maxStreamsInFlight, 3, 'at most 3 in flight on a session, as the server allows');
   t.equal(result.errors.total, 0, 'nothing refused: the idle lanes sent nothing');
   const capped = result.warnings.find((warning) => warning.code === 'H2_STREAMS_CAPPED');
-  t.match(capped?.message, /allows 3 concurrent streams per session .* streams was 10/);
+  t.match(capped?.message, /allows 3 concurrent streams per session .* h2Streams was 10/);
 });
 
 t.test('RST_STREAM is counted once per stream, by its error code; REFUSED_STREAM is sent again once', async (t) => {
   const refused = await testServer(t, { h2: { resetEvery: 3, resetCode: 7 } });
-  const retried = await runLoad({ url: refused.url, transport: 'h2', connections: 1, streams: 1, amount: 30 });
+  const retried = await runLoad({ url: refused.url, transport: 'h2', connections: 1, h2Streams: 1, amount: 30 });
   // Every third stream is refused and goes again as the next one: 30 requests in 44 streams.
   t.equal(refused.stats.h2!.streams, 44, 'REFUSED_STREAM: 44 streams reached the server');
   t.equal(refused.stats.h2!.resets, 14);
@@ -71,7 +71,7 @@ t.test('RST_STREAM is counted once per stream, by its error code; REFUSED_STREAM
   t.equal(refused.stats.h2!.sessions, 1, 'a refusal ends the stream, not the session: sent again on the same one');
   for (const [resetCode, name, retry] of [[7, 'H2_RST_REFUSED_STREAM', false], [11, 'H2_RST_ENHANCE_YOUR_CALM', true]] as const) {
     const server = await testServer(t, { h2: { resetEvery: 3, resetCode } });
-    const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 1, amount: 30, retry });
+    const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, h2Streams: 1, amount: 30, retry });
     t.equal(server.stats.h2!.streams, 30, `${name}, retry ${retry}: exactly 30 streams reached the server`);
     t.equal(server.stats.h2!.resets, 10);
     t.same(result.errors.byCode, { [name]: 10 }, `${name}: each reset counted once`);
@@ -84,7 +84,7 @@ t.test('RST_STREAM is counted once per stream, by its error code; REFUSED_STREAM
 
 t.test('GOAWAY: requests above its last stream id go again on a new session, or with retry: false are counted once', async (t) => {
   const server = await testServer(t, { h2: { goawayAfter: 5 } });
-  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 10, amount: 10 });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, h2Streams: 10, amount: 10 });
   t.equal(result.requests.sent, 10);
   t.equal(result.requests.retried, 5, 'the 5 above the last id went again');
   t.equal(result.requests.completed, 10);
@@ -94,7 +94,7 @@ t.test('GOAWAY: requests above its last stream id go again on a new session, or 
   t.equal(server.stats.h2!.sessions, 2);
 
   const noRetry = await testServer(t, { h2: { goawayAfter: 5 } });
-  const counted = await runLoad({ url: noRetry.url, transport: 'h2', connections: 1, streams: 10, amount: 10, retry: false });
+  const counted = await runLoad({ url: noRetry.url, transport: 'h2', connections: 1, h2Streams: 10, amount: 10, retry: false });
   t.equal(noRetry.stats.h2!.goaways, 1);
   t.equal(counted.requests.sent, 10);
   t.equal(noRetry.stats.h2!.streams, 10, 'no request was sent twice');
@@ -106,7 +106,7 @@ t.test('GOAWAY: requests above its last stream id go again on a new session, or 
 
 t.test('a timeout resets its stream alone; the session carries on', async (t) => {
   const server = await testServer(t, { h2: true, delayMs: 400 });
-  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 2, duration: 300, timeout: 100 });
+  const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, h2Streams: 2, duration: 300, timeout: 100 });
   t.ok(result.errors.byCode.TIMEOUT! >= 2, `timeouts: ${result.errors.byCode.TIMEOUT}`);
   t.same(Object.keys(result.errors.byCode), ['TIMEOUT']);
   t.equal(result.requests.completed, 0);
@@ -123,7 +123,7 @@ t.test('keepAlive: false opens one session per request', async (t) => {
 
 t.test('rate, checks, thresholds and workers work over h2', async (t) => {
   const server = await testServer(t, { h2: true });
-  const paced = await runLoad({ url: server.url, transport: 'h2', connections: 2, streams: 5, rate: 200, duration: 1000, expect: { status: 200, body: 'ok' }, thresholds: { 'errors.rate': '< 0.01' } });
+  const paced = await runLoad({ url: server.url, transport: 'h2', connections: 2, h2Streams: 5, rate: 200, duration: 1000, expect: { status: 200, body: 'ok' }, thresholds: { 'errors.rate': '< 0.01' } });
   t.equal(paced.requests.sent, server.stats.requests, 'every request sent reached the server');
   t.ok(paced.requests.sent >= 190 && paced.requests.sent <= 200, `rate 200 for 1 s sent ${paced.requests.sent}`);
   t.equal(paced.checks?.failed, 0);
@@ -134,7 +134,7 @@ t.test('rate, checks, thresholds and workers work over h2', async (t) => {
   t.equal(failing.checks?.failed, 10);
 
   server.reset();
-  const sharded = await runLoad({ url: server.url, transport: 'h2', connections: 4, streams: 5, workers: 2, amount: 200 });
+  const sharded = await runLoad({ url: server.url, transport: 'h2', connections: 4, h2Streams: 5, workers: 2, amount: 200 });
   t.equal(sharded.requests.completed, 200);
   t.equal(server.stats.requests, 200);
   t.equal(server.stats.h2!.sessions, 4);
@@ -148,7 +148,7 @@ t.test('TLS certificates are verified by default', async (t) => {
   t.ok(rejected.errors.byCode.DEPTH_ZERO_SELF_SIGNED_CERT! > 0, `a self-signed certificate is refused: ${JSON.stringify(rejected.errors.byCode)}`);
   t.equal(server.stats.requests, 0);
 
-  const trusted = await runLoad({ url: server.url, transport: 'h2', connections: 2, streams: 2, amount: 40, tls: { ca: localhostCert } });
+  const trusted = await runLoad({ url: server.url, transport: 'h2', connections: 2, h2Streams: 2, amount: 40, tls: { ca: localhostCert } });
   t.equal(trusted.requests.completed, 40, 'accepted with its ca given');
   const insecure = await runLoad({ url: server.url, transport: 'h2', connections: 2, amount: 40, tls: { rejectUnauthorized: false } });
   t.equal(insecure.requests.completed, 40, 'accepted with rejectUnauthorized: false');
@@ -194,8 +194,8 @@ t.test('a server that resets the connection before SETTINGS is counted as a rese
 
 t.test('streams belongs to h2, pipelining to HTTP/1.1', async (t) => {
   const url = 'http://127.0.0.1:1/';
-  await t.rejects(runLoad({ url, transport: 'net', streams: 4 }), SalvoOptionError);
-  await t.rejects(runLoad({ url, transport: 'h2', pipelining: 4 }), /give streams/);
-  await t.rejects(runLoad({ url, transport: 'h2', streams: 0 }), RangeError);
-  await t.rejects(runLoad({ url, transport: 'h2', streams: 4, keepAlive: false }), /streams 4 needs keepAlive/);
+  await t.rejects(runLoad({ url, transport: 'net', h2Streams: 4 }), SalvoOptionError);
+  await t.rejects(runLoad({ url, transport: 'h2', pipelining: 4 }), /give h2Streams/);
+  await t.rejects(runLoad({ url, transport: 'h2', h2Streams: 0 }), RangeError);
+  await t.rejects(runLoad({ url, transport: 'h2', h2Streams: 4, keepAlive: false }), /h2Streams 4 needs keepAlive/);
 });

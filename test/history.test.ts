@@ -1,7 +1,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { acceptInHistory, addToHistory, baselineEntries, ciLabels, compareWithEntries, readHistory, runLoad, SalvoOptionError, type LoadResult } from '../src/index.js';
+import { runLoad, SalvoOptionError, type LoadResult } from '../src/index.js';
+import { acceptInHistory, addToHistory, baselineEntries, ciLabels, compareWithEntries, readHistory } from '../src/gate/index.js';
 import { testServer } from './fixtures/test-server.js';
 
 /** What the comparison reads of a run, with a p50 of `p50` ms. */

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
-import { formatJUnit, formatSummary, gateChecks, type GateOutcome, type HistoryComparison } from '../src/index.js';
+import { formatJUnit, formatSummary, gateChecks, type GateOutcome, type HistoryComparison } from '../src/gate/index.js';
 
 const SCHEMA = join(import.meta.dirname, 'fixtures', 'junit.xsd');
 

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import t from 'tap';
-import { compareResults, formatResult, mergeResults, renderReport, runLoad, SalvoOptionError, SalvoRangeError } from '../src/index.js';
+import { compareResults, formatResult, mergeResults, runLoad, SalvoOptionError, SalvoRangeError } from '../src/index.js';
+import { renderReport } from '../src/report/index.js';
 import { createTestServer } from '../src/testing/index.js';
 import type { LoadResult, ProgressEvent, ServerSeries } from '../src/shared/load-result.js';
 import { parseRunFlags } from '../src/cli/run-flags.js';

@@ -20,7 +20,7 @@ t.test('nginx keepalive_requests 50', async (t) => {
 
   t.test('h2c, 4 connections x 10 streams', async (t) => {
     nginx.clearLog();
-    const result = await runLoad({ url: nginx.h2cUrl, transport: 'h2', connections: 4, streams: 10, amount: AMOUNT });
+    const result = await runLoad({ url: nginx.h2cUrl, transport: 'h2', connections: 4, h2Streams: 10, amount: AMOUNT });
     const { h2c } = await nginx.processed();
     t.comment(`h2c: ${numbers(result, h2c)}`);
     t.same(result.errors.byCode, {}, 'no errors');
@@ -31,7 +31,7 @@ t.test('nginx keepalive_requests 50', async (t) => {
 
   t.test('h2c with retry: false: the GOAWAYs cost requests', async (t) => {
     nginx.clearLog();
-    const result = await runLoad({ url: nginx.h2cUrl, transport: 'h2', connections: 4, streams: 10, amount: AMOUNT, retry: false });
+    const result = await runLoad({ url: nginx.h2cUrl, transport: 'h2', connections: 4, h2Streams: 10, amount: AMOUNT, retry: false });
     const { h2c } = await nginx.processed();
     t.comment(`h2c, retry false: ${numbers(result, h2c)}`);
     t.ok((result.errors.byCode.H2_GOAWAY ?? 0) > 0, 'requests above a last stream id are H2_GOAWAY');

@@ -17,7 +17,7 @@ const cases: Array<[string, unknown, typeof SalvoOptionError | typeof SalvoRange
   ['NaN connections', { url, connections: NaN }, SalvoOptionError, /connections .*got NaN$/],
   ['Infinity connections', { url, connections: Infinity }, SalvoRangeError, /connections .*got Infinity$/],
   ['NaN duration', { url, duration: NaN }, SalvoRangeError, /duration .*got NaN$/],
-  ['streams over 1 with net', { url, streams: 4 }, SalvoOptionError, /streams needs transport 'h2'.*got streams 4 with transport "net"/],
+  ['h2Streams over 1 with net', { url, h2Streams: 4 }, SalvoOptionError, /h2Streams needs transport 'h2'.*got h2Streams 4 with transport "net"/],
   ['pipelining over 1 with h2', { url, transport: 'h2', pipelining: 4 }, SalvoOptionError, /pipelining is HTTP\/1.1.*got pipelining 4/],
   ['zero workers', { url, workers: 0 }, SalvoRangeError, /workers .*got 0/],
   ['fractional workers', { url, workers: 2.5 }, SalvoRangeError, /workers .*got 2.5/],
@@ -118,11 +118,11 @@ t.test('an object body is sent as JSON with a content-type', async (t) => {
 
 t.test('streams and pipelining at their default of 1 are accepted with either protocol', async (t) => {
   const { planLoad } = await import('../src/options.js');
-  t.equal(planLoad({ url, streams: 1 }).plan.pipelining, 1, 'streams: 1 with net');
-  t.equal(planLoad({ url, transport: 'undici', streams: 1 }).plan.pipelining, 1, 'streams: 1 with undici');
+  t.equal(planLoad({ url, h2Streams: 1 }).plan.pipelining, 1, 'streams: 1 with net');
+  t.equal(planLoad({ url, transport: 'undici', h2Streams: 1 }).plan.pipelining, 1, 'streams: 1 with undici');
   t.equal(planLoad({ url, transport: 'h2', pipelining: 1 }).plan.pipelining, 1, 'pipelining: 1 with h2');
-  t.equal(planLoad({ url, transport: 'h2', pipelining: 1, streams: 8 }).plan.streams, 8, 'h2 takes streams');
-  t.equal(lanesPerConnection(planLoad({ url, transport: 'h2', pipelining: 1, streams: 8 }).plan), 8, 'as its lanes per connection');
+  t.equal(planLoad({ url, transport: 'h2', pipelining: 1, h2Streams: 8 }).plan.streams, 8, 'h2 takes streams');
+  t.equal(lanesPerConnection(planLoad({ url, transport: 'h2', pipelining: 1, h2Streams: 8 }).plan), 8, 'as its lanes per connection');
   t.equal(lanesPerConnection(planLoad({ url, pipelining: 3 }).plan), 3, 'HTTP/1.1 pipelines instead');
 });
 

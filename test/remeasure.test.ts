@@ -1,6 +1,7 @@
 // runGate's re-measure: a regression is measured again before it fails, as often as `remeasure` says.
 import t, { type Test } from 'tap';
-import { addToHistory, formatJUnit, formatSummary, runGate, type LoadResult } from '../src/index.js';
+import type { LoadResult } from '../src/index.js';
+import { addToHistory, formatJUnit, formatSummary, runGate } from '../src/gate/index.js';
 
 /** A run with a p50 of `p50` ms (what the comparison reads), as a CI job's runs would be. */
 function run(p50: number): LoadResult {

@@ -3,15 +3,8 @@
 // are compareResults', and both sides' spectra are drawn from their runs' histograms.
 import * as hdr from 'hdr-histogram-js';
 import t from 'tap';
-import {
-  compareResults,
-  findCapacity,
-  renderCapacityReport,
-  renderComparisonReport,
-  runLoad,
-  type CapacityResult,
-  type Comparison,
-} from '../src/index.js';
+import { compareResults, findCapacity, runLoad, type CapacityResult, type Comparison } from '../src/index.js';
+import { renderCapacityReport, renderComparisonReport } from '../src/report/index.js';
 import { percentileSpectrum } from '../src/report/spectrum.js';
 import { headlessChromium } from './fixtures/browser.js';
 import { drawnPlots, openReport, seriesOf, tableCells, tableHead } from './fixtures/report-page.js';

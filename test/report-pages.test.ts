@@ -3,7 +3,8 @@
 // timeline seconds and their histograms; a merged run and a result missing later fields open cleanly.
 import * as hdr from 'hdr-histogram-js';
 import t from 'tap';
-import { formatResult, mergeResults, renderReport, runLoad, type LoadResult } from '../src/index.js';
+import { formatResult, mergeResults, runLoad, type LoadResult } from '../src/index.js';
+import { renderReport } from '../src/report/index.js';
 import { headlessChromium } from './fixtures/browser.js';
 import { drawnPlots, openReport, seriesOf, tableCells, tableHead } from './fixtures/report-page.js';
 import { socketIoServer } from './fixtures/socketio-server.js';

@@ -3,7 +3,8 @@
 // charts drew each name's and scenario's own data (read back from the page's uPlot instances).
 import { join } from 'node:path';
 import t from 'tap';
-import { renderReport, runLoad } from '../src/index.js';
+import { runLoad } from '../src/index.js';
+import { renderReport } from '../src/report/index.js';
 import { headlessChromium } from './fixtures/browser.js';
 import { drawnPlots, openReport, reportDir, seriesOf, tableCells } from './fixtures/report-page.js';
 import { testServer } from './fixtures/test-server.js';

@@ -4,7 +4,8 @@
 // tokens per second and TTFT against the objective.
 import * as hdr from 'hdr-histogram-js';
 import t from 'tap';
-import { findCapacity, renderCapacityReport, renderReport, runLoad, type CapacityResult, type LoadResult } from '../src/index.js';
+import { findCapacity, runLoad, type CapacityResult, type LoadResult } from '../src/index.js';
+import { renderCapacityReport, renderReport } from '../src/report/index.js';
 import { partialLastSecond, timelineX } from '../src/report/charts.js';
 import { ms, number } from '../src/report/html.js';
 import { percentileSpectrum } from '../src/report/spectrum.js';

@@ -5,7 +5,8 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { formatResult, mergeResults, runLoad, type LoadResult } from '../src/index.js';
+import { formatResult, mergeResults, runLoad, type LoadResult, type ProgressEvent } from '../src/index.js';
+import { renderReport } from '../src/report/render.js';
 import { inSomeRun } from './fixtures/timing.js';
 import { testServer } from './fixtures/test-server.js';
 
@@ -60,8 +61,14 @@ t.test('an open-loop scenario at a fixed rate beside a closed loop: each its own
     t.equal(checkout!.connections, 2, 'checkout has the run\'s connections as its default');
     addsUp(t, result);
     const summary = formatResult(result);
-    t.match(summary, /^Scenario +Req\/s +p50 +p99 +Sent +Completed +Errors +Status codes$/m, 'the summary has a table of scenarios');
-    t.match(summary, new RegExp(`^browse +[\\d,.]+ +[\\d.]+ ms +[\\d.]+ ms +${browse!.requests.sent.toLocaleString('en-US')} `, 'm'));
+    t.match(summary, /^Scenario +Req\/s +Target\/s +p50 +p99 +Sent +Completed +Errors +Status codes$/m, 'the summary has a table of scenarios');
+    t.match(summary, new RegExp(`^browse +[\\d,.]+ +${RATE} +[\\d.]+ ms +[\\d.]+ ms +${browse!.requests.sent.toLocaleString('en-US')} `, 'm'), 'browse with its target');
+    t.match(summary, /^checkout +[\d,.]+ +- +/m, 'checkout, a closed loop, without one');
+    t.notMatch(summary.split('\n')[0]!, /rate/, 'the run names no target rate: its closed-loop scenario has none');
+    const report = renderReport(result);
+    t.notMatch(report, /"label":"target"/, 'the report draws no target line for the whole run');
+    t.notMatch(report, /target rate/, 'nor names one');
+    t.match(report, /<th[^>]*>target\/s<\/th>/, 'its table of scenarios has their targets');
     t.match(summary, new RegExp(`^pay +[\\d,.]+ .* 200: ${checkout!.byName!.pay!.statusCodes['200']!.toLocaleString('en-US')}$`, 'm'), 'and one of names');
     timing.ok(Math.abs(browse!.requests.perSecond - RATE) <= RATE * 0.02, `browse ${browse!.requests.perSecond.toFixed(1)}/s within 2% of ${RATE}/s`);
     timing.ok(checkout!.requests.perSecond > 3 * RATE, `checkout saturates on its own: ${checkout!.requests.perSecond.toFixed(0)}/s`);
@@ -156,4 +163,83 @@ t.test('a WebSocket scenario beside an HTTP one', async (t) => {
   t.equal(ws.stats.websocket?.messagesReceived, 300, 'the WebSocket server saw its messages');
   t.same(Object.keys(result.byName!), ['GET /browse'], 'the run\'s names are the HTTP requests\'');
   t.equal(result.requests.completed, 500, 'the run adds both up');
+});
+
+t.test('onProgress hears each second of the whole run once, in order, with each scenario\'s part', async (t) => {
+  const server = await countingServer(t);
+  const events: ProgressEvent[] = [];
+  const result = await runLoad({
+    url: server.url,
+    connections: 1,
+    duration: '3s',
+    onProgress: (event) => events.push(event),
+    // early on two worker threads: its seconds come merged from them, latencies included
+    scenarios: { early: { path: '/early', rate: 50, workers: 2 }, late: { path: '/late', rate: 20, start: '1s', duration: '2s' } },
+  });
+  t.same(events.map((event) => event.second), [0, 1, 2], 'one event per second of the run, not one per scenario\'s second');
+  t.same(Object.keys(events[0]!.byScenario!), ['early'], 'a scenario not started yet has no part');
+  t.same(Object.keys(events[2]!.byScenario!).sort(), ['early', 'late']);
+  for (const event of events) {
+    const parts = Object.values(event.byScenario!);
+    t.equal(parts.reduce((sum, part) => sum + part.sent, 0), event.sent, `second ${event.second}: the scenarios add up to its sent`);
+    if (event.completed > 0) t.ok(Number.isFinite(event.p50) && Number.isFinite(event.p99), `second ${event.second}: latencies of the whole run`);
+  }
+  t.equal(events.at(-1)!.totals.sent, result.requests.sent, 'the last event\'s totals are the run\'s');
+  t.equal(events.at(-1)!.byScenario!.late!.totals.sent, result.byScenario!.late!.requests.sent, 'and a scenario\'s totals its own');
+  t.same(result.timeline.map((second) => second.sent), events.map((event) => event.sent), 'the events are the timeline\'s seconds');
+});
+
+t.test('a scenario\'s path resolves against the run\'s url; the run names its own url and each scenario its target', async (t) => {
+  const server = await countingServer(t);
+  const result = await runLoad({
+    url: server.url,
+    connections: 1,
+    scenarios: { browse: { path: '/browse?page=2', amount: 30 }, pay: { path: '/pay', method: 'POST', body: '{}', amount: 20, rate: 100 } },
+  });
+  t.same(server.byPath, { '/browse': 30, '/pay': 20 }, 'the server saw each scenario\'s path');
+  t.equal(result.url, server.url, 'the run\'s url is its own, not the first scenario\'s');
+  t.equal(result.byScenario!.browse!.url, `${server.url}/browse?page=2`);
+  t.equal(result.merge.plan.scenarios!.pay!.rate, 100, 'each scenario\'s shape is in the plan');
+  t.equal(result.merge.plan.stages, undefined, 'the run\'s plan has no one scenario\'s shape');
+  await t.rejects(runLoad({ url: server.url, scenarios: { a: { path: 'pay' } } }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios.a.path' });
+});
+
+t.test('thresholds are judged once, on the run; a scenario\'s result keeps its own ok', async (t) => {
+  const server = await countingServer(t);
+  const result = await runLoad({
+    url: server.url,
+    connections: 1,
+    scenarios: { a: { path: '/a', amount: 10 }, b: { path: '/b', amount: 5 } },
+    thresholds: { 'requests.completed': '== 15', 'requests.completed{scenario:b}': '== 4' },
+  });
+  t.same(result.thresholds!.map((threshold) => threshold.passed), [true, false]);
+  t.equal(result.ok, false);
+  t.equal(result.byScenario!.b!.thresholds, undefined, 'a scenario is not judged on its own');
+  t.equal(result.byScenario!.b!.merge.thresholds, undefined, 'nor carries thresholds to judge again on merging');
+});
+
+t.test('the plan of a run is its scenarios: a plain run is one, default', async (t) => {
+  const { planRun } = await import('../src/scenarios.js');
+  const plain = await planRun({ url: 'http://127.0.0.1:9/', rate: 10 });
+  t.same(plain.scenarios.map(({ name, startMs, plan }) => ({ name, startMs, kind: plan.kind, rate: plan.rate })), [{ name: 'default', startMs: 0, kind: 'http', rate: 10 }]);
+  t.equal(plain.named, false);
+  const run = await planRun({ url: 'ws://127.0.0.1:9/', scenarios: { chat: { websocket: { message: 'x' } }, api: { url: 'http://127.0.0.1:9/', path: '/a', start: '1s' } } });
+  t.same(run.scenarios.map(({ name, startMs, plan }) => [name, startMs, plan.kind, plan.url]), [['chat', 0, 'websocket', 'ws://127.0.0.1:9/'], ['api', 1000, 'http', 'http://127.0.0.1:9/a']]);
+  t.equal(run.named, true);
+});
+
+t.test('the run\'s options are defaults: a scenario leaves out those its kind has no use for, and is checked on its own', async (t) => {
+  const server = await countingServer(t);
+  let calls = 0;
+  const result = await runLoad({
+    url: server.url,
+    method: 'POST',
+    rate: 200,
+    connections: 2,
+    scenarios: { api: { path: '/api', amount: 20 }, work: { task: async () => void calls++, amount: 30, rate: undefined } },
+  });
+  t.equal(server.byPath['/api'], 20, 'the HTTP scenario takes the run\'s url, method and rate');
+  t.equal(calls, 30, 'the task scenario runs without the run\'s url and method');
+  t.equal(result.byScenario!.work!.transport, 'task');
+  await t.rejects(runLoad({ url: server.url, scenarios: { work: { task: async () => {}, method: 'POST' } } }), { code: 'SALVO_INVALID_OPTION', option: 'scenarios.work.method' });
 });

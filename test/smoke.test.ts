@@ -22,7 +22,7 @@ for (const transport of ['net', 'undici', 'http'] as const satisfies readonly Tr
 t.test('h2 over TLS (ALPN) and h2c: streams on one session each', async (t) => {
   for (const h2 of [true, { tls: { key: localhostKey, cert: localhostCert } }]) {
     const server = await testServer(t, { preciseDelay: false, h2 });
-    const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, streams: 4, amount: 200, tls: { ca: localhostCert } });
+    const result = await runLoad({ url: server.url, transport: 'h2', connections: 1, h2Streams: 4, amount: 200, tls: { ca: localhostCert } });
     t.equal(server.stats.requests, 200, `${server.url}: the server saw amount requests`);
     t.equal(server.stats.h2?.sessions, 1, 'one session');
     t.equal(result.requests.completed, 200);

@@ -1,7 +1,7 @@
 // The trend report over a history, read back from headless Chromium: each chart's drawn data and
 // the table of builds.
 import t from 'tap';
-import { renderTrendReport, type HistoryEntry, type StoredRun } from '../src/index.js';
+import { renderTrendReport, type HistoryEntry, type StoredRun } from '../src/gate/index.js';
 import { headlessChromium } from './fixtures/browser.js';
 import { drawnPlots, openReport, seriesOf, tableCells } from './fixtures/report-page.js';
 

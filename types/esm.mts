@@ -1,6 +1,8 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, renderReport, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareResultsOptions, type GeneratorStats, type FailedStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError } from 'salvo';
+import { runLoad, formatResult, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareResultsOptions, type GeneratorStats, type FailedStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
+import { renderReport } from 'salvo/report';
+import { formatJUnit, gateChecks, type GateCheck, type GateOutcome } from 'salvo/gate';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
 const options: LoadOptions = {
@@ -39,6 +41,9 @@ const stars: '' | '*' | '**' | '***' = comparison.rows[0]!.confidence;
 console.log(formatComparison(comparison), stars);
 assertNoRegression(comparison, { 'latency.p99': '5%' }, { confidence: '**' });
 const html: string = renderReport(result);
+const outcome: GateOutcome = { testId: 'checkout', results: [result] };
+const checks: GateCheck[] = gateChecks(outcome);
+console.log(formatJUnit(outcome).length, checks.length);
 console.log(html.length);
 const merged: LoadResult = mergeResults([result], { force: true, thresholds: { 'latency.p99': '< 60' } });
 const startedAt: number = merged.startedAt;

@@ -7,9 +7,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import {
-  addToHistory, formatJUnit, formatSummary, readHistory, renderReport, renderTrendReport, runGate, runLoad, writeSummary,
-} from 'salvo';
+import { runLoad } from 'salvo';
+import { addToHistory, formatJUnit, formatSummary, readHistory, renderTrendReport, runGate, writeSummary } from 'salvo/gate';
+import { renderReport } from 'salvo/report';
 
 const { values } = parseArgs({
   options: {

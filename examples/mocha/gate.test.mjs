@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addToHistory, compareWithHistory, runLoad } from 'salvo';
+import { runLoad } from 'salvo';
+import { addToHistory, compareWithHistory } from 'salvo/gate';
 import { createTestServer } from 'salvo/testing';
 
 const build = async (url) => {

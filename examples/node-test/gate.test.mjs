@@ -8,7 +8,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { addToHistory, compareWithHistory, formatJUnit, runLoad } from 'salvo';
+import { runLoad } from 'salvo';
+import { addToHistory, compareWithHistory, formatJUnit } from 'salvo/gate';
 import { createTestServer } from 'salvo/testing';
 
 const history = process.env.SALVO_HISTORY ?? mkdtempSync(join(tmpdir(), 'salvo-history-'));

@@ -35,6 +35,7 @@ const FLAGS: Readonly<Record<string, { flag: string; text?: readonly string[] }>
   'segment.count': { flag: 'the --segment count' },
   'segment.index': { flag: 'the --segment index' },
   startAt: { flag: '--start-at' },
+  h2Streams: { flag: '--h2-streams' },
   'socketio.emit': { flag: '--socketio-emit' },
   'socketio.emit.event': { flag: '--socketio-emit' },
   'socketio.emit.data': { flag: '--socketio-data' },

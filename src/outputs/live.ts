@@ -1,7 +1,8 @@
 import type { Plan, PlannedOutput } from '../shared/plan.js';
+import { countsMessages } from '../shared/run-kind.js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
 import { addWarning } from '../shared/warnings.js';
-import { countsMessages, type LoadResult, type ServerSecond } from '../shared/load-result.js';
+import { type LoadResult, type ServerSecond } from '../shared/load-result.js';
 import { PrometheusWriter } from './prometheus.js';
 import { isCounter, resultPoints, secondPoints, serverPoints, type Point, type SeriesKind } from './series.js';
 import { announceTestId, generatedTestId } from './test-id.js';
@@ -33,7 +34,7 @@ export interface LiveOutputs {
  */
 export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promise<LiveOutputs> {
   const { compress } = (await import('snappyjs')).default;
-  const kind: SeriesKind = { messages: countsMessages(plan.transport) };
+  const kind: SeriesKind = { messages: countsMessages(plan.kind) };
   if (plan.stream !== undefined) kind.stream = { tokens: plan.stream.tokensPath !== undefined || plan.stream.tokensFunction, delivery: plan.stream.timestampField !== undefined };
   let generated: string | undefined;
   const writers = outputs.map((output) => {

@@ -1,6 +1,7 @@
 import type { LoadResult, TimelineEntry } from '../shared/load-result.js';
 import { COLORS, type ChartSeries, type ChartSpec } from './chart-spec.js';
 import { percentileSpectrum } from './spectrum.js';
+import { wholeTarget } from '../stats/format-parts.js';
 import { runWords } from './words.js';
 
 /** A timeline field that other parts of salvo may add (the generator's CPU), when every second has it. */
@@ -52,7 +53,7 @@ function timelineCharts(result: LoadResult): ChartSpec[] {
   ];
   // A listen-only run sends nothing: a line along zero would only hide the axis.
   if (timeline.some((e) => e.sent > 0)) throughput.push({ label: 'sent', color: COLORS.grey, scale: 'y', values: perSecond((e) => e.sent), unit: '/s', dash: [4, 4] });
-  if (timeline.some((entry) => entry.targetRate !== undefined)) {
+  if (wholeTarget(result) && timeline.some((entry) => entry.targetRate !== undefined)) {
     throughput.push({ label: 'target', color: COLORS.green, scale: 'y', values: timeline.map((e) => e.targetRate ?? null), unit: '/s', dash: [2, 6] });
   }
   const overTime = (id: string, title: string, yLabel: string, series: ChartSeries[], y2Label?: string): ChartSpec => ({

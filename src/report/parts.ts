@@ -12,6 +12,7 @@ function lineStyle(index: number): Pick<ChartSeries, 'color' | 'dash'> {
 }
 
 interface Part {
+  rate?: number | undefined;
   requests: { sent: number; completed: number; perSecond: number };
   latency: { p50: number; p99: number };
   errors: { total: number };
@@ -23,7 +24,9 @@ function statuses(codes: Record<string, number>): string {
   return entries.length === 0 ? '–' : escapeHtml(entries.map(([code, count]) => `${code}: ${number(count)}`).join(', '));
 }
 
+/** A row per part; a scenario's target rate last, when some scenario has one. */
 function partsTable(heading: string, parts: Record<string, Part>, id: string): string {
+  const targets = Object.values(parts).some((part) => part.rate !== undefined);
   const rows = Object.entries(parts).map(([key, part]) => [
     escapeHtml(key),
     number(part.requests.perSecond),
@@ -33,8 +36,10 @@ function partsTable(heading: string, parts: Record<string, Part>, id: string): s
     number(part.requests.completed),
     number(part.errors.total),
     statuses(part.statusCodes),
+    ...(targets ? [part.rate === undefined ? '–' : number(part.rate)] : []),
   ]);
-  return table([heading, 'requests/s', 'p50 (ms)', 'p99 (ms)', 'sent', 'completed', 'errors', 'status codes'], rows, { id, textColumns: [7] });
+  const header = [heading, 'requests/s', 'p50 (ms)', 'p99 (ms)', 'sent', 'completed', 'errors', 'status codes', ...(targets ? ['target/s'] : [])];
+  return table(header, rows, { id, textColumns: [7] });
 }
 
 /** Whether the result has several names: one name is the run itself, with nothing more to show. */

@@ -1,4 +1,4 @@
-import { rateStagesText, targetRateRange } from '../stats/format.js';
+import { rateStagesText, targetRateRange } from '../stats/format-rate.js';
 import { socketIoExchange } from '../stats/socketio-words.js';
 import type { LoadResult } from '../shared/load-result.js';
 import { partialLastSecond, reportCharts } from './charts.js';

@@ -3,6 +3,7 @@ import { socketIoNothingSent } from '../stats/socketio-words.js';
 import type { LatencyStats, LoadResult } from '../shared/load-result.js';
 import { bytes, cards, escapeHtml, isRecord, ms, number, percent, section, table } from './html.js';
 import { runWords, successfulStatus, type RunWords } from './words.js';
+import { resultKind } from '../shared/run-kind.js';
 
 /** Responses that are not a success in the run's protocol (a `101` handshake is one). */
 function unsuccessful(result: LoadResult, words: RunWords): number {
@@ -52,7 +53,7 @@ export function summaryCards(result: LoadResult): string {
   const messages = result.messages ?? { sent: result.requests.sent, received: result.requests.completed, perSecond: result.requests.perSecond };
   const accepted = result.statusCodes?.['101'] ?? 0;
   const closes = Object.values(result.websocket?.closeCodes ?? {}).reduce((sum, count) => sum + count, 0);
-  const socketIo = result.transport === 'socket.io';
+  const socketIo = resultKind(result) === 'socketio';
   return cards([
     ['messages/s', number(messages.perSecond), 'received'],
     ...latency,

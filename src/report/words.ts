@@ -1,4 +1,5 @@
 import type { LoadResult } from '../shared/load-result.js';
+import { countsMessages, resultKind } from '../shared/run-kind.js';
 
 /**
  * The words a run's page speaks: requests for HTTP/1.1 and h2, messages for a message protocol
@@ -21,8 +22,9 @@ const MESSAGES: RunWords = { unit: 'message', units: 'messages', completed: 'rec
 const CALLS: RunWords = { unit: 'call', units: 'calls', completed: 'completed', handshakes: false };
 
 export function runWords(result: LoadResult): RunWords {
-  if (result.transport === 'task') return CALLS;
-  return result.messages !== undefined || result.transport === 'websocket' ? MESSAGES : HTTP;
+  const kind = resultKind(result);
+  if (kind === 'task') return CALLS;
+  return result.messages !== undefined || countsMessages(kind) ? MESSAGES : HTTP;
 }
 
 /** A status code that is a success in this run's protocol: 2xx, or `101` for a handshake. */
@@ -32,9 +34,10 @@ export function successfulStatus(code: string, words: RunWords): boolean {
 
 /** The transport as people name it: `HTTP/2 (h2)`, `WebSocket`, `Socket.IO`, `HTTP/1.1 (net)`. */
 export function protocolName(result: LoadResult): string {
-  if (result.transport === 'websocket') return 'WebSocket';
-  if (result.transport === 'socket.io') return 'Socket.IO';
-  if (result.transport === 'task') return 'a task (your function)';
+  const kind = resultKind(result);
+  if (kind === 'websocket') return 'WebSocket';
+  if (kind === 'socketio') return 'Socket.IO';
+  if (kind === 'task') return 'a task (your function)';
   if (result.transport === 'h2') return 'HTTP/2 (h2)';
   return `HTTP/1.1 (${result.transport})`;
 }

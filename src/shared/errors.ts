@@ -24,8 +24,19 @@ export interface SalvoErrorDetail {
   readonly cause?: unknown;
 }
 
+/**
+ * Whether `value` is an error of `base` with salvo's `code`: each entry point (`salvo`, `salvo/gate`,
+ * `salvo/report`) bundles its own copy of these classes, and `instanceof` holds across the copies.
+ */
+function isSalvoError(value: unknown, base: ErrorConstructor, code: string): boolean {
+  return value instanceof base && (value as { code?: unknown }).code === code;
+}
+
 /** An option has the wrong type or shape. `code` is stable across versions. */
 export class SalvoOptionError extends TypeError {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isSalvoError(value, TypeError, 'SALVO_INVALID_OPTION');
+  }
   readonly code = 'SALVO_INVALID_OPTION';
   override readonly name = 'SalvoOptionError';
   /** The option at fault, as the API spells it (`requests[1].path`); `''` when built without a detail. */
@@ -46,6 +57,9 @@ export class SalvoOptionError extends TypeError {
 
 /** An option is of the right type but outside its allowed range. `code` is stable across versions. */
 export class SalvoRangeError extends RangeError {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isSalvoError(value, RangeError, 'SALVO_OUT_OF_RANGE');
+  }
   readonly code = 'SALVO_OUT_OF_RANGE';
   override readonly name = 'SalvoRangeError';
   /** The option at fault, as the API spells it (`websocket.rate`); `''` when built without a detail. */
@@ -69,6 +83,9 @@ export class SalvoRangeError extends RangeError {
  * sent, and every thread whose setup had finished ran its `teardown`. `cause` is what setup threw.
  */
 export class SalvoTaskSetupError extends Error {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isSalvoError(value, Error, 'SALVO_TASK_SETUP_FAILED');
+  }
   readonly code = 'SALVO_TASK_SETUP_FAILED';
   override readonly name = 'SalvoTaskSetupError';
 }

@@ -139,11 +139,11 @@ export interface LoadOptions {
   /** Requests in flight per connection. Default 1. */
   pipelining?: number;
   /**
-   * HTTP/2 (`transport: 'h2'`): concurrent streams per session, that is requests in flight on each
+   * HTTP/2 (`transport: 'h2'`): concurrent streams per connection, that is requests in flight on each
    * of the `connections`. Default 1. Capped by the server's SETTINGS_MAX_CONCURRENT_STREAMS; when it
-   * is, `result.warnings` has `H2_STREAMS_CAPPED` with the limit.
+   * is, `result.warnings` has `H2_STREAMS_CAPPED` with the limit. (Not `stream`, which reads bodies.)
    */
-  streams?: number;
+  h2Streams?: number;
   /**
    * Worker threads: 1 runs in this thread; `'auto'` uses one per core, leaving one free. Default 1.
    * Capped so that each worker has at least one connection (and one request of `amount`, 1 req/s of
@@ -343,6 +343,8 @@ export interface WebSocketOptions {
 export interface ScenarioOptions extends Omit<LoadOptions, 'url' | 'scenarios' | 'thresholds' | 'onProgress' | 'outputs' | 'monitor' | 'signal' | 'segment' | 'startAt'> {
   /** Default: the run's `url`. */
   url?: string;
+  /** The single request's path, against the scenario's `url` (the run's by default): `'/browse?page=2'`. */
+  path?: string;
   /** How long after the run's measured start this scenario's starts. Default 0. */
   start?: Duration;
 }

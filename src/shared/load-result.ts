@@ -1,5 +1,6 @@
 import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { Warning } from './warnings.js';
+import type { RunKind } from './run-kind.js';
 import type { StreamFormat, StreamMergeInfo } from './stream.js';
 
 /**
@@ -8,11 +9,6 @@ import type { StreamFormat, StreamMergeInfo } from './stream.js';
  */
 export type ResultTransport = TransportName | 'websocket' | 'socket.io' | 'task';
 
-/** Whether a run of `transport` counts messages (WebSocket, Socket.IO) rather than requests (HTTP). */
-export function countsMessages(transport: ResultTransport): boolean {
-  return transport === 'websocket' || transport === 'socket.io';
-}
-
 /**
  * What `onProgress` receives about once per second: the second that just closed, as it will appear
  * in `result.timeline`, with the run's totals so far.
@@ -20,8 +16,8 @@ export function countsMessages(transport: ResultTransport): boolean {
 export interface ProgressEvent extends TimelineEntry {
   /** Totals since the measured run began. */
   totals: { sent: number; completed: number; errors: number; retried: number };
-  /** A run with `scenarios`: the scenario this second is of (each scenario reports its own seconds). */
-  scenario?: string;
+  /** With `scenarios`: each scenario's part of this second, its totals its own (absent until it starts). */
+  byScenario?: Record<string, Omit<ProgressEvent, 'second' | 'byScenario' | 'server'>>;
 }
 
 /** `result.messages` of a WebSocket run. */
@@ -72,6 +68,8 @@ export interface WebSocketStats {
 
 /** The whole run's plan as plain JSON: an option the run did not have is absent, never `undefined`. */
 export interface MergePlan {
+  /** What the run drove (absent in results saved before 1.0, whose `transport` says it). */
+  kind?: RunKind;
   transport: ResultTransport;
   connections: number;
   durationMs?: number;
@@ -83,7 +81,7 @@ export interface MergePlan {
   warmupMs: number;
   /** `METHOD /path` of each request of the sequence. */
   requests: string[];
-  /** A run with `scenarios`: each scenario's plan (the rest of this plan is the first scenario's). */
+  /** A run with `scenarios`: each scenario's plan (the rest of this plan is what they share or add up to). */
   scenarios?: Record<string, MergePlan>;
   /** A Socket.IO run's exchange, for the reports to name it. */
   socketio?: MergeSocketIo;

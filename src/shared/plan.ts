@@ -3,6 +3,7 @@ import type { ResolvedRequest } from './exchange.js';
 import type { LoadOptions, RequestSpec } from './load-options.js';
 import type { ResultTransport } from './load-result.js';
 import type { Segment, Thresholds } from './terms.js';
+import type { RunKind } from './run-kind.js';
 import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websocket.js';
 import type { PlannedTask, TaskFunctions } from './task.js';
 import type { PlannedStream, StreamHooks } from './stream.js';
@@ -28,6 +29,8 @@ export interface PlannedRequest extends ResolvedRequest {
  * Plan (or a shard of it) can be sent to a worker thread.
  */
 export interface Plan {
+  /** What the run drives, named here once (see `RunKind`): read it rather than testing options again. */
+  kind: RunKind;
   url: string;
   /** The HTTP transport, or `'websocket'` for a `ws:`/`wss:` url (then `websocket` is set). */
   transport: ResultTransport;

@@ -5,7 +5,7 @@
 import { lanesPerConnection, type Plan } from '../shared/plan.js';
 import type { LoadResult } from '../shared/load-result.js';
 import { openFileLimit } from './file-limit.js';
-import { targetRateRange } from './format.js';
+import { targetRateRange } from './format-rate.js';
 import { addWarning } from '../shared/warnings.js';
 import { failureAdvice } from './failure-advice.js';
 import { streamDiagnostics } from './stream-diagnose.js';
@@ -120,7 +120,7 @@ function rateNotMet(result: LoadResult, plan: Plan): void {
   const why =
     result.requests.completed > 0 && needed > inFlight
       ? `at the server's p99 of ${latencyMs.toFixed(1)} ms, ${rate} requests/s need about ${needed} in flight and this run allowed ${inFlight} ` +
-        `(connections × ${plan.transport === 'h2' ? 'streams' : 'pipelining'}), so slots waited for a free connection until the end`
+        `(connections × ${plan.transport === 'h2' ? 'h2Streams' : 'pipelining'}), so slots waited for a free connection until the end`
       : 'every connection was busy when they fell due (or the run ended before the generator reached them)';
   addWarning(
     result.warnings,

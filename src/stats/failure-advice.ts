@@ -6,6 +6,7 @@
  */
 import type { LoadResult } from '../shared/load-result.js';
 import { addWarning } from '../shared/warnings.js';
+import { resultKind } from '../shared/run-kind.js';
 
 /** Above this share of failed requests (of those that ended) a run gets `MOSTLY_FAILED`. */
 export const MOSTLY_FAILED_SHARE = 0.5;
@@ -46,7 +47,7 @@ export function failureAdvice(result: LoadResult): void {
   const share = failedShare(result);
   if (!none && share <= MOSTLY_FAILED_SHARE) return;
   const ended = endedRequests(result);
-  const unit = result.transport === 'task' ? 'call' : 'request';
+  const unit = resultKind(result) === 'task' ? 'call' : 'request';
   const what = none
     ? `no ${unit} succeeded: of ${result.requests.sent} sent, ${result.failed.total} failed` +
       (result.requests.unfinished > 0 ? ` and ${result.requests.unfinished} had no answer by the end` : '')
@@ -58,7 +59,7 @@ export function failureAdvice(result: LoadResult): void {
 function advice(result: LoadResult): string {
   const [code, count] = mostCommon(result.errors.byCode);
   // A task's errors are whatever its own client threw: the samples say more than any advice could.
-  if (result.transport === 'task') {
+  if (resultKind(result) === 'task') {
     return code === 'TIMEOUT'
       ? 'Most failed with TIMEOUT: the calls took longer than timeout; check what the task waits for, or give a longer timeout.'
       : `Most failed with ${code}: the task threw or rejected; errors.samples has the messages and stacks.`;

@@ -3,8 +3,9 @@ import type { LoadResult } from '../shared/load-result.js';
 const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const TWO_DECIMALS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
-/** The numbers of one row: a name's or a scenario's. */
+/** The numbers of one row: a name's or a scenario's (a scenario's target rate, when it has one). */
 interface Part {
+  rate?: number | undefined;
   requests: { sent: number; completed: number; perSecond: number };
   latency: { p50: number; p99: number };
   errors: { total: number };
@@ -18,12 +19,23 @@ function statuses(codes: Record<string, number>): string {
   return entries.length === 0 ? '-' : entries.map(([code, count]) => `${code}: ${COUNT.format(count)}`).join(', ');
 }
 
-/** One table, a row per part: requests/s, p50, p99, sent, completed, errors, statuses. */
+/**
+ * Whether the run's target rate is a target of all of it: a run of scenarios some of which are
+ * closed loops has none (its open-loop scenarios' targets are theirs, in the table of scenarios).
+ */
+export function wholeTarget(result: Pick<LoadResult, 'byScenario'>): boolean {
+  return result.byScenario === undefined || Object.values(result.byScenario).every((part) => part.rate !== undefined);
+}
+
+/** One table, a row per part: requests/s (the target, when a part has one), p50, p99, sent, completed, errors, statuses. */
 function table(heading: string, parts: Record<string, Part>): string[] {
-  const header = [heading, 'Req/s', 'p50', 'p99', 'Sent', 'Completed', 'Errors', 'Status codes'];
+  const targets = Object.values(parts).some((part) => part.rate !== undefined);
+  const target = targets ? ['Target/s'] : [];
+  const header = [heading, 'Req/s', ...target, 'p50', 'p99', 'Sent', 'Completed', 'Errors', 'Status codes'];
   const rows = Object.entries(parts).map(([key, part]) => [
     key,
     TWO_DECIMALS.format(part.requests.perSecond),
+    ...(targets ? [part.rate === undefined ? '-' : COUNT.format(part.rate)] : []),
     ms(part.latency.p50),
     ms(part.latency.p99),
     COUNT.format(part.requests.sent),

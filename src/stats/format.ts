@@ -1,5 +1,7 @@
-import { countsMessages, type CheckStats, type GeneratorStats, type LatencyStats, type LoadResult, type MessageStats, type PhaseStats, type ServerStats, type StreamStats, type ThresholdResult, type WebSocketStageStats } from '../shared/load-result.js';
+import { type CheckStats, type GeneratorStats, type LatencyStats, type LoadResult, type MessageStats, type PhaseStats, type ServerStats, type StreamStats, type ThresholdResult, type WebSocketStageStats } from '../shared/load-result.js';
 import { partTables } from './format-parts.js';
+import { rateStagesText, targetRateRange } from './format-rate.js';
+import { countsMessages, resultKind } from '../shared/run-kind.js';
 import { socketIoExchange, socketIoNothingSent } from './socketio-words.js';
 
 // A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
@@ -53,7 +55,7 @@ export function formatResult(result: LoadResult): string {
       row(exchange === undefined ? 'Handshakes' : 'Connects', handshakes(result.statusCodes)),
       row('Close codes', statusCodes(websocket?.closeCodes ?? {})),
     );
-  } else if (result.transport === 'task') {
+  } else if (resultKind(result) === 'task') {
     // A task's calls have no bytes and no status: what they did is counted, timed, or an error.
     lines.push(
       row('Calls/s', TWO_DECIMALS.format(result.requests.perSecond)),
@@ -84,7 +86,7 @@ export function formatResult(result: LoadResult): string {
   lines.push(...partTables(result));
   if (websocket?.stages !== undefined) lines.push('', ...stagesTable(websocket.stages), '');
   if (result.generator !== undefined) lines.push(row('Generator', generator(result.generator)));
-  if (result.server !== undefined) lines.push(...serverRows(result.server, countsMessages(result.transport)));
+  if (result.server !== undefined) lines.push(...serverRows(result.server, countsMessages(resultKind(result))));
   if (result.checks !== undefined) lines.push(...checks(result.checks));
   if (result.thresholds !== undefined && result.thresholds.length > 0) {
     lines.push(...thresholds(result.thresholds));
@@ -139,43 +141,13 @@ export function formatThresholdActual(metric: string, actual: number | null): st
   return Number.isInteger(actual) ? COUNT.format(actual) : TWO_DECIMALS.format(actual);
 }
 
-/**
- * The lowest and highest target rate of a rate run, req/s, undefined in closed loop. With rate
- * stages `rate` is where they start (0 without one), and the seconds' targets give the range.
- */
-export function targetRateRange(result: LoadResult): [number, number] | undefined {
-  if (result.rate === undefined) return undefined;
-  // The stages as written (a ramp's seconds hold its means: a ramp to 1,000/s has no second at 1,000).
-  const stages = result.merge?.plan?.stages?.flatMap((stage) => (stage.rate === undefined ? [] : [stage.rate]));
-  if (stages !== undefined && stages.length > 0) return [Math.min(result.rate, ...stages), Math.max(result.rate, ...stages)];
-  const targets = result.timeline.flatMap((second) => (second.targetRate === undefined ? [] : [second.targetRate]));
-  return [Math.min(result.rate, ...targets), Math.max(result.rate, ...targets)];
-}
-
-/**
- * A run's rate stages as the user wrote them, each from where the previous one ended (the run's
- * `rate`, 0 without): `0 → 200/s in 2 s → 600/s in 2 s`, a stage that keeps the rate `then holds 2 s`;
- * undefined without rate stages.
- */
-export function rateStagesText(result: LoadResult): string | undefined {
-  const stages = result.merge?.plan?.stages;
-  if (result.rate === undefined || stages === undefined || stages.length === 0 || stages.some((stage) => stage.rate === undefined)) return undefined;
-  const seconds = (ms: number) => `${RATIO.format(ms / 1000)} s`;
-  let previous = result.rate;
-  const parts = [`${COUNT.format(previous)}/s`];
-  for (const { rate, durationMs } of stages) {
-    parts.push(rate === previous ? `then holds ${seconds(durationMs)}` : `→ ${COUNT.format(rate!)}/s in ${seconds(durationMs)}`);
-    previous = rate!;
-  }
-  return parts.join(' ');
-}
-
 function headerLine(result: LoadResult): string {
   const messages = result.messages !== undefined;
+  const task = resultKind(result) === 'task';
   const noun = messages ? 'client' : 'connection';
   const most = Math.max(...(result.merge?.plan?.stages ?? []).map((stage) => stage.connections ?? 0));
   const parts =
-    result.transport === 'task'
+    task
       ? [`concurrency ${COUNT.format(result.connections)}`]
       : [`transport ${result.transport}`, most > result.connections ? `${COUNT.format(result.connections)} to ${plural(most, noun)} in stages` : plural(result.connections, noun)];
   // Requests in flight per connection, in the protocol's words.
@@ -185,7 +157,7 @@ function headerLine(result: LoadResult): string {
   parts.push(plural(result.workers, 'worker'), `${formatDuration(result.durationMs)}${warmup === undefined ? '' : ` after a ${warmup}`}`);
   const range = targetRateRange(result);
   const stages = rateStagesText(result);
-  const unit = result.transport === 'task' ? 'calls/s' : messages ? 'msg/s' : 'req/s';
+  const unit = task ? 'calls/s' : messages ? 'msg/s' : 'req/s';
   if (stages !== undefined) parts.push(`rate ${stages.replaceAll('/s', ` ${unit}`)}`);
   else if (range !== undefined) parts.push(range[0] === range[1] ? `rate ${COUNT.format(range[0])} ${unit}` : `rate ${COUNT.format(range[0])} to ${COUNT.format(range[1])} ${unit} in stages`);
   if (result.aborted) parts.push('aborted');

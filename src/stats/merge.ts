@@ -12,6 +12,7 @@ import { mergeWebSocket, messageStats } from './websocket-merge.js';
 import { mergeStream } from './stream-merge.js';
 import { mergeNames } from './merge-names.js';
 import { mergeErrorSamples } from './error-samples.js';
+import { countsMessages, transportKind } from '../shared/run-kind.js';
 
 /** Failed requests: the errors and the responses with a status the run does not accept. */
 function failedStats(errors: number, byStatus: Record<string, number>): LoadResult['failed'] {
@@ -102,6 +103,7 @@ export interface ResultHeader {
 /** The whole plan, as `result.merge.plan`: what every segment of one run has in common. */
 export function mergePlan(whole: Plan): MergePlan {
   return {
+    kind: whole.kind,
     transport: whole.transport,
     connections: whole.connections,
     ...(whole.durationMs !== undefined ? { durationMs: whole.durationMs } : {}),
@@ -189,7 +191,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   const { timeline, histograms } = mergeTimeline(shards);
   const { generator, sendLagHistogram } = mergeGenerator(shards.map((shard) => shard.generator));
   const streamed = mergeStream(shards.map((shard) => shard.stream), durationMs, timeline);
-  const webSocket = header.transport === 'websocket' || header.transport === 'socket.io' ? mergeWebSocket(shards.map((shard) => shard.websocket)) : undefined;
+  const webSocket = countsMessages(header.merge.plan.kind ?? transportKind(header.transport)) ? mergeWebSocket(shards.map((shard) => shard.websocket)) : undefined;
   const result: LoadResult = {
     url: header.url,
     transport: header.transport,

@@ -5,7 +5,7 @@ import { positiveInteger, show } from '../shared/validate.js';
 
 /** Options about a request to a url: a task run has none, and rejects each by name. */
 const REQUEST_OPTIONS = [
-  'url', 'transport', 'pipelining', 'streams', 'keepAlive', 'method', 'headers', 'body', 'requests', 'expect', 'tls',
+  'url', 'transport', 'pipelining', 'h2Streams', 'keepAlive', 'method', 'headers', 'body', 'requests', 'expect', 'tls',
   'tlsSessionReuse', 'retry', 'websocket', 'socketio', 'stream', 'name', 'compressed',
 ] as const satisfies ReadonlyArray<keyof LoadOptions>;
 

@@ -142,7 +142,7 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     if (this.#streamLimit === undefined || cap < this.#streamLimit) this.#streamLimit = cap;
     this.sink.onWarning?.(
       'H2_STREAMS_CAPPED',
-      `the server allows ${allowed} concurrent streams per session (SETTINGS_MAX_CONCURRENT_STREAMS) and streams was ` +
+      `the server allows ${allowed} concurrent streams per session (SETTINGS_MAX_CONCURRENT_STREAMS) and h2Streams was ` +
         `${pipelining}: each session carried at most ${cap}, so at most ${cap} x connections ` +
         "requests were in flight. Raise connections for more concurrency, or the server's limit.",
     );

@@ -6,7 +6,7 @@ import type { PlannedWebSocket, WebSocketHooks } from '../shared/websocket.js';
 const WEBSOCKET_OPTIONS = ['message', 'rate', 'timestamp', 'perMessageDeflate', 'protocols'] as const satisfies ReadonlyArray<keyof WebSocketOptions>;
 
 /** Options of `runLoad` that mean HTTP requests: a WebSocket run says so instead of ignoring them. */
-const HTTP_ONLY_OPTIONS = ['transport', 'rate', 'pipelining', 'streams', 'keepAlive', 'method', 'body', 'requests', 'expect', 'tlsSessionReuse', 'retry', 'compressed'] as const satisfies ReadonlyArray<keyof LoadOptions>;
+const HTTP_ONLY_OPTIONS = ['transport', 'name', 'rate', 'pipelining', 'h2Streams', 'keepAlive', 'method', 'body', 'requests', 'expect', 'tlsSessionReuse', 'retry', 'compressed'] as const satisfies ReadonlyArray<keyof LoadOptions>;
 
 /** RFC 6455 subprotocol names are tokens. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

@@ -101,7 +101,7 @@ export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate,
   const ready: boolean[] = [];
   // A task thread may fail at its setup, before the barrier: the others are stopped (not dropped)
   // so that each runs its teardown.
-  const taskRun = plan.task !== undefined;
+  const taskRun = plan.kind === 'task';
   let setupFailure: unknown;
   let started = false;
   let stopping = false;

@@ -168,7 +168,8 @@ export class ProgressMerger {
     }
     // Nothing timed in the second: NaN, not the empty histogram's 0 (which reads as instant).
     const at = (p: number): number => (pending.histogram.totalCount > 0 ? pending.histogram.getValueAtPercentile(p) / 1000 : Number.NaN);
-    const summary: Omit<SecondSummary, 'histogram'> = {
+    // The merged latencies travel on (encoded once a second) for a run of scenarios to add up again.
+    const summary: SecondSummary = {
       second,
       sent: pending.sent,
       completed: pending.completed,
@@ -181,6 +182,7 @@ export class ProgressMerger {
       targetRate: pending.targetRate,
       cpuPercent: pending.cpuPercent,
       eventLoopUtilization: pending.eventLoopUtilization,
+      histogram: encodeHistogram(pending.histogram),
     };
     pending.histogram.destroy();
     if (pending.byName !== undefined) {

@@ -11,8 +11,11 @@ import { runTask, type TaskRunHooks } from '../tasks/run-task.js';
  * WebSocket runner, a `task` on the task runner, SSE subscriptions (`stream.subscribe`) on theirs.
  */
 export function runThread(plan: Plan, hooks: WebSocketRunHooks & TaskRunHooks): Promise<ShardStats> {
-  if (plan.task !== undefined) return runTask(plan, hooks);
-  if (plan.socketio !== undefined) return runSocketIo(plan, hooks);
-  if (plan.stream?.subscribe === true) return runSubscriptions(plan, hooks);
-  return plan.websocket !== undefined ? runWebSocket(plan, hooks) : runEngine(plan, hooks);
+  switch (plan.kind) {
+    case 'task': return runTask(plan, hooks);
+    case 'socketio': return runSocketIo(plan, hooks);
+    case 'subscription': return runSubscriptions(plan, hooks);
+    case 'websocket': return runWebSocket(plan, hooks);
+    case 'http': return runEngine(plan, hooks);
+  }
 }

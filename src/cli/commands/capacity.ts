@@ -1,4 +1,5 @@
-import { findCapacity, formatCapacity, formatCapacityStep, renderCapacityReport } from '../../index.js';
+import { findCapacity, formatCapacity, formatCapacityStep } from '../../index.js';
+import { renderCapacityReport } from '../../report/index.js';
 import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command } from '../command.js';
 import { durationFlag, integerFlag, numberFlag, thresholdFlags } from '../flag-values.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-flags.js';

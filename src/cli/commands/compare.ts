@@ -2,9 +2,9 @@ import { AssertionError } from 'node:assert';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  assertNoRegression, compareResults, DEFAULT_METRICS, formatComparison, renderComparisonReport, runComparison,
-  type Comparison, type LoadResult,
+  assertNoRegression, compareResults, DEFAULT_METRICS, formatComparison, runComparison, type Comparison, type LoadResult,
 } from '../../index.js';
+import { renderComparisonReport } from '../../report/index.js';
 import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
 import { checkMetric, confidenceFlag, durationFlag, integerFlag, marginFlags } from '../flag-values.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-flags.js';

@@ -1,7 +1,8 @@
+import type { LoadResult } from '../../index.js';
 import {
   acceptInHistory, addToHistory, baselineEntries, ciLabels, compareWithHistory, DEFAULT_MARGINS, formatJUnit,
-  formatSummary, historyTestIds, readHistory, renderTrendReport, writeSummary, type GateOutcome, type LoadResult,
-} from '../../index.js';
+  formatSummary, historyTestIds, readHistory, renderTrendReport, writeSummary, type GateOutcome,
+} from '../../gate/index.js';
 import { checkWritable, EXIT, parseFlags, readResultFile, UsageError, writeOutput, type Command, type CommandIO, type ParsedFlags } from '../command.js';
 import { confidenceFlag, integerFlag, marginFlags } from '../flag-values.js';
 import { usableStepSummary } from '../step-summary.js';

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { formatResult, mergeResults, renderReport } from '../../index.js';
+import { formatResult, mergeResults } from '../../index.js';
+import { renderReport } from '../../report/index.js';
 import { EXIT, parseFlags, readResultFile, UsageError, writeOutput, type Command } from '../command.js';
 
 const USAGE = `usage: salvo merge RESULT.json RESULT.json ... [--json] [--html REPORT.html] [--force]

@@ -1,4 +1,5 @@
-import { renderCapacityReport, renderComparisonReport, renderReport, type CapacityResult, type ComparisonRuns } from '../../index.js';
+import { type CapacityResult, type ComparisonRuns } from '../../index.js';
+import { renderCapacityReport, renderComparisonReport, renderReport } from '../../report/index.js';
 import { EXIT, looksLikeResult, parseFlags, readJsonFile, UsageError, writeOutput, type Command } from '../command.js';
 
 const USAGE = `usage: salvo report RESULT.json [-o REPORT.html]

@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
-import { formatJUnit, formatResult, formatSummary, renderReport, runLoad, writeSummary } from '../../index.js';
+import { formatResult, runLoad } from '../../index.js';
+import { formatJUnit, formatSummary, writeSummary } from '../../gate/index.js';
+import { renderReport } from '../../report/index.js';
 import { checkWritable, EXIT, runExitStatus, writeOutput, type Command } from '../command.js';
 import { ProgressLine } from '../progress-line.js';
 import { parseRunFlags, RUN_USAGE, withPlannedLength } from '../run-flags.js';

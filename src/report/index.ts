@@ -1,0 +1,6 @@
+// `salvo/report`: the HTML reports, each one self-contained page: of a run, a capacity search and a
+// comparison (the trend of a history of runs is `salvo/gate`'s). See docs/reports.md.
+export { renderReport } from './render.js';
+export { renderCapacityReport } from './capacity-report.js';
+export { renderComparisonReport } from './comparison-report.js';
+export type { ComparisonReportInput, RenderComparisonReportOptions } from './comparison-report.js';
