@@ -2,13 +2,12 @@ import { performance } from 'node:perf_hooks';
 import type { Plan } from '../shared/plan.js';
 import type { TaskFunctions } from '../shared/task.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
-import type { GeneratorMonitor } from '../stats/generator.js';
 import { addWarning } from '../shared/warnings.js';
 import { RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import type { Measuring } from '../runner/measuring.js';
 import { ClosedLoop } from '../runner/closed-loop.js';
-import { Pacer } from '../runner/pacer.js';
-import { planSchedule, type RateSchedule } from '../runner/schedule.js';
+import { OpenLoop } from '../runner/open-loop.js';
+import { planSchedule } from '../runner/schedule.js';
 import { TaskCall, type CallOwner } from './call.js';
 import { TaskChecks } from './checks.js';
 import { StepRecorder } from './steps.js';
@@ -80,19 +79,15 @@ export class TaskRunner implements Exchanges, CallOwner {
   readonly #task: TaskFunctions['task'];
   readonly #state: unknown;
   readonly #slots: Slot[];
-  readonly #schedule: RateSchedule | undefined;
-  readonly #freeSlots: Slot[] = [];
+  /** `rate`: calls due on the schedule, the open loop HTTP runs on too; undefined for a closed loop. */
+  readonly #open: OpenLoop<Slot> | undefined;
   /** Counts toward `amount`, in flight, ramps: as the HTTP engine's. */
   readonly #loop: ClosedLoop<Slot>;
   readonly #checks = new TaskChecks();
   readonly #steps = new StepRecorder();
-  #pacer: Pacer | undefined;
   #recorder!: Recorder;
-  #monitor!: GeneratorMonitor;
-  #startAt = 0;
   #measureAt = 0;
   #endAt = Infinity;
-  #slot = 0;
   /** Calls given up on (timed out) that have not settled yet. */
   #abandonedPending = 0;
   #abandonedTotal = 0;
@@ -113,11 +108,14 @@ export class TaskRunner implements Exchanges, CallOwner {
       resume: (slot, now) => this.#next(slot, now),
       stop: () => this.#run.stop(false),
     });
-    this.#schedule = planSchedule(plan);
+    const schedule = planSchedule(plan);
+    if (schedule !== undefined) {
+      this.#open = new OpenLoop(schedule, this.#slots.length, this.#loop, { send: (slot, intendedAt, now) => this.#call(slot, intendedAt, now), stop: () => this.#run.stop(false) }, true);
+    }
     this.tickMs = timeoutTickMs(plan.timeoutMs);
     this.gauges = {
       connections: () => this.#loop.inFlight,
-      targetRate: (second) => this.#schedule?.slotsInSecond(this.#measureAt - this.#startAt, second),
+      targetRate: (second) => this.#open?.slotsInSecond(second),
     };
     this.#run = new RunLifecycle(plan, hooks, this);
   }
@@ -127,26 +125,21 @@ export class TaskRunner implements Exchanges, CallOwner {
   }
 
   async open(): Promise<void> {
-    if (this.#schedule) {
-      this.#pacer = new Pacer(() => this.#pump());
-      await this.#pacer.ready();
-    }
+    await this.#open?.ready();
   }
 
   begin(measuring: Measuring): void {
-    this.#startAt = measuring.startAt;
     this.#measureAt = measuring.measureAt;
     this.#endAt = measuring.endAt;
     this.#recorder = measuring.recorder;
-    this.#monitor = measuring.monitor;
+    this.#open?.begin(measuring);
     this.#steps.start(measuring.measureAt);
   }
 
   start(now: number): void {
     this.#turnAt = now;
-    if (this.#schedule) {
-      for (let index = this.#slots.length - 1; index >= 0; index--) if (index < this.#loop.active) this.#freeSlots.push(this.#slots[index]!);
-      this.#pump();
+    if (this.#open) {
+      this.#open.start(this.#slots.slice(0, this.#loop.active));
       return;
     }
     for (const slot of this.#slots) this.#next(slot, now);
@@ -158,7 +151,7 @@ export class TaskRunner implements Exchanges, CallOwner {
 
   /** Closed loop: call again on `slot` now, after a turn of the event loop, or not at all. */
   #next(slot: Slot, now: number): void {
-    if (this.#schedule) return this.#freeSlot(slot, now);
+    if (this.#open) return this.#open.free(slot, now);
     if (!this.#loop.admits(slot)) return;
     if (now - this.#turnAt >= YIELD_AFTER_MS) {
       this.#waiting.push(slot);
@@ -183,46 +176,6 @@ export class TaskRunner implements Exchanges, CallOwner {
     const waiting = this.#waiting.splice(0);
     for (const slot of waiting) this.#next(slot, now);
   };
-
-  #freeSlot(slot: Slot, now: number): void {
-    if (this.#loop.stopped) return;
-    slot.freedAt = now;
-    if (slot.index >= this.#loop.active) return;
-    this.#freeSlots.push(slot);
-    if (!this.#loop.done()) this.#pump();
-  }
-
-  /** When slot `slot` of the schedule is due, performance.now() ms. */
-  readonly #dueAt = (slot: number): number => this.#startAt + this.#schedule!.timeOf(slot);
-
-  /** Open loop: calls every slot that is due on a free call slot, then waits for the next (see the engine's OpenLoop). */
-  #pump(): void {
-    if (this.#loop.stopped) return;
-    const schedule = this.#schedule!;
-    const pacer = this.#pacer!;
-    let now = performance.now();
-    if (now >= this.#endAt) {
-      this.#run.stop(false);
-      return;
-    }
-    while (!this.#loop.amountReached()) {
-      const due = this.#startAt + schedule.timeOf(this.#slot);
-      if (due >= this.#endAt) break;
-      if (due > now) {
-        pacer.waitFor(this.#slot, this.#dueAt);
-        return;
-      }
-      const slot = this.#freeSlots.pop();
-      if (slot === undefined) break; // every slot busy: the next call to settle pumps again
-      this.#slot++;
-      if (due >= this.#measureAt) this.#monitor.recordSendLag(now - Math.max(due, slot.freedAt));
-      this.#call(slot, due, now);
-      if (this.#loop.stopped) return;
-      // The user's function ran synchronously up to its first await: the next call starts later.
-      now = performance.now();
-    }
-    pacer.pause();
-  }
 
   #call(slot: Slot, intendedAt: number, now: number): void {
     slot.busy = true;
@@ -306,10 +259,9 @@ export class TaskRunner implements Exchanges, CallOwner {
     this.#next(slot, now);
   }
 
-  halt(_now: number, endAt: number): void {
+  halt(now: number, endAt: number): void {
+    if (this.#open) this.#recorder.missed = this.#open.halt(now, endAt);
     this.#loop.stopped = true;
-    this.#pacer?.close();
-    if (this.#schedule) this.#recorder.missed = this.#schedule.missedSlots(this.#measureAt - this.#startAt, endAt - this.#startAt, this.#plan.amount, this.#slot);
     const ended = new DOMException('the load test ended', 'AbortError');
     for (const slot of this.#slots) {
       if (!slot.busy) continue;
