@@ -65,10 +65,17 @@ export class SalvoRangeError extends RangeError {
 }
 
 /**
- * A task module's `setup` threw (or rejected) in some thread before the run started: nothing was
- * sent, and every thread whose setup had finished ran its `teardown`. `cause` is what setup threw.
+ * A task module's `setup` threw (or rejected) in some thread before the run started
+ * (`SALVO_TASK_SETUP_FAILED`; `cause` is what it threw, with its message, stack and `code`), or had
+ * not finished within `setupTimeout` (`SALVO_TASK_SETUP_TIMEOUT`): nothing was sent, and every
+ * thread whose setup had finished ran its `teardown`.
  */
 export class SalvoTaskSetupError extends Error {
-  readonly code = 'SALVO_TASK_SETUP_FAILED';
+  readonly code: 'SALVO_TASK_SETUP_FAILED' | 'SALVO_TASK_SETUP_TIMEOUT';
   override readonly name = 'SalvoTaskSetupError';
+
+  constructor(message: string, options?: { cause?: unknown; code?: SalvoTaskSetupError['code'] }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options?.code ?? 'SALVO_TASK_SETUP_FAILED';
+  }
 }
