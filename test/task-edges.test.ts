@@ -93,6 +93,9 @@ t.test('setup is bounded by setupTimeout: a client waiting on a server that neve
     t.match(error, { code: 'SALVO_TASK_SETUP_TIMEOUT', message: /setup had not finished within setupTimeout \(300 ms\), so nothing was sent/ });
     t.ok(performance.now() - startedAt < 10_000, 'and it came soon after the bound');
   }
+  const cli = await runSalvo(['--task', redisSetup, '-a', '10', '--setup-timeout', '300ms', '--no-backoff', '-q']);
+  t.equal(cli.code, 6, 'the command exits 6');
+  t.match(cli.stderr, /setup had not finished within setupTimeout \(300 ms\).*SALVO_TASK_SETUP_TIMEOUT/);
   await t.rejects(runLoad({ task: async () => {}, setupTimeout: 'soon' }), { code: 'SALVO_INVALID_OPTION', option: 'setupTimeout' });
   await t.rejects(runLoad({ url: 'http://127.0.0.1:1', setupTimeout: '1s' }), { code: 'SALVO_INVALID_OPTION', option: 'setupTimeout' });
   await t.rejects(runLoad({ task: async () => {}, backoff: 'no' as unknown as boolean }), { code: 'SALVO_INVALID_OPTION', option: 'backoff' });

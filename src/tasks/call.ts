@@ -49,7 +49,7 @@ export class TaskCall implements TaskContext {
     this.measured = measured;
     this.#markAt = now;
     this.#lateMs = lateMs;
-    this.openSteps.length = 0;
+    if (this.openSteps.length > 0) this.openSteps.length = 0;
     // The last call's controller was never aborted and nobody waits on it: the next reader gets a fresh one.
     this.#controller = undefined;
   }
