@@ -45,6 +45,8 @@ export class AmountCounter {
  */
 export class ClosedLoop<S extends LoopSlot> extends AmountCounter {
   inFlight = 0;
+  /** Connections (call slots) in use: `connections`, then a ramp's target (a plain field: read on every send). */
+  active: number;
   stopped = false;
   readonly #ramp: ConnectionRamp;
   readonly #owner: ClosedLoopOwner<S>;
@@ -54,12 +56,8 @@ export class ClosedLoop<S extends LoopSlot> extends AmountCounter {
   constructor(plan: Plan, owner: ClosedLoopOwner<S>) {
     super(plan.amount);
     this.#ramp = new ConnectionRamp(plan);
+    this.active = this.#ramp.active;
     this.#owner = owner;
-  }
-
-  /** Connections (call slots) in use: `connections`, then a ramp's target. */
-  get active(): number {
-    return this.#ramp.active;
   }
 
   /** True once the amount is reached; the run ends then if nothing is in flight. */
@@ -83,8 +81,9 @@ export class ClosedLoop<S extends LoopSlot> extends AmountCounter {
   /** Closed-loop `stages`: moves the connections in use linearly toward each stage's target. */
   ramp(now: number, measureAt: number): void {
     const before = this.#ramp.step(now, measureAt);
-    const target = this.#ramp.active;
-    if (before === undefined || target < before) return; // slots above the target park themselves when their answer arrives
+    if (before === undefined) return;
+    const target = (this.active = this.#ramp.active);
+    if (target < before) return; // slots above the target park themselves when their answer arrives
     for (const slot of [...this.#parked]) {
       if (slot.connection < target) {
         this.#parked.delete(slot);
