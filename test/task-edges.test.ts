@@ -173,6 +173,12 @@ t.test("onProgress hears each step's second in a task run", async (t) => {
   const seen = events.slice(0, 2).map((event) => event.byName?.a?.completed ?? 0);
   t.ok(seen.every((completed) => completed > 0), `step a completed ${seen.join(', ')} in the first two seconds`);
   t.equal(events.reduce((sum, event) => sum + (event.byName?.b?.completed ?? 0), 0) <= result.byName!.b!.requests.completed, true);
+  // Over 2 worker threads: the main thread adds up each second's steps of both.
+  const stepping = `data:text/javascript,${encodeURIComponent("export default async (ctx) => { await ctx.measure('a', () => new Promise((resolve) => setTimeout(resolve, 2))); }")}`;
+  const threaded: ProgressEvent[] = [];
+  const overWorkers = await runLoad({ task: stepping, workers: 2, concurrency: 4, duration: 2100, onProgress: (event) => void threaded.push(event) });
+  const heard = threaded.reduce((sum, event) => sum + (event.byName?.a?.completed ?? 0), 0);
+  t.ok(threaded[0]?.byName?.a !== undefined && heard > 0 && heard <= overWorkers.byName!.a!.requests.completed, `2 workers: ${heard} of ${overWorkers.byName!.a!.requests.completed} steps heard second by second`);
 });
 
 t.test("a task run's steps are live in Prometheus: each second's per-name series, and the totals at the end", async (t) => {
