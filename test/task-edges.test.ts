@@ -196,6 +196,8 @@ t.test("a task run's steps are live in Prometheus: each second's per-name series
   const completed = result.byName!.query!.requests.completed;
   const series = (metric: string) => `${metric}{testid="${testid}",name="query"}`;
   t.equal(await prometheus.scalar(`last_over_time(${series('salvo_name_responses_total')}[1h])`), completed, 'the final total is the result');
+  t.equal(await prometheus.scalar(`last_over_time(salvo_calls_completed_total{testid="${testid}"}[1h])`), result.requests.completed, 'completed calls, which have no status');
+  t.ok((await prometheus.scalar(`salvo_calls_completed_total{testid="${testid}"} @ ${(result.startedAt + 1500) / 1000}`))! > 0, 'live');
   t.equal(await prometheus.scalar(`last_over_time(${series('salvo_name_requests_sent_total')}[1h])`), result.byName!.query!.requests.sent);
   const live = await prometheus.scalar(`${series('salvo_name_responses_total')} @ ${(result.startedAt + 1500) / 1000}`);
   t.ok(live !== undefined && live > 0 && live < completed, `live while it ran: ${live} of ${completed} after the first second`);

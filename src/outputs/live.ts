@@ -33,7 +33,7 @@ export interface LiveOutputs {
  */
 export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promise<LiveOutputs> {
   const { compress } = (await import('snappyjs')).default;
-  const kind: SeriesKind = { messages: countsMessages(plan.transport) };
+  const kind: SeriesKind = { messages: countsMessages(plan.transport), ...(plan.transport === 'task' ? { calls: true } : {}) };
   if (plan.stream !== undefined) kind.stream = { tokens: plan.stream.tokensPath !== undefined || plan.stream.tokensFunction, delivery: plan.stream.timestampField !== undefined };
   let generated: string | undefined;
   const writers = outputs.map((output) => {
