@@ -87,7 +87,7 @@ export class TaskRunner implements Exchanges, CallOwner {
   /** Counts toward `amount`, in flight, ramps: as the HTTP engine's. */
   readonly #loop: ClosedLoop<Slot>;
   readonly #checks = new TaskChecks();
-  readonly #steps = new StepRecorder();
+  readonly #steps: StepRecorder;
   /** `plan.task.backoff`: failed calls are followed by a wait, as HTTP lanes' are. */
   readonly #backoff: boolean;
   #recorder!: Recorder;
@@ -110,6 +110,7 @@ export class TaskRunner implements Exchanges, CallOwner {
     this.#task = hooks.task.task;
     this.#state = hooks.state;
     this.#backoff = plan.task?.backoff !== false;
+    this.#steps = new StepRecorder(hooks.onSecond !== undefined);
     const peak = plan.ramps === 'connections' ? Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!)) : plan.connections;
     this.#slots = Array.from({ length: peak }, (_, index) => new Slot(index, new TaskCall(index, this.#state, this)));
     this.#loop = new ClosedLoop(plan, {

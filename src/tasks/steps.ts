@@ -21,8 +21,14 @@ export interface Step {
  */
 export class StepRecorder {
   readonly #steps = new Map<string, Step>();
+  /** Someone reads the seconds (`onProgress`, `outputs`): only then are they kept for `second`. */
+  readonly #live: boolean;
   #measureAt = 0;
   #endAt = Infinity;
+
+  constructor(live: boolean) {
+    this.#live = live;
+  }
 
   /** The measured run starts at `measureAt` and ends at `endAt` (performance.now() ms). */
   start(measureAt: number, endAt: number): void {
@@ -36,7 +42,7 @@ export class StepRecorder {
     let step = this.#steps.get(name);
     if (step === undefined) {
       const seconds: SecondSummary[] = [];
-      step = { recorder: new Recorder(this.#measureAt, STEP_GAUGES, (summary) => seconds.push(summary)), seconds };
+      step = { recorder: new Recorder(this.#measureAt, STEP_GAUGES, this.#live ? (summary) => seconds.push(summary) : undefined), seconds };
       this.#steps.set(name, step);
     }
     step.recorder.recordSent(0, now);
