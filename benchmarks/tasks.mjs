@@ -1,13 +1,14 @@
 // What running a user's function through salvo (`task`) costs over a bare loop calling it.
 //
-//   npm run build && node benchmarks/tasks.mjs [--rounds 5] [--duration 2000]
+//   npm run build && node benchmarks/tasks.mjs [--rounds 5] [--duration 2000] [--before other/dist/index.js]
 //
 // Closed loop: a no-op async task, and a task awaiting a resolved promise, called by salvo
 // (concurrency 1 and 100) and by a bare `for` loop of `await`s: calls/s and CPU per call. Open loop:
 // the no-op task at 1,000 and 10,000 calls/s, by salvo and by a bare loop paced with setTimeout
 // (each call due at start + i / rate): the send lag (start minus due) p50 and p99. Each run is a
 // child process of its own pinned to one core (taskset, when there is one), contenders alternating
-// round by round; the table gives medians with the lowest and highest round.
+// round by round; the table gives medians with the lowest and highest round. `--before` adds salvo's
+// rows run from another build (today's main, say), alternating with this one's.
 import { spawn, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { loadavg } from 'node:os';
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     duration: { type: 'string', default: '2000' },
     child: { type: 'string' },
+    before: { type: 'string' },
   },
 });
 const durationMs = Number(values.duration);
@@ -76,8 +78,8 @@ async function bareOpen(task, rate) {
   return { calls: lags.length, lagP50Ms: at(0.5), lagP99Ms: at(0.99) };
 }
 
-async function salvo(task, options) {
-  const { runLoad } = await import(new URL('dist/index.js', root).href);
+async function salvo(task, options, build = new URL('dist/index.js', root).href) {
+  const { runLoad } = await import(build);
   const cpu = cpuMicros();
   const result = await runLoad({ task, duration: durationMs, ...options });
   const calls = result.requests.sent;
@@ -102,6 +104,11 @@ const CONTENDERS = {
   'open 10000/s bare': () => bareOpen(TASKS.noop, 10_000),
   'open 10000/s salvo': () => salvo(TASKS.noop, { rate: 10_000, concurrency: 10 }),
 };
+if (values.before !== undefined) {
+  const before = new URL(values.before, `file://${process.cwd()}/`).href;
+  CONTENDERS['closed noop salvo c100 before'] = () => salvo(TASKS.noop, { concurrency: 100 }, before);
+  CONTENDERS['open 10000/s salvo before'] = () => salvo(TASKS.noop, { rate: 10_000, concurrency: 10 }, before);
+}
 
 if (values.child !== undefined) {
   const measured = await CONTENDERS[values.child]();
@@ -116,7 +123,7 @@ try {
 } catch {}
 
 async function runChild(name) {
-  const args = [fileURLToPath(import.meta.url), '--child', name, '--duration', String(durationMs)];
+  const args = [fileURLToPath(import.meta.url), '--child', name, '--duration', String(durationMs), ...(values.before === undefined ? [] : ['--before', values.before])];
   const [command, commandArgs] = pin ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args];
   const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
@@ -162,5 +169,16 @@ for (const rate of ['1000', '10000']) {
   for (const who of ['bare', 'salvo']) {
     const runs = samples[`open ${rate}/s ${who}`];
     console.log(`| ${fmt(Number(rate))}/s, ${who} | ${range(runs.map((s) => s.calls))} | ${range(runs.map((s) => s.lagP50Ms), 3)} | ${range(runs.map((s) => s.lagP99Ms), 3)} |`);
+  }
+}
+if (values.before !== undefined) {
+  console.log(`\n| before -> after (${values.before} -> dist/index.js) | calls/s or calls | CPU per call, µs | send lag p99, ms |`);
+  console.log('|---|---|---|---|');
+  for (const [label, name] of [['closed no-op c100', 'closed noop salvo c100'], ['open 10000/s no-op', 'open 10000/s salvo']]) {
+    for (const [which, key] of [['before', `${name} before`], ['after', name]]) {
+      const runs = samples[key];
+      const count = label.startsWith('closed') ? runs.map((s) => s.callsPerSecond) : runs.map((s) => s.calls);
+      console.log(`| ${label}, ${which} | ${range(count)} | ${range(runs.map((s) => s.cpuPerCallUs), 3)} | ${label.startsWith('open') ? range(runs.map((s) => s.lagP99Ms), 3) : ''} |`);
+    }
   }
 }

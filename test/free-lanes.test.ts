@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import t, { type Test } from 'tap';
-import { FreeLanes } from '../src/engine/free-lanes.js';
+import { FreeLanes } from '../src/runner/free-lanes.js';
 import { Lane } from '../src/transports/transport.js';
 import { runLoad, type TransportName } from '../src/index.js';
 import { inSomeRun } from './fixtures/timing.js';
@@ -33,7 +33,7 @@ async function countingServer(t: Test, port = 0): Promise<{ server: http.Server;
 
 t.test('FreeLanes: least recently freed first, in a ring that wraps', async (t) => {
   const lanes = [0, 1, 2].map((id) => new Lane(id, id));
-  const free = new FreeLanes(3);
+  const free = new FreeLanes<Lane>(3);
   for (const lane of lanes) free.push(lane);
   const order: number[] = [];
   for (let i = 0; i < 7; i++) {

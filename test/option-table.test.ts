@@ -56,7 +56,7 @@ const SAMPLES: { [K in keyof Required<LoadOptions>]: LoadOptions[K] } = {
   headers: { a: 'b' }, body: 'x', requests: [{ path: '/' }], timeout: 1000, warmup: 0, expect: { status: 200 },
   thresholds: { 'latency.p99': '< 50' }, tls: {}, retry: false, tlsSessionReuse: false, signal: new AbortController().signal,
   onProgress: () => {}, segment: { index: 0, count: 1 }, startAt: Date.now() + 60_000, websocket: { message: 'x' },
-  socketio: { emit: { event: 'e' }, ack: true }, stream: { format: 'sse' }, task: async () => {}, concurrency: 2,
+  socketio: { emit: { event: 'e' }, ack: true }, stream: { format: 'sse' }, task: async () => {}, concurrency: 2, setupTimeout: 1000, backoff: false,
   scenarios: { a: {} }, outputs: [{ type: 'prometheus', url: 'http://127.0.0.1:9/' }], monitor: { processes: [process.pid] },
 };
 

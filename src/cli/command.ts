@@ -18,7 +18,7 @@ export const EXIT = {
   noSuccess: 4,
   /** More than half of the requests failed (warning `MOSTLY_FAILED`). */
   mostlyFailed: 5,
-  /** A hook of the user's (`setupRequest`, `onResponse`) threw: `errors.samples` has its message and stack. */
+  /** A hook of the user's (`setupRequest`, `onResponse`) threw (`errors.samples` has its message and stack), or a task's `setup` failed. */
   hookFailed: 6,
   /** `salvo history compare --require-baseline` found nothing to compare with (no folder, no such test, too few runs). */
   noBaseline: 7,

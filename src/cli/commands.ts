@@ -1,4 +1,4 @@
-import { SalvoOptionError, SalvoRangeError } from '../index.js';
+import { SalvoOptionError, SalvoRangeError, SalvoTaskSetupError } from '../index.js';
 import { EXIT, UsageError, type Command, type CommandIO } from './command.js';
 import { capacityCommand } from './commands/capacity.js';
 import { compareCommand } from './commands/compare.js';
@@ -93,7 +93,7 @@ export function inFlagTerms(error: SalvoOptionError | SalvoRangeError): string {
 /**
  * The `salvo` command: `salvo <command> args` runs that command, anything else is `salvo run`'s.
  * Resolves with the exit status: 0 ok, 1 a threshold (or a command's verdict) failed, 2 bad input,
- * 3 a metric regressed,
+ * 3 a metric regressed, 6 a task's setup failed,
  * with the message on stderr. Any other error is a bug and propagates.
  */
 export async function runCli(argv: string[], io: CommandIO): Promise<number> {
@@ -110,6 +110,13 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
       const message = error instanceof UsageError ? error.message : inFlagTerms(error);
       io.stderr.write(`salvo: ${message}\n(${helpFor} lists the flags)\n`);
       return EXIT.usage;
+    }
+    if (error instanceof SalvoTaskSetupError) {
+      // The user's own code failed before anything was sent: its message and stack, as a hook's are.
+      const { cause } = error;
+      const detail = cause instanceof Error ? (cause.stack ?? `${cause.name}: ${cause.message}`) : cause === undefined ? '' : String(cause);
+      io.stderr.write(`salvo: ${error.message} [${error.code}]\n${detail === '' ? '' : `${detail}\n`}`);
+      return EXIT.hookFailed;
     }
     throw error;
   }

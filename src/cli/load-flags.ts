@@ -24,6 +24,8 @@ export const LOAD_FLAGS = {
   connections: { short: 'c', type: 'string', value: 'N', help: 'concurrent connections over all workers (default 10)' },
   task: { type: 'string', value: 'MODULE[#NAME]', help: "load your own async function instead of a URL: the module's default (or NAME) export (docs/tasks.md)" },
   concurrency: { type: 'string', value: 'N', help: "--task: calls in flight over all workers (the same as -c)" },
+  'setup-timeout': { type: 'string', value: 'TIME', help: "--task: how long each thread's setup may take before the run fails, exit 6 (default 60s)" },
+  backoff: { type: 'boolean', help: '--task: call again at once after a failed call (default: wait 5 ms doubling to 1 s)' },
   duration: { short: 'd', type: 'string', value: 'TIME', help: '500ms, 10s, 2m, 1h; a bare number is seconds (default 10s unless -a)' },
   amount: { short: 'a', type: 'string', value: 'N', help: 'send exactly N requests, then stop' },
   rate: { short: 'R', type: 'string', value: 'N', help: 'target requests/s: open loop, coordinated-omission corrected' },
@@ -64,7 +66,7 @@ export const LOAD_FLAGS = {
 } as const satisfies Record<string, Flag>;
 
 function flagHelp(name: string, flag: Flag): string {
-  const names = `${flag.short === undefined ? '    ' : `-${flag.short}, `}--${name === 'keep-alive' || name === 'retry' || name === 'stream-usage' ? `no-${name}` : name}`;
+  const names = `${flag.short === undefined ? '    ' : `-${flag.short}, `}--${name === 'keep-alive' || name === 'retry' || name === 'stream-usage' || name === 'backoff' ? `no-${name}` : name}`;
   return `  ${`${names}${flag.value === undefined ? '' : ` ${flag.value}`}`.padEnd(32)}${flag.help}`;
 }
 
@@ -212,6 +214,8 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     // A path as a shell gives it (`tasks/pay.mjs`) is one to the library too: relative to here.
     task: flags.task === undefined || /^(\.|\/|file:|data:)/i.test(flags.task) ? flags.task : `./${flags.task}`,
     concurrency: numeric(flags.concurrency),
+    setupTimeout: flags['setup-timeout'] === undefined ? undefined : durationFlag(flagName('setup-timeout'), flags['setup-timeout']),
+    backoff: flags.backoff,
     connections: numeric(flags.connections),
     duration: flags.duration === undefined ? undefined : durationFlag(flagName('duration'), flags.duration),
     amount: numeric(flags.amount),

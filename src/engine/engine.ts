@@ -10,7 +10,7 @@ import { ClosedLoop } from '../runner/closed-loop.js';
 import type { Measuring } from '../runner/measuring.js';
 import { backoffMs, RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import { RequestSequence } from './request-sequence.js';
-import { OpenLoop } from './open-loop.js';
+import { OpenLoop } from '../runner/open-loop.js';
 import { DownServer } from './down-server.js';
 import { openAhead } from './open-ahead.js';
 import { planSchedule } from '../runner/schedule.js';
@@ -42,7 +42,7 @@ export class Engine implements TransportSink, Exchanges {
   /** Counts toward `amount`, in flight, ramps: shared by both loops. */
   readonly #loop: ClosedLoop<Lane>;
   /** `rate`: slots due on a schedule; undefined for a closed loop. */
-  readonly #open: OpenLoop | undefined;
+  readonly #open: OpenLoop<Lane> | undefined;
   #recorder!: Recorder;
   /**
    * By `lane.measured ? 1 : 0`: the warm-up's recorder and phases (never read) at 0, the run's at 1.

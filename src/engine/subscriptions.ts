@@ -5,7 +5,7 @@ import { loadTransport } from '../transports/index.js';
 import type { TransportName } from '../shared/terms.js';
 import { Lane, type Transport, type TransportFactory, type TransportSink } from '../transports/transport.js';
 import { PhaseRecorder } from '../stats/phases.js';
-import { connectionTarget } from '../runner/ramp.js';
+import { ConnectionRamp } from '../runner/ramp.js';
 import type { Measuring } from '../runner/measuring.js';
 import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import { StageMeter } from '../runner/stage-meter.js';
@@ -78,7 +78,7 @@ export class Subscriptions implements TransportSink, Exchanges {
   #stages: StageMeter | undefined;
   #measureAt = 0;
   #endAt = Infinity;
-  #active: number;
+  readonly #connectionRamp: ConnectionRamp;
   #usable = Infinity;
   #open = 0;
   #subscribed = 0;
@@ -91,7 +91,7 @@ export class Subscriptions implements TransportSink, Exchanges {
     this.#hooks = hooks;
     const connections = peakConnections(plan);
     this.#lanesPerConnection = lanesPerConnection(plan);
-    this.#active = plan.connections;
+    this.#connectionRamp = new ConnectionRamp(plan);
     const request = plan.requests[0]!;
     // What an EventSource sends; the run's own headers win.
     this.#request = { ...request, headers: { accept: 'text/event-stream', 'cache-control': 'no-cache', ...request.headers } };
@@ -118,7 +118,7 @@ export class Subscriptions implements TransportSink, Exchanges {
   }
 
   async open(): Promise<void> {
-    const warning = await openAhead(this.#transport, this.#active, this.#plan.timeoutMs, this.#hooks.signal);
+    const warning = await openAhead(this.#transport, this.#connectionRamp.active, this.#plan.timeoutMs, this.#hooks.signal);
     if (warning !== undefined && !this.#run.stopped) this.onWarning(warning.code, warning.message);
   }
 
@@ -138,7 +138,7 @@ export class Subscriptions implements TransportSink, Exchanges {
 
   /** The lane is one of the clients the run (or its ramp) holds now. */
   #wanted(lane: Lane): boolean {
-    return !this.#stopped && lane.connection < this.#active && lane.id % this.#lanesPerConnection < this.#usable;
+    return !this.#stopped && lane.connection < this.#connectionRamp.active && lane.id % this.#lanesPerConnection < this.#usable;
   }
 
   #subscribe(lane: Lane, now: number, reconnect: boolean): void {
@@ -273,11 +273,9 @@ export class Subscriptions implements TransportSink, Exchanges {
 
   /** Connection `stages`: adds clients toward the due count, or closes those above it. */
   #ramp(now: number): void {
-    if (this.#plan.ramps !== 'connections' || now < this.#measureAt) return;
-    const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - this.#measureAt);
-    if (target === this.#active) return;
-    const before = this.#active;
-    this.#active = target;
+    const before = this.#connectionRamp.step(now, this.#measureAt);
+    if (before === undefined) return;
+    const target = this.#connectionRamp.active;
     for (const lane of this.#lanes) {
       if (lane.connection < Math.min(before, target) || lane.connection >= Math.max(before, target)) continue;
       const id = lane.id;

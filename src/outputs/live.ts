@@ -34,7 +34,7 @@ export interface LiveOutputs {
  */
 export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promise<LiveOutputs> {
   const { compress } = (await import('snappyjs')).default;
-  const kind: SeriesKind = { messages: countsMessages(plan.kind) };
+  const kind: SeriesKind = { messages: countsMessages(plan.kind), ...(plan.kind === 'task' ? { calls: true } : {}) };
   if (plan.stream !== undefined) kind.stream = { tokens: plan.stream.tokensPath !== undefined || plan.stream.tokensFunction, delivery: plan.stream.timestampField !== undefined };
   let generated: string | undefined;
   const writers = outputs.map((output) => {

@@ -15,6 +15,8 @@ export interface Point {
 /** What decides the series a run has: HTTP requests, or messages (WebSocket and Socket.IO); streams, with tokens and timestamps or not. */
 export interface SeriesKind {
   messages: boolean;
+  /** A task run: its calls have no status, so completed calls are a series of their own. */
+  calls?: boolean;
   stream?: { tokens: boolean; delivery: boolean };
 }
 
@@ -32,6 +34,7 @@ function counters(kind: SeriesKind, { sent, completed, retried, statusCodes, err
         { name: 'salvo_requests_failed_total', value: failed },
         ...Object.entries(statusCodes).map(([status, count]): Point => ({ name: 'salvo_responses_total', label: ['status', status], value: count })),
       ];
+  if (kind.calls === true) points.push({ name: 'salvo_calls_completed_total', value: completed });
   for (const [code, count] of Object.entries(errorsByCode)) points.push({ name: 'salvo_errors_total', label: ['code', code], value: count });
   return points;
 }

@@ -1,5 +1,5 @@
 import type { Plan } from '../shared/plan.js';
-import { connectionTarget } from './ramp.js';
+import { ConnectionRamp } from './ramp.js';
 
 /** A slot of the closed loop: an HTTP lane, a task's call slot. */
 export interface LoopSlot {
@@ -18,35 +18,46 @@ export interface ClosedLoopOwner<S> {
 }
 
 /**
+ * What counts toward `amount`, whatever the protocol: the measured exchanges sent (requests, calls,
+ * messages) and the measured slots given up, which end the run as surely.
+ */
+export class AmountCounter {
+  /** Measured requests (calls, messages) sent. */
+  sent = 0;
+  /** Measured slots given up: an open loop's missed while nothing could carry them, a failed WebSocket connection's messages. */
+  skipped = 0;
+  readonly amount: number | undefined;
+
+  constructor(amount: number | undefined) {
+    this.amount = amount;
+  }
+
+  amountReached(): boolean {
+    return this.amount !== undefined && this.sent + this.skipped >= this.amount;
+  }
+}
+
+/**
  * The state and decisions a closed loop shares between the HTTP engine and the task runner: what
  * counts toward `amount`, whether a slot may send again (not once stopped, not above a connection
  * ramp's target, not past `amount`), and the ramp of `stages` that parks and brings back slots. The
  * open loop counts here too (sent, missed, in flight), so `amount` is one count in both.
  */
-export class ClosedLoop<S extends LoopSlot> {
-  /** Measured requests (or calls) sent, for `amount`. */
-  sent = 0;
-  /** Open loop: measured slots missed while nothing could carry them; they count toward `amount`. */
-  skipped = 0;
+export class ClosedLoop<S extends LoopSlot> extends AmountCounter {
   inFlight = 0;
-  /** Connections (call slots) in use: `connections`, then a ramp's target. */
+  /** Connections (call slots) in use: `connections`, then a ramp's target (a plain field: read on every send). */
   active: number;
   stopped = false;
-  readonly amount: number | undefined;
-  readonly #plan: Plan;
+  readonly #ramp: ConnectionRamp;
   readonly #owner: ClosedLoopOwner<S>;
   /** Slots idle because connections were ramped down. */
   readonly #parked = new Set<S>();
 
   constructor(plan: Plan, owner: ClosedLoopOwner<S>) {
-    this.#plan = plan;
+    super(plan.amount);
+    this.#ramp = new ConnectionRamp(plan);
+    this.active = this.#ramp.active;
     this.#owner = owner;
-    this.active = plan.connections;
-    this.amount = plan.amount;
-  }
-
-  amountReached(): boolean {
-    return this.amount !== undefined && this.sent + this.skipped >= this.amount;
   }
 
   /** True once the amount is reached; the run ends then if nothing is in flight. */
@@ -69,12 +80,10 @@ export class ClosedLoop<S extends LoopSlot> {
 
   /** Closed-loop `stages`: moves the connections in use linearly toward each stage's target. */
   ramp(now: number, measureAt: number): void {
-    if (this.#plan.ramps !== 'connections' || now < measureAt) return;
-    const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - measureAt);
-    if (target === this.active) return;
-    const grew = target > this.active;
-    this.active = target;
-    if (!grew) return; // slots above the target park themselves when their answer arrives
+    const before = this.#ramp.step(now, measureAt);
+    if (before === undefined) return;
+    const target = (this.active = this.#ramp.active);
+    if (target < before) return; // slots above the target park themselves when their answer arrives
     for (const slot of [...this.#parked]) {
       if (slot.connection < target) {
         this.#parked.delete(slot);

@@ -1,4 +1,4 @@
-import type { PlannedStage } from '../shared/plan.js';
+import type { Plan, PlannedStage } from '../shared/plan.js';
 
 /**
  * Closed-loop `stages`: the connections due `elapsedMs` into the measured run, moving linearly from
@@ -14,4 +14,30 @@ export function connectionTarget(stages: readonly PlannedStage[], initial: numbe
     from = to;
   }
   return from;
+}
+
+/**
+ * The connection ramp of every protocol (connection `stages`): the connections in use, `connections`
+ * and then each tick's target. The HTTP engine and the task runner (through the closed loop), the
+ * WebSocket runner and SSE subscriptions each open, park or close their own connections on a step.
+ */
+export class ConnectionRamp {
+  /** Connections (call slots) in use: `connections`, then the ramp's target. */
+  active: number;
+  readonly #plan: Plan;
+
+  constructor(plan: Plan) {
+    this.#plan = plan;
+    this.active = plan.connections;
+  }
+
+  /** Moves `active` to the target due at `now`; returns what it was, or undefined when it did not move (no ramp, not measuring yet). */
+  step(now: number, measureAt: number): number | undefined {
+    if (this.#plan.ramps !== 'connections' || now < measureAt) return undefined;
+    const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - measureAt);
+    if (target === this.active) return undefined;
+    const before = this.active;
+    this.active = target;
+    return before;
+  }
 }

@@ -28,8 +28,8 @@ export interface SalvoErrorDetail {
  * Whether `value` is an error of `base` with salvo's `code`: each entry point (`salvo`, `salvo/gate`,
  * `salvo/report`) bundles its own copy of these classes, and `instanceof` holds across the copies.
  */
-function isSalvoError(value: unknown, base: ErrorConstructor, code: string): boolean {
-  return value instanceof base && (value as { code?: unknown }).code === code;
+function isSalvoError(value: unknown, base: ErrorConstructor, ...codes: string[]): boolean {
+  return value instanceof base && codes.includes((value as { code?: unknown }).code as string);
 }
 
 /** An option has the wrong type or shape. `code` is stable across versions. */
@@ -79,13 +79,20 @@ export class SalvoRangeError extends RangeError {
 }
 
 /**
- * A task module's `setup` threw (or rejected) in some thread before the run started: nothing was
- * sent, and every thread whose setup had finished ran its `teardown`. `cause` is what setup threw.
+ * A task module's `setup` threw (or rejected) in some thread before the run started
+ * (`SALVO_TASK_SETUP_FAILED`; `cause` is what it threw, with its message, stack and `code`), or had
+ * not finished within `setupTimeout` (`SALVO_TASK_SETUP_TIMEOUT`): nothing was sent, and every
+ * thread whose setup had finished ran its `teardown`.
  */
 export class SalvoTaskSetupError extends Error {
   static override [Symbol.hasInstance](value: unknown): boolean {
-    return isSalvoError(value, Error, 'SALVO_TASK_SETUP_FAILED');
+    return isSalvoError(value, Error, 'SALVO_TASK_SETUP_FAILED', 'SALVO_TASK_SETUP_TIMEOUT');
   }
-  readonly code = 'SALVO_TASK_SETUP_FAILED';
+  readonly code: 'SALVO_TASK_SETUP_FAILED' | 'SALVO_TASK_SETUP_TIMEOUT';
   override readonly name = 'SalvoTaskSetupError';
+
+  constructor(message: string, options?: { cause?: unknown; code?: SalvoTaskSetupError['code'] }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options?.code ?? 'SALVO_TASK_SETUP_FAILED';
+  }
 }

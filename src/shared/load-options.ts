@@ -107,6 +107,17 @@ export interface LoadOptions {
   /** A task run's calls in flight over all workers: another name for `connections`. Default 10. */
   concurrency?: number;
   /**
+   * A task run: how long each thread's `setup` may take before the run rejects with a
+   * `SalvoTaskSetupError` (code `SALVO_TASK_SETUP_TIMEOUT`) and nothing is sent. Default 60 s.
+   */
+  setupTimeout?: Duration;
+  /**
+   * A task run: after a call fails (or times out), its slot waits before calling again, 5 ms doubling
+   * to 1 s while the calls keep failing, as HTTP connections wait after an error. `false` calls again
+   * at once. Default true.
+   */
+  backoff?: boolean;
+  /**
    * Several workloads at once on the run's one clock, by name (`{ browse: {...}, checkout: {...} }`),
    * each with its own load shape and requests; the options here are the defaults each overrides.
    * `result.byScenario` holds each one's result, and the run's numbers are their exact sum.

@@ -151,7 +151,15 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
   concurrency: {
     kinds: ['task'], type: 'number', default: '`10`',
     doc: "a task run's calls in flight: another name for connections", flags: ['concurrency'],
+  },  setupTimeout: {
+    kinds: ['task'], type: 'Duration', unit: 'ms', default: '`60s`',
+    doc: "how long a task module's setup may take before the run rejects", flags: ['setup-timeout'],
   },
+  backoff: {
+    kinds: ['task'], type: 'boolean', default: '`true`', doc: 'a failed call waits before its slot calls again',
+    flags: ['backoff'],
+  },
+
   scenarios: {
     kinds: ALL, run: true, type: 'Record<string, ScenarioOptions>', default: NONE,
     doc: 'several workloads at once on one clock',

@@ -52,4 +52,11 @@ export interface PlannedTask {
   module: string | undefined;
   /** The module's export that is the task: undefined for `default` (or `task`). */
   exportName: string | undefined;
+  /** `setupTimeout`: how long each thread's `setup` may take, ms. */
+  setupTimeoutMs: number;
+  /** `backoff`: a failed call is followed by a wait before its slot's next (5 ms doubling to 1 s). */
+  backoff: boolean;
 }
+
+/** Where a task's functions are: a module and its export, or (both undefined) a function given in-process. */
+export type TaskSource = Pick<PlannedTask, 'module' | 'exportName'>;

@@ -60,6 +60,7 @@ function advice(result: LoadResult): string {
   const [code, count] = mostCommon(result.errors.byCode);
   // A task's errors are whatever its own client threw: the samples say more than any advice could.
   if (resultKind(result) === 'task') {
+    if (code === '') return `None of the calls ended within the run (${result.requests.unfinished} still running at its end): check what the task waits for, or run it for longer.`;
     return code === 'TIMEOUT'
       ? 'Most failed with TIMEOUT: the calls took longer than timeout; check what the task waits for, or give a longer timeout.'
       : `Most failed with ${code}: the task threw or rejected; errors.samples has the messages and stacks.`;

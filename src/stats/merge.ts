@@ -5,7 +5,7 @@ import type { PlannedSocketIo } from '../shared/websocket.js';
 import { addCounts, type ShardStats } from './recorder.js';
 import { addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, latencyStats } from './histogram.js';
 import { mergeCheckStats } from './checks.js';
-import { mergeWarnings } from '../shared/warnings.js';
+import { addWarning, mergeWarnings } from '../shared/warnings.js';
 import { mergePhases } from './phases.js';
 import { mergeGenerator } from './generator.js';
 import { mergeWebSocket, messageStats } from './websocket-merge.js';
@@ -165,10 +165,12 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   let checks: CheckStats | undefined;
   let sent = 0, completed = 0, missed = 0, retried = 0, unfinished = 0, errors = 0, bytesSent = 0, bytesReceived = 0, durationMs = 0;
   let warmup: number | undefined;
+  let unsettled = 0;
   let startedAt = Infinity;
   for (const shard of shards) {
     sent += shard.sent;
     if (shard.warmupSent !== undefined) warmup = (warmup ?? 0) + shard.warmupSent;
+    unsettled += shard.unsettled ?? 0;
     completed += shard.completed;
     missed += shard.missed;
     retried += shard.retried;
@@ -192,6 +194,8 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   const { generator, sendLagHistogram } = mergeGenerator(shards.map((shard) => shard.generator));
   const streamed = mergeStream(shards.map((shard) => shard.stream), durationMs, timeline);
   const webSocket = countsMessages(header.merge.plan.kind ?? transportKind(header.transport)) ? mergeWebSocket(shards.map((shard) => shard.websocket)) : undefined;
+  const warnings = mergeWarnings(shards.map((shard) => shard.warnings));
+  if (unsettled > 0) addWarning(warnings, 'TASK_IGNORED_SIGNAL', ignoredSignal(unsettled, errorsByCode.TIMEOUT ?? 0));
   const result: LoadResult = {
     url: header.url,
     transport: header.transport,
@@ -222,7 +226,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
     timeline,
     aborted,
     ...(checks ? { checks } : {}),
-    warnings: mergeWarnings(shards.map((shard) => shard.warnings)),
+    warnings,
     generator,
     ok: true,
     histogram: encodeHistogram(corrected),
@@ -239,4 +243,13 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   uncorrected.destroy();
   mergeNames(result, shards, (parts) => mergeStats(header, parts, aborted));
   return result;
+}
+
+/** `TASK_IGNORED_SIGNAL`: `unsettled` of the run's `timeouts` task calls had not settled by its end. */
+function ignoredSignal(unsettled: number, timeouts: number): string {
+  return (
+    `${unsettled} of the ${timeouts} calls that passed timeout (errors.byCode.TIMEOUT) had still not settled when the run ended, ` +
+    'though their ctx.signal was aborted: the task does not pass ctx.signal on to what it waits for, so each of those calls still holds what it opened ' +
+    '(a socket, a pool slot) and its slot went on beside it. Pass ctx.signal to the client (or race it) so that a call past timeout ends.'
+  );
 }

@@ -61,6 +61,8 @@ export interface ShardStats {
   unfinished: number;
   /** Requests sent during the warm-up (`requests.warmup`); absent from a run without one. */
   warmupSent?: number;
+  /** A task's measured calls that passed timeout and had not settled by the end (`TASK_IGNORED_SIGNAL`). */
+  unsettled?: number;
   /** Responses whose status the run does not accept, by status (`failed.byStatus`). */
   failedByStatus: Record<string, number>;
   bytesSent: number;
@@ -435,9 +437,7 @@ export class Recorder {
 
   #failedResponses(): number {
     let failed = 0;
-    this.#statusCounts.forEach((count, status) => {
-      if (this.acceptedStatus[status] !== 1) failed += count;
-    });
+    for (let status = 0; status < this.#statusCounts.length; status++) if (this.acceptedStatus[status] !== 1) failed += this.#statusCounts[status]!;
     return failed;
   }
 

@@ -10,29 +10,47 @@ export type { TaskRunHooks };
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
- * `setup`'s state, awaited before the clock starts. A setup that throws rejects the run with a
- * SalvoTaskSetupError before anything is sent. An abort while it runs stops the wait (undefined: the
- * run then ends at once, aborted); a setup that finishes after that is torn down when it does.
+ * `setup`'s state, awaited before the clock starts, for at most `setupTimeout`. A setup that throws
+ * rejects the run with a SalvoTaskSetupError whose `cause` is what it threw, before anything is
+ * sent; one that has not finished in time rejects it with code `SALVO_TASK_SETUP_TIMEOUT`, its signal
+ * aborted. An abort while it runs stops the wait (undefined: the run then ends at once, aborted). A
+ * setup that finishes after either is torn down when it does.
  */
 async function runSetup(functions: TaskFunctions, plan: Plan, signal: AbortSignal | undefined): Promise<{ state: unknown } | undefined> {
   if (functions.setup === undefined) return { state: undefined };
+  const limitMs = plan.task!.setupTimeoutMs;
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   const running = (async () => functions.setup!({ concurrency: plan.connections, signal: controller.signal }))();
-  const aborted = new Promise<typeof ABORTED>((resolve) => controller.signal.addEventListener('abort', () => resolve(ABORTED), { once: true }));
+  let timer: NodeJS.Timeout | undefined;
+  const cut = new Promise<typeof ABORTED | typeof TIMED_OUT>((resolve) => {
+    controller.signal.addEventListener('abort', () => resolve(ABORTED), { once: true });
+    timer = setTimeout(resolve, limitMs, TIMED_OUT);
+  });
+  let state: unknown;
   try {
-    const state = await Promise.race([running, aborted]);
-    if (state !== ABORTED) return { state };
-    running.then((late) => teardown(functions, late, plan.timeoutMs, []), () => undefined);
-    return undefined;
+    state = await Promise.race([running, cut]);
   } catch (error) {
     throw new SalvoTaskSetupError(`task: setup threw before the run started, so nothing was sent: ${message(error)}`, { cause: error });
   } finally {
+    clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
-    if (!controller.signal.aborted) controller.abort();
   }
+  if (state !== ABORTED && state !== TIMED_OUT) {
+    controller.abort();
+    return { state };
+  }
+  running.then((late) => teardown(functions, late, plan.timeoutMs, []), () => undefined);
+  if (state === ABORTED) return undefined;
+  controller.abort(new DOMException(`setup took longer than setupTimeout (${limitMs} ms)`, 'TimeoutError'));
+  throw new SalvoTaskSetupError(
+    `task: setup had not finished within setupTimeout (${limitMs} ms), so nothing was sent; its ctx.signal was aborted. ` +
+      'A client connecting to a server that accepts and never answers looks like this; give a longer setupTimeout if setup is only slow.',
+    { code: 'SALVO_TASK_SETUP_TIMEOUT' },
+  );
 }
+const TIMED_OUT = Symbol('timed out');
 const ABORTED = Symbol('aborted');
 
 /**

@@ -2,16 +2,14 @@ import { performance } from 'node:perf_hooks';
 import type { Plan } from '../shared/plan.js';
 import type { TaskFunctions } from '../shared/task.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
-import type { GeneratorMonitor } from '../stats/generator.js';
-import { addWarning } from '../shared/warnings.js';
-import { RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
+import { backoffMs, RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import type { Measuring } from '../runner/measuring.js';
 import { ClosedLoop } from '../runner/closed-loop.js';
-import { Pacer } from '../runner/pacer.js';
-import { planSchedule, type RateSchedule } from '../runner/schedule.js';
+import { OpenLoop } from '../runner/open-loop.js';
+import { planSchedule } from '../runner/schedule.js';
 import { TaskCall, type CallOwner } from './call.js';
 import { TaskChecks } from './checks.js';
-import { StepRecorder } from './steps.js';
+import { StepRecorder, type Step } from './steps.js';
 
 /** `errors.byCode` of a call past `timeout`, as for HTTP requests. */
 export const TIMEOUT = 'TIMEOUT';
@@ -40,6 +38,10 @@ class Slot {
   /** When it last became free to take an open-loop slot. */
   freedAt = 0;
   iterations = 0;
+  /** Calls failed in a row: the next waits `backoffMs` (none after a success). */
+  failures = 0;
+  /** Waiting out its backoff: neither free nor busy. */
+  backoff: NodeJS.Timeout | undefined;
   /** A call slot is its own connection, for the closed loop's ramps. */
   readonly connection: number;
   constructor(
@@ -80,22 +82,23 @@ export class TaskRunner implements Exchanges, CallOwner {
   readonly #task: TaskFunctions['task'];
   readonly #state: unknown;
   readonly #slots: Slot[];
-  readonly #schedule: RateSchedule | undefined;
-  readonly #freeSlots: Slot[] = [];
+  /** `rate`: calls due on the schedule, the open loop HTTP runs on too; undefined for a closed loop. */
+  readonly #open: OpenLoop<Slot> | undefined;
   /** Counts toward `amount`, in flight, ramps: as the HTTP engine's. */
   readonly #loop: ClosedLoop<Slot>;
   readonly #checks = new TaskChecks();
-  readonly #steps = new StepRecorder();
-  #pacer: Pacer | undefined;
+  readonly #steps: StepRecorder;
+  /** `plan.task.backoff`: failed calls are followed by a wait, as HTTP lanes' are. */
+  readonly #backoff: boolean;
   #recorder!: Recorder;
-  #monitor!: GeneratorMonitor;
-  #startAt = 0;
+  /** By `slot.measured ? 1 : 0`: the warm-up's recorder (`requests.warmup`) at 0, the run's at 1. */
+  #recorders: Recorder[] = [];
   #measureAt = 0;
   #endAt = Infinity;
-  #slot = 0;
-  /** Calls given up on (timed out) that have not settled yet. */
-  #abandonedPending = 0;
-  #abandonedTotal = 0;
+  /** Measured calls given up on (timed out) that have not settled yet. */
+  #unsettled = 0;
+  /** `#unsettled` as the run ended. */
+  #unsettledAtEnd = 0;
   /** When the event loop last turned (see YIELD_AFTER_MS), and the slots waiting for the next turn. */
   #turnAt = 0;
   readonly #waiting: Slot[] = [];
@@ -106,6 +109,8 @@ export class TaskRunner implements Exchanges, CallOwner {
     this.#plan = plan;
     this.#task = hooks.task.task;
     this.#state = hooks.state;
+    this.#backoff = plan.task?.backoff !== false;
+    this.#steps = new StepRecorder(hooks.onSecond !== undefined);
     const peak = plan.ramps === 'connections' ? Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!)) : plan.connections;
     this.#slots = Array.from({ length: peak }, (_, index) => new Slot(index, new TaskCall(index, this.#state, this)));
     this.#loop = new ClosedLoop(plan, {
@@ -113,13 +118,22 @@ export class TaskRunner implements Exchanges, CallOwner {
       resume: (slot, now) => this.#next(slot, now),
       stop: () => this.#run.stop(false),
     });
-    this.#schedule = planSchedule(plan);
+    const schedule = planSchedule(plan);
+    if (schedule !== undefined) {
+      this.#open = new OpenLoop(schedule, this.#slots.length, this.#loop, { send: (slot, intendedAt, now) => this.#call(slot, intendedAt, now), stop: () => this.#run.stop(false) }, true);
+    }
     this.tickMs = timeoutTickMs(plan.timeoutMs);
     this.gauges = {
       connections: () => this.#loop.inFlight,
-      targetRate: (second) => this.#schedule?.slotsInSecond(this.#measureAt - this.#startAt, second),
+      targetRate: (second) => this.#open?.slotsInSecond(second),
     };
-    this.#run = new RunLifecycle(plan, hooks, this);
+    // Each second's part of every step goes out with the second, for `onProgress` and `outputs`.
+    const onSecond = hooks.onSecond;
+    const withSteps: RunHooks['onSecond'] = onSecond && ((summary, totals) => {
+      const byName = this.#steps.second(summary.second);
+      onSecond(byName === undefined ? summary : { ...summary, byName }, totals);
+    });
+    this.#run = new RunLifecycle(plan, { ...hooks, onSecond: withSteps }, this);
   }
 
   run(): Promise<ShardStats> {
@@ -127,26 +141,22 @@ export class TaskRunner implements Exchanges, CallOwner {
   }
 
   async open(): Promise<void> {
-    if (this.#schedule) {
-      this.#pacer = new Pacer(() => this.#pump());
-      await this.#pacer.ready();
-    }
+    await this.#open?.ready();
   }
 
   begin(measuring: Measuring): void {
-    this.#startAt = measuring.startAt;
     this.#measureAt = measuring.measureAt;
     this.#endAt = measuring.endAt;
     this.#recorder = measuring.recorder;
-    this.#monitor = measuring.monitor;
-    this.#steps.start(measuring.measureAt);
+    this.#recorders = [measuring.warmupRecorder ?? measuring.recorder, measuring.recorder];
+    this.#open?.begin(measuring);
+    this.#steps.start(measuring.measureAt, measuring.endAt);
   }
 
   start(now: number): void {
     this.#turnAt = now;
-    if (this.#schedule) {
-      for (let index = this.#slots.length - 1; index >= 0; index--) if (index < this.#loop.active) this.#freeSlots.push(this.#slots[index]!);
-      this.#pump();
+    if (this.#open) {
+      this.#open.start(this.#slots.slice(0, this.#loop.active));
       return;
     }
     for (const slot of this.#slots) this.#next(slot, now);
@@ -158,7 +168,7 @@ export class TaskRunner implements Exchanges, CallOwner {
 
   /** Closed loop: call again on `slot` now, after a turn of the event loop, or not at all. */
   #next(slot: Slot, now: number): void {
-    if (this.#schedule) return this.#freeSlot(slot, now);
+    if (this.#open) return this.#open.free(slot, now);
     if (!this.#loop.admits(slot)) return;
     if (now - this.#turnAt >= YIELD_AFTER_MS) {
       this.#waiting.push(slot);
@@ -184,58 +194,16 @@ export class TaskRunner implements Exchanges, CallOwner {
     for (const slot of waiting) this.#next(slot, now);
   };
 
-  #freeSlot(slot: Slot, now: number): void {
-    if (this.#loop.stopped) return;
-    slot.freedAt = now;
-    if (slot.index >= this.#loop.active) return;
-    this.#freeSlots.push(slot);
-    if (!this.#loop.done()) this.#pump();
-  }
-
-  /** When slot `slot` of the schedule is due, performance.now() ms. */
-  readonly #dueAt = (slot: number): number => this.#startAt + this.#schedule!.timeOf(slot);
-
-  /** Open loop: calls every slot that is due on a free call slot, then waits for the next (see the engine's OpenLoop). */
-  #pump(): void {
-    if (this.#loop.stopped) return;
-    const schedule = this.#schedule!;
-    const pacer = this.#pacer!;
-    let now = performance.now();
-    if (now >= this.#endAt) {
-      this.#run.stop(false);
-      return;
-    }
-    while (!this.#loop.amountReached()) {
-      const due = this.#startAt + schedule.timeOf(this.#slot);
-      if (due >= this.#endAt) break;
-      if (due > now) {
-        pacer.waitFor(this.#slot, this.#dueAt);
-        return;
-      }
-      const slot = this.#freeSlots.pop();
-      if (slot === undefined) break; // every slot busy: the next call to settle pumps again
-      this.#slot++;
-      if (due >= this.#measureAt) this.#monitor.recordSendLag(now - Math.max(due, slot.freedAt));
-      this.#call(slot, due, now);
-      if (this.#loop.stopped) return;
-      // The user's function ran synchronously up to its first await: the next call starts later.
-      now = performance.now();
-    }
-    pacer.pause();
-  }
-
   #call(slot: Slot, intendedAt: number, now: number): void {
     slot.busy = true;
     slot.intendedAt = intendedAt;
     slot.startedAt = now;
     const measured = (slot.measured = intendedAt >= this.#measureAt);
-    if (measured) {
-      this.#loop.sent++;
-      this.#recorder.recordSent(0, now);
-    }
+    this.#loop.sent += measured ? 1 : 0;
+    this.#recorders[measured ? 1 : 0]!.recordSent(0, now);
     this.#loop.inFlight++;
     const call = slot.call;
-    call.begin(slot.iterations++, measured, now);
+    call.begin(slot.iterations++, measured, now, now - intendedAt);
     let result: unknown;
     try {
       result = this.#task(call);
@@ -259,25 +227,44 @@ export class TaskRunner implements Exchanges, CallOwner {
     }
     slot.busy = false;
     this.#loop.inFlight--;
-    if (slot.measured) {
-      if (failed) this.#recordFailure(error, now);
-      else this.#recorder.recordCompleted(now - slot.intendedAt, now - slot.startedAt, now);
+    const recorder = this.#recorders[slot.measured ? 1 : 0]!;
+    if (!failed) {
+      recorder.recordCompleted(now - slot.intendedAt, now - slot.startedAt, now);
+      slot.failures = 0;
+      if (this.#open) this.#open.failing = false;
+      this.#next(slot, now);
+      return;
     }
-    this.#next(slot, now);
-  }
-
-  #recordFailure(error: unknown, now: number): void {
     const code = taskErrorCode(error);
-    this.#recorder.recordError(code, now);
-    this.#recorder.recordThrown(code, 'task', error);
+    recorder.recordError(code, now);
+    if (slot.measured) recorder.recordThrown(code, 'task', error);
+    this.#failed(slot, now);
   }
 
-  settledLate(): void {
-    this.#abandonedPending--;
+  /** After a failed call the slot waits `backoffMs` before its next (unless `backoff: false`), as an HTTP lane does after an error. */
+  #failed(slot: Slot, now: number): void {
+    slot.failures++;
+    if (this.#open) this.#open.failing = true;
+    if (!this.#backoff) return this.#next(slot, now);
+    slot.backoff = setTimeout(this.#backedOff, backoffMs(slot.failures - 1), slot);
   }
 
-  step(name: string, ms: number, failed: boolean, error: unknown): void {
-    if (!this.#loop.stopped) this.#steps.record(name, ms, failed ? taskErrorCode(error) : undefined);
+  readonly #backedOff = (slot: Slot): void => {
+    slot.backoff = undefined;
+    this.#next(slot, performance.now());
+  };
+
+  settledLate(call: TaskCall): void {
+    if (call.measured) this.#unsettled--;
+  }
+
+  stepStarted(name: string, now: number): Step | undefined {
+    return this.#loop.stopped ? undefined : this.#steps.started(name, now);
+  }
+
+  stepEnded(step: Step, ms: number, lateMs: number, failed: boolean, error: unknown): boolean {
+    if (this.#loop.stopped) return false;
+    return this.#steps.ended(step, ms, lateMs, failed ? taskErrorCode(error) : undefined);
   }
 
   check(name: string, passed: boolean, message: string | undefined): void {
@@ -299,35 +286,33 @@ export class TaskRunner implements Exchanges, CallOwner {
     slot.call = new TaskCall(slot.index, this.#state, this);
     slot.busy = false;
     this.#loop.inFlight--;
-    this.#abandonedPending++;
-    this.#abandonedTotal++;
+    if (call.measured) this.#unsettled++;
     call.abandon(new DOMException(`the task call took longer than timeout (${this.#plan.timeoutMs} ms)`, 'TimeoutError'));
-    if (slot.measured) this.#recorder.recordError(TIMEOUT, now);
-    this.#next(slot, now);
+    this.#recorders[slot.measured ? 1 : 0]!.recordError(TIMEOUT, now);
+    // Its steps still running end with it.
+    for (const step of call.openSteps) this.#steps.failed(step, TIMEOUT, now);
+    this.#failed(slot, now);
   }
 
-  halt(_now: number, endAt: number): void {
+  halt(now: number, endAt: number): void {
+    if (this.#open) this.#recorder.missed = this.#open.halt(now, endAt);
     this.#loop.stopped = true;
-    this.#pacer?.close();
-    if (this.#schedule) this.#recorder.missed = this.#schedule.missedSlots(this.#measureAt - this.#startAt, endAt - this.#startAt, this.#plan.amount, this.#slot);
+    this.#unsettledAtEnd = this.#unsettled;
     const ended = new DOMException('the load test ended', 'AbortError');
     for (const slot of this.#slots) {
+      clearTimeout(slot.backoff);
       if (!slot.busy) continue;
-      if (slot.measured) this.#recorder.recordUnfinished();
+      if (slot.measured) {
+        this.#recorder.recordUnfinished();
+        for (const step of slot.call.openSteps) this.#steps.unfinished(step);
+      }
       slot.call.abandon(ended);
-    }
-    if (this.#abandonedPending > 0) {
-      addWarning(
-        this.#recorder.warnings,
-        'TASK_IGNORED_SIGNAL',
-        `${this.#abandonedPending} of the ${this.#abandonedTotal} calls that passed timeout (${this.#plan.timeoutMs} ms) had still not settled when the run ended, ` +
-          'though their ctx.signal was aborted: the task does not pass ctx.signal on to what it waits for, so each of those calls still holds what it opened ' +
-          '(a socket, a pool slot) and its slot went on beside it. Pass ctx.signal to the client (or race it) so that a call past timeout ends.',
-      );
     }
   }
 
   async close(stats: ShardStats, endAt: number): Promise<void> {
+    // Merged over the threads into `TASK_IGNORED_SIGNAL` (stats/merge.ts), which quotes the run's numbers.
+    if (this.#unsettledAtEnd > 0) stats.unsettled = this.#unsettledAtEnd;
     // The named steps are the run's names: `result.byName`, merged as HTTP's request names are.
     const steps = this.#steps.finish(endAt, stats.durationMs, stats.aborted);
     if (steps !== undefined) stats.byName = steps;

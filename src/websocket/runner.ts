@@ -2,7 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { peakConnections, type Plan } from '../shared/plan.js';
 import { backoffMs, RunLifecycle, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import type { Measuring } from '../runner/measuring.js';
-import { connectionTarget } from '../runner/ramp.js';
+import { ConnectionRamp } from '../runner/ramp.js';
+import { AmountCounter } from '../runner/closed-loop.js';
 import { PhaseRecorder } from '../stats/phases.js';
 import { CONNECTION_CLOSED } from '../transports/error-code.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
@@ -73,16 +74,16 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
   #stopped = false;
   #measureAt = 0;
   #endAt = Infinity;
-  #active: number;
+  readonly #connectionRamp: ConnectionRamp;
   #open = 0;
   #outstanding = 0;
-  #measuredSent = 0;
   /**
-   * `amount`: messages given up, one for each connection attempt that failed (refused, rejected, timed
-   * out) while measured, as a failed request is one of an HTTP run's amount: a server that refuses
-   * every upgrade ends the run after `amount` failures instead of holding it forever.
+   * `amount`: messages sent, and messages given up (`skipped`), one for each connection attempt that
+   * failed (refused, rejected, timed out) while measured, as a failed request is one of an HTTP run's
+   * amount: a server that refuses every upgrade ends the run after `amount` failures instead of
+   * holding it forever.
    */
-  #forfeited = 0;
+  readonly #amount: AmountCounter;
   readonly #clockSkew = new ClockSkew();
   /** First connections not yet opened or failed once. */
   #unsettled: number;
@@ -115,7 +116,8 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
       keepsMessages: hooks.websocket?.timestamp !== undefined,
     });
     this.#connections = Array.from({ length: peakConnections(plan) }, (_, index) => new WsConnection(index));
-    this.#active = plan.connections;
+    this.#connectionRamp = new ConnectionRamp(plan);
+    this.#amount = new AmountCounter(plan.amount);
     this.#unsettled = plan.connections;
     this.#awaitsReply = framing?.awaitsReply ?? true;
     this.#events = framing?.events(this) ?? this;
@@ -134,7 +136,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
 
   open(): Promise<void> {
     const settled = new Promise<void>((resolve) => (this.#settled = resolve));
-    for (let index = 0; index < this.#active; index++) this.#opening.request(this.#connections[index]!);
+    for (let index = 0; index < this.#connectionRamp.active; index++) this.#opening.request(this.#connections[index]!);
     if (this.#unsettled === 0) this.#settled();
     return settled;
   }
@@ -158,7 +160,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
   }
 
   #amountReached(): boolean {
-    return this.#plan.amount !== undefined && this.#measuredSent + this.#forfeited >= this.#plan.amount;
+    return this.#amount.amountReached();
   }
 
   #startSending(connection: WsConnection, now: number): void {
@@ -216,7 +218,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     }
     socket.send(data!);
     if (now < this.#measureAt) return;
-    this.#measuredSent++;
+    this.#amount.sent++;
     this.#recorder.recordSent(frameBytes(bytes, true), now);
     this.#stages?.recordSent(now);
     // Nothing to wait for: the last message sent ends the run (the socket's close follows the data).
@@ -231,7 +233,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     this.#phases.recordHandshake(handshakeMs);
     this.#statusCodes['101'] = (this.#statusCodes['101'] ?? 0) + 1;
     this.#settle(connection);
-    if (this.#stopped || connection.index >= this.#active) {
+    if (this.#stopped || connection.index >= this.#connectionRamp.active) {
       connection.closing = true;
       connection.socket?.close(NORMAL_CLOSURE);
       return;
@@ -317,7 +319,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     connection.closing = false;
     if (!ours && this.#counts(now)) {
       if (wasOpen) this.#closeCodes[String(code)] = (this.#closeCodes[String(code)] ?? 0) + 1;
-      else if (this.#plan.amount !== undefined) this.#forfeited++;
+      else if (this.#plan.amount !== undefined) this.#amount.skipped++;
       // Their replies will not come: errors, as a request in flight on a closed HTTP connection is.
       for (let index = 0; index < unanswered; index++) this.#recorder.recordError(CONNECTION_CLOSED, now);
     }
@@ -325,7 +327,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
       this.#run.stop(false);
       return;
     }
-    if (connection.index >= this.#active) return;
+    if (connection.index >= this.#connectionRamp.active) return;
     if (wasOpen && now - connection.openedAt >= STABLE_OPEN_MS) connection.failures = 0;
     const delayMs = ours ? 0 : backoffMs(connection.failures++);
     connection.timer = setTimeout(() => {
@@ -346,7 +348,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
 
   /** `connection` has no socket and should have one: the run goes on and it is within the active count. */
   #wantsOpening(connection: WsConnection): boolean {
-    return !this.#stopped && connection.index < this.#active && connection.socket === undefined;
+    return !this.#stopped && connection.index < this.#connectionRamp.active && connection.socket === undefined;
   }
 
   /** One of the first connections opened or failed: the run starts once each has. */
@@ -380,11 +382,9 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
 
   /** Connection `stages`: opens or closes connections toward the due count. */
   #ramp(now: number): void {
-    if (this.#plan.ramps !== 'connections' || now < this.#measureAt) return;
-    const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - this.#measureAt);
-    const before = this.#active;
-    if (target === before) return;
-    this.#active = target;
+    const before = this.#connectionRamp.step(now, this.#measureAt);
+    if (before === undefined) return;
+    const target = this.#connectionRamp.active;
     for (let index = Math.min(before, target); index < Math.max(before, target); index++) {
       const connection = this.#connections[index]!;
       if (target > before) {

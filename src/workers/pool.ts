@@ -9,6 +9,7 @@ import type { OnRolledSecond } from '../stats/progress-event.js';
 import type { ShardStats } from '../stats/recorder.js';
 import { ProgressMerger } from './progress.js';
 import { shardPlan } from './shard.js';
+import { receivedSetupError } from './setup-error.js';
 import type { ShardTask, ToMain, ToWorker } from './messages.js';
 import { emptyShardStats } from './worker.js';
 
@@ -45,6 +46,8 @@ function crashedShardStats(shard: number, error: unknown): ShardStats {
  * the run's error, thrown once every other thread has torn down.
  */
 function setupFailed(error: unknown): SalvoTaskSetupError {
+  const sent = receivedSetupError(error);
+  if (sent !== undefined) return sent;
   const message = error instanceof Error ? error.message : String(error);
   return new SalvoTaskSetupError(message.startsWith('task:') ? message : `task: a worker thread failed before the run started, so nothing was sent: ${message}`, { cause: error });
 }

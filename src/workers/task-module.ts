@@ -1,11 +1,11 @@
 import { SalvoOptionError } from '../shared/errors.js';
-import type { PlannedTask, TaskFunctions } from '../shared/task.js';
+import type { TaskSource, TaskFunctions } from '../shared/task.js';
 import { show } from '../shared/validate.js';
 import { importExport, moduleUrl } from './modules.js';
 
 /** A task given as a module specifier, imported: where each worker imports it from, and its functions. */
 export interface ImportedTask {
-  planned: PlannedTask;
+  planned: TaskSource;
   functions: TaskFunctions;
 }
 
@@ -30,7 +30,7 @@ const optionalFunction = (name: string, url: string, value: unknown): ((...args:
 };
 
 /** Imports the task of `planned` and the module's `setup` and `teardown`, in whichever thread runs it. */
-export async function loadTaskFunctions(planned: PlannedTask): Promise<TaskFunctions> {
+export async function loadTaskFunctions(planned: TaskSource): Promise<TaskFunctions> {
   const url = planned.module!;
   const names = planned.exportName === undefined ? ['default', 'task'] : [planned.exportName];
   const task = await importExport('task', url, names);
@@ -49,6 +49,6 @@ export async function loadTaskFunctions(planned: PlannedTask): Promise<TaskFunct
 /** Imports a task given as a module specifier (in the main thread, once, so that a bad one fails before any load). */
 export async function importTask(specifier: string): Promise<ImportedTask> {
   const { module, exportName } = parseTaskSpecifier(specifier);
-  const planned: PlannedTask = { module: moduleUrl('task', module), exportName };
+  const planned: TaskSource = { module: moduleUrl('task', module), exportName };
   return { planned, functions: await loadTaskFunctions(planned) };
 }

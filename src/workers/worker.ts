@@ -7,6 +7,8 @@ import type { RequestSpec } from '../shared/load-options.js';
 import { importExport } from './modules.js';
 import type { ShardTask, ToMain, ToWorker } from './messages.js';
 import { loadTaskFunctions } from './task-module.js';
+import { SalvoTaskSetupError } from '../shared/errors.js';
+import { sendSetupError } from './setup-error.js';
 
 async function importRequestHooks(plan: Plan): Promise<RequestSpec[] | undefined> {
   if (plan.requestsModule === undefined) return undefined;
@@ -57,6 +59,8 @@ export default async function runShard({ plan, port, progress }: ShardTask): Pro
       post({ type: 'ready' });
       return go;
     },
+  }).catch((error: unknown) => {
+    throw error instanceof SalvoTaskSetupError ? sendSetupError(error) : error;
   });
   // Sent on the same port as the seconds, so the main thread knows it has them all.
   post({ type: 'done' });

@@ -1,31 +1,41 @@
 import { performance } from 'node:perf_hooks';
-import type { Lane } from '../transports/transport.js';
 import type { GeneratorMonitor } from '../stats/generator.js';
-import type { ClosedLoop } from '../runner/closed-loop.js';
-import type { Measuring } from '../runner/measuring.js';
-import { Pacer } from '../runner/pacer.js';
-import type { RateSchedule } from '../runner/schedule.js';
+import type { ClosedLoop, LoopSlot } from './closed-loop.js';
+import type { Measuring } from './measuring.js';
+import { Pacer } from './pacer.js';
+import type { RateSchedule } from './schedule.js';
 import { FreeLanes } from './free-lanes.js';
 
-/** What the open loop needs of the engine. */
-export interface OpenLoopOwner {
-  /** Sends the next request on `lane`, due at `intendedAt`. */
-  send(lane: Lane, intendedAt: number, now: number): void;
+/** A lane of the open loop: an HTTP transport's lane, a task's call slot. */
+export interface OpenLoopLane extends LoopSlot {
+  /** When it last became free to take a slot, performance.now() ms. */
+  freedAt: number;
+  /** Its exchange counts in the statistics (set by `send`: not a warm-up slot). */
+  measured: boolean;
+}
+
+/** What the open loop needs of the protocol whose lanes it paces: the HTTP engine, the task runner. */
+export interface OpenLoopOwner<L> {
+  /** Starts the next exchange on `lane`, due at `intendedAt`. */
+  send(lane: L, intendedAt: number, now: number): void;
   /** Ends the run (the end passed, or the amount is done). */
   stop(): void;
 }
 
 /**
- * The engine's open loop (`rate`, rate `stages`): slots fall due on the schedule and go on whichever
- * lane was freed longest ago; the pacer wakes the pump when the next slot is due. Counts toward
- * `amount` (sent, missed, in flight) are the `ClosedLoop`'s, shared with the closed loop.
+ * The open loop of every protocol (`rate`, rate `stages`): slots fall due on the schedule and go on
+ * whichever lane was freed longest ago; the pacer wakes the pump when the next slot is due. Counts
+ * toward `amount` (sent, missed, in flight) are the `ClosedLoop`'s, shared with the closed loop. A
+ * protocol whose `send` runs user code (a task) sets `userCode`, and the clock is read again after
+ * each send, since that code may have taken time.
  */
-export class OpenLoop {
+export class OpenLoop<L extends OpenLoopLane> {
   readonly #schedule: RateSchedule;
-  readonly #loop: ClosedLoop<Lane>;
-  readonly #owner: OpenLoopOwner;
+  readonly #loop: ClosedLoop<L>;
+  readonly #owner: OpenLoopOwner<L>;
+  readonly #userCode: boolean;
   /** Lanes free to take a slot, least recently freed first. */
-  readonly #freeLanes: FreeLanes;
+  readonly #freeLanes: FreeLanes<L>;
   /** Wakes the pump when slots fall due (see pacer.ts); its thread starts in `ready`. */
   #pacer: Pacer | undefined;
   #monitor!: GeneratorMonitor;
@@ -33,13 +43,14 @@ export class OpenLoop {
   #measureAt = 0;
   #endAt = Infinity;
   #slot = 0;
-  /** The last request to end failed: no response since (the server may be down). */
+  /** The last exchange to end failed: none succeeded since (the server may be down). */
   failing = false;
 
-  constructor(schedule: RateSchedule, lanes: number, loop: ClosedLoop<Lane>, owner: OpenLoopOwner) {
+  constructor(schedule: RateSchedule, lanes: number, loop: ClosedLoop<L>, owner: OpenLoopOwner<L>, userCode = false) {
     this.#schedule = schedule;
     this.#loop = loop;
     this.#owner = owner;
+    this.#userCode = userCode;
     this.#freeLanes = new FreeLanes(lanes);
   }
 
@@ -61,13 +72,13 @@ export class OpenLoop {
   }
 
   /** Takes `lanes` as free, in that order, and sends what is due. */
-  start(lanes: Iterable<Lane>): void {
+  start(lanes: Iterable<L>): void {
     for (const lane of lanes) this.#freeLanes.push(lane);
     this.#pump();
   }
 
-  /** `lane` is free again (its request ended): it takes the next slot due. */
-  free(lane: Lane, now: number): void {
+  /** `lane` is free again (its exchange ended): it takes the next slot due. */
+  free(lane: L, now: number): void {
     if (this.#loop.stopped) return;
     lane.freedAt = now;
     this.#freeLanes.push(lane);
@@ -85,7 +96,7 @@ export class OpenLoop {
   #pump = (): void => {
     const loop = this.#loop;
     if (loop.stopped) return;
-    const now = performance.now();
+    let now = performance.now();
     // Woken after the end (the host stalled this process): what is still due was missed, not sent late.
     if (now >= this.#endAt) {
       this.#owner.stop();
@@ -100,20 +111,25 @@ export class OpenLoop {
       }
       const lane = this.#freeLanes.shift();
       if (lane === undefined) {
-        // Every lane busy: the next response pumps again, and the slot's latency counts its wait.
+        // Every lane busy: the next exchange to end pumps again, and the slot's latency counts its wait.
         if (loop.inFlight > 0 && !this.failing) break;
-        // None free and nothing answering since the last error: the lanes are backing off or trying
-        // to reconnect (the server is down). The slot is missed rather than kept for a burst when
-        // the server is back, as k6 drops an iteration it cannot start.
+        // None free and nothing succeeding since the last failure: the lanes are backing off (the
+        // server is down). The slot is missed rather than kept for a burst when the server is back,
+        // as k6 drops an iteration it cannot start.
         if (due >= this.#measureAt) loop.skipped++;
         this.#slot++;
         continue;
       }
       this.#slot++;
       this.#owner.send(lane, due, now);
-      // The generator's own lateness: a slot that waited for a free connection was late because of
-      // the connections (its latency counts from `due` all the same), not because of salvo.
+      // The generator's own lateness: a slot that waited for a free lane was late because of the
+      // lanes (its latency counts from `due` all the same), not because of salvo.
       this.#monitor.recordSendLag(now - Math.max(due, lane.freedAt), lane.measured ? 1 : 0);
+      if (this.#userCode) {
+        // The user's function ran synchronously up to its first await (and may have ended the run).
+        if (loop.stopped) return;
+        now = performance.now();
+      }
     }
     this.#pacer!.pause();
     if (loop.inFlight === 0 && loop.amountReached()) this.#owner.stop();
@@ -121,7 +137,7 @@ export class OpenLoop {
 
   /**
    * At the end: the slots due in its last millisecond may not have had their wake-up yet (1-9 of them
-   * at 5,000-20,000/s were `missed`). They go now, and end `unfinished` like any request in flight;
+   * at 5,000-20,000/s were `missed`). They go now, and end `unfinished` like any exchange in flight;
    * a slot due earlier that no lane could take stays missed. Returns the slots missed in all.
    */
   halt(now: number, endAt: number): number {
