@@ -1,5 +1,5 @@
 // The load-test gate a CI job runs (see github-workflow.yml and gitlab-ci.yml beside it):
-//   node gate.mjs --url http://127.0.0.1:3000/ --id api [--add] [--history .salvo-history] [--out reports] [--remeasure 1] [--require-baseline]
+//   node gate.mjs --url http://127.0.0.1:3000/ --id api [--add] [--history .salvo-history] [--out reports] [--remeasure 2] [--require-baseline]
 // It runs the load a few times, compares the runs with the history's latest baseline builds (runGate:
 // a regression is measured again, --remeasure times, before it counts), writes each run's HTML report, JUnit XML and a
 // Markdown summary (to $GITHUB_STEP_SUMMARY when set), draws the trend, and with --add (on the main branch) stores the runs as a new build. Exit status:
@@ -20,7 +20,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '5' },
     duration: { type: 'string', default: '5s' },
     add: { type: 'boolean', default: false },
-    remeasure: { type: 'string', default: '1' },
+    remeasure: { type: 'string', default: '2' },
     'require-baseline': { type: 'boolean', default: false },
   },
 });

@@ -5,7 +5,7 @@ import { compareWithHistory, type CompareWithHistoryOptions, type HistoryCompari
 /** Options of `runGate`: those of `compareWithHistory`, and how often a regression is measured again. */
 export interface RunGateOptions extends CompareWithHistoryOptions {
   /**
-   * How many times a build whose comparison regressed is measured again before it fails (default 1;
+   * How many times a build whose comparison regressed is measured again before it fails (default 2;
    * 0 never). A host that is busy for the whole of one measurement (another job on the runner) looks
    * like a regression; a real one holds when measured again.
    */
@@ -24,7 +24,7 @@ export interface GateRun {
   measurements: number;
 }
 
-const DEFAULT_REMEASURE = 1;
+const DEFAULT_REMEASURE = 2;
 
 /**
  * A CI gate on a history: `measure()` gives the build's repeated runs (each a `runLoad` result),
