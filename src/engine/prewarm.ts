@@ -1,0 +1,88 @@
+import { performance } from 'node:perf_hooks';
+import { peakConnections, type Plan } from '../shared/plan.js';
+import type { PrewarmStats } from '../shared/prewarm.js';
+import type { ShardStats } from '../stats/recorder.js';
+import type { RunHooks } from '../runner/lifecycle.js';
+import { startPrewarmServer } from './prewarm-server.js';
+
+/** A rate run of this many requests/s per thread or more pre-warms unless `prewarm: false`. */
+export const PREWARM_FROM_RATE = 1000;
+/**
+ * Requests of a pre-warm: V8 had optimised the send/parse/record path after 1-5 thousand requests
+ * (benchmarks/README.md, the generator's cold start); twice that covers the last of it.
+ */
+const PREWARM_REQUESTS = 10_000;
+/** Its rate: the run's own when faster, so that it lasts half a second at most. */
+const PREWARM_MIN_RATE = 20_000;
+/** It ends by then whatever it sent (a slow host): start-up time is bounded. */
+const PREWARM_MAX_MS = 1000;
+/** Its connections: enough lanes for the loop's free-lane path; a thousand would only take time to open. */
+const PREWARM_MAX_CONNECTIONS = 64;
+
+/** The highest rate the plan's schedule reaches, requests/s (this thread's share). */
+function peakRate(plan: Plan): number {
+  const stageRates = plan.ramps === 'rate' ? plan.stages!.map((stage) => stage.rate ?? 0) : [];
+  return Math.max(plan.rate ?? 0, ...stageRates);
+}
+
+/**
+ * Whether this thread's HTTP run pre-warms: `prewarm` as given, else a rate run whose peak rate per
+ * thread is 1,000/s or more (below that the cold start's extra CPU queues nothing).
+ */
+export function shouldPrewarm(plan: Plan): boolean {
+  return plan.prewarm ?? (plan.loop === 'open' && peakRate(plan) >= PREWARM_FROM_RATE);
+}
+
+/**
+ * The pre-warm's plan: the run's own requests, transport, pipelining and checks, sent as a short
+ * open-loop run to a loopback server. No hook of the user's is called (`setupRequest`, `onResponse`,
+ * `stream`), and none of the run's outputs, thresholds or start instant apply.
+ */
+function prewarmPlan(plan: Plan, origin: string): Plan {
+  const { pathname, search } = new URL(plan.url);
+  return {
+    ...plan,
+    url: `${origin}${pathname}${search}`,
+    connections: Math.min(peakConnections(plan), PREWARM_MAX_CONNECTIONS),
+    durationMs: PREWARM_MAX_MS,
+    amount: PREWARM_REQUESTS,
+    rate: Math.max(peakRate(plan), PREWARM_MIN_RATE),
+    stages: undefined,
+    loop: 'open',
+    ramps: undefined,
+    workers: 1,
+    requests: plan.requests.map((request) => ({ ...request, dynamic: false, capture: false })),
+    requestsModule: undefined,
+    ratePhase: 0,
+    warmupMs: 0,
+    thresholds: undefined,
+    tls: undefined,
+    segment: undefined,
+    startAtMs: undefined,
+    monitor: undefined,
+    stream: undefined,
+    prewarm: false,
+  };
+}
+
+/**
+ * Runs the thread's HTTP path (a new engine with the run's transport, parser, recorder and pacer:
+ * the same classes, so the same code V8 optimises) against a server on 127.0.0.1 in this thread,
+ * before the run opens its connections. Nothing reaches the server under test, and nothing of it is
+ * in the run's counts: its engine, recorder and phases are its own and are dropped. Returns what it
+ * cost, or undefined when the thread does not pre-warm.
+ */
+export async function prewarm(plan: Plan, run: (plan: Plan, hooks: RunHooks) => Promise<ShardStats>, signal: AbortSignal | undefined): Promise<PrewarmStats | undefined> {
+  if (!shouldPrewarm(plan) || signal?.aborted) return undefined;
+  const startedAt = performance.now();
+  const cpu = process.cpuUsage();
+  const server = await startPrewarmServer(plan.transport === 'h2');
+  let requests = 0;
+  try {
+    requests = (await run(prewarmPlan(plan, server.origin), { signal })).completed;
+  } finally {
+    await server.close();
+  }
+  const used = process.cpuUsage(cpu);
+  return { durationMs: performance.now() - startedAt, cpuMs: (used.user + used.system) / 1000, requests };
+}
