@@ -9,11 +9,28 @@ export interface PrewarmServer {
   close(): Promise<void>;
 }
 
-/** The answer to every request: the head most servers send for a small body (what the parser reads in a real run). */
-function cannedResponse(close: boolean): Buffer {
-  return Buffer.from(
-    `HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 2\r\ndate: ${new Date().toUTCString()}\r\nconnection: ${close ? 'close' : 'keep-alive'}\r\n\r\nok`,
-    'latin1',
+/**
+ * The answers, in turn, eight of each on a connection: the shapes real servers send (a small body by
+ * length, a chunked one, an error status, a larger body), so that the parser and the recorder have
+ * run every common branch before the clock and meet no new one in the run (V8 deoptimises code that
+ * reaches a branch it never saw run).
+ */
+const SHAPES = [
+  { status: '200 OK', type: 'text/plain', body: 'ok', chunked: false },
+  { status: '200 OK', type: 'application/json', body: '{"ok":true}', chunked: true },
+  { status: '404 Not Found', type: 'text/html', body: `<html><body>${'not found '.repeat(14)}</body></html>`, chunked: false },
+  { status: '200 OK', type: 'application/json', body: JSON.stringify({ items: Array.from({ length: 40 }, (_, id) => ({ id, name: `item ${id}` })) }), chunked: false },
+];
+const SHAPE_RUN = 8;
+
+/** Each shape's bytes for keep-alive (`[i][0]`) and closing (`[i][1]`) connections, with this second's `date`. */
+function cannedResponses(): Buffer[][] {
+  const date = new Date().toUTCString();
+  return SHAPES.map(({ status, type, body, chunked }) =>
+    [false, true].map((close) => {
+      const framing = chunked ? `transfer-encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n` : `content-length: ${body.length}\r\n\r\n${body}`;
+      return Buffer.from(`HTTP/1.1 ${status}\r\nserver: salvo-prewarm\r\ndate: ${date}\r\ncontent-type: ${type}\r\nconnection: ${close ? 'close' : 'keep-alive'}\r\n${framing}`, 'latin1');
+    }),
   );
 }
 
@@ -22,20 +39,23 @@ const CONTENT_LENGTH = /\r\ncontent-length:[ \t]*(\d+)/i;
 const CONNECTION_CLOSE = /\r\nconnection:[ \t]*close/i;
 
 /**
- * An HTTP/1.1 server on 127.0.0.1 that answers every request with the same bytes: a few microseconds
- * per request, so the pre-warm's CPU goes to salvo's own path. It frames requests by their head and
+ * An HTTP/1.1 server on 127.0.0.1 that answers with canned bytes (`SHAPES`): a few microseconds per
+ * request, so the pre-warm's CPU goes to salvo's own path. It frames requests by their head and
  * `content-length` (salvo sends no chunked request bodies) and answers pipelined ones in one write.
  */
 async function startHttp1(): Promise<PrewarmServer> {
-  const keepAlive = cannedResponse(false);
-  const closing = cannedResponse(true);
+  let responses = cannedResponses();
+  let second = Math.floor(Date.now() / 1000);
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.setNoDelay(true);
     let pending = '';
+    let answered = 0;
     socket.on('data', (chunk: Buffer) => {
       pending += chunk.toString('latin1');
+      const now = Math.floor(Date.now() / 1000);
+      if (now !== second) [second, responses] = [now, cannedResponses()];
       const answers: Buffer[] = [];
       let close = false;
       for (;;) {
@@ -47,7 +67,7 @@ async function startHttp1(): Promise<PrewarmServer> {
         if (pending.length < end) break;
         pending = pending.slice(end);
         close = CONNECTION_CLOSE.test(head);
-        answers.push(close ? closing : keepAlive);
+        answers.push(responses[Math.floor(answered++ / SHAPE_RUN) % SHAPES.length]![close ? 1 : 0]!);
         if (close) break;
       }
       if (answers.length === 0) return;
@@ -78,11 +98,14 @@ async function startHttp2(): Promise<PrewarmServer> {
     session.on('error', () => session.destroy());
     session.on('close', () => sessions.delete(session));
   });
+  let answered = 0;
   server.on('stream', (stream: ServerHttp2Stream) => {
     stream.on('error', () => stream.destroy());
     stream.resume();
-    stream.respond({ ':status': 200, 'content-type': 'text/plain', 'content-length': '2' });
-    stream.end('ok');
+    const { status, type, body, chunked } = SHAPES[Math.floor(answered++ / SHAPE_RUN) % SHAPES.length]!;
+    // A body without content-length is HTTP/2's "chunked": DATA frames until END_STREAM.
+    stream.respond({ ':status': Number(status.slice(0, 3)), 'content-type': type, ...(chunked ? {} : { 'content-length': String(body.length) }) });
+    stream.end(body);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
