@@ -12,6 +12,7 @@ import { sumResults } from './stats/merge-results.js';
 import { compileThresholds, judgeThresholds, planThresholds } from './stats/thresholds.js';
 import { splitScope } from './stats/threshold-scope.js';
 import { importOptionModules, KNOWN_OPTIONS, planLoad } from './options.js';
+import { prewarmLeadMs } from './engine/prewarm.js';
 import { withOneTestId } from './outputs/test-id.js';
 
 /** The options of the whole run, never a scenario's default. */
@@ -39,7 +40,7 @@ interface PlannedScenario {
   name: string;
   options: LoadOptions;
   startMs: number;
-  /** Its warm-up, which runs before `startMs` (the given `warmup` or the default). */
+  /** Its warm-up and pre-warm, which run before `startMs`. */
   warmupMs: number;
 }
 
@@ -73,7 +74,7 @@ async function planScenarios(options: LoadOptions): Promise<PlannedScenario[]> {
       const scenarioOptions = { ...merged, ...own } as LoadOptions;
       const imported = await importOptionModules(scenarioOptions);
       const { plan } = planLoad(imported.options, imported.requestsModule, imported.task);
-      planned.push({ name, options: scenarioOptions, startMs: start === undefined ? 0 : durationOption('start', start, { allowZero: true }), warmupMs: plan.warmupMs });
+      planned.push({ name, options: scenarioOptions, startMs: start === undefined ? 0 : durationOption('start', start, { allowZero: true }), warmupMs: plan.warmupMs + prewarmLeadMs(plan) });
     } catch (error) {
       throw scenarioError(name, error);
     }

@@ -35,6 +35,8 @@ function rounds(rate: number): Round[] {
 const PREWARM_MIN_RATE = 20_000;
 /** Each round ends by then whatever it sent (a slow host): start-up time is bounded. */
 const PREWARM_MAX_MS = 1000;
+/** What scenarios leave for a pre-warm before their shared start (`prewarmLeadMs`). */
+const PREWARM_LEAD_MS = 2000;
 /** Its connections: enough lanes for the loop's free-lane path; a thousand would only take time to open. */
 const PREWARM_MAX_CONNECTIONS = 64;
 
@@ -45,11 +47,27 @@ function peakRate(plan: Plan): number {
 }
 
 /**
+ * Transports this thread has pre-warmed: V8 keeps what it optimised for the thread's later runs
+ * (a capacity search's steps, a test suite's runs), so `prewarm`'s default does it once per thread.
+ */
+const warmTransports = new Set<string>();
+
+/**
  * Whether this thread's HTTP run pre-warms: `prewarm` as given, else a rate run whose peak rate per
- * thread is 1,000/s or more (below that the cold start's extra CPU queues nothing).
+ * thread is 1,000/s or more (below that the cold start's extra CPU queues nothing), unless this
+ * thread already pre-warmed its transport.
  */
 export function shouldPrewarm(plan: Plan): boolean {
-  return plan.prewarm ?? (plan.loop === 'open' && peakRate(plan) >= PREWARM_FROM_RATE);
+  return plan.prewarm ?? (plan.loop === 'open' && peakRate(plan) >= PREWARM_FROM_RATE && !warmTransports.has(plan.transport));
+}
+
+/**
+ * Time a scenario of `plan` leaves before the shared start for its threads' pre-warms (a few hundred
+ * ms each here; bounded by the rounds' `PREWARM_MAX_MS`): 0 when none of its threads pre-warms.
+ */
+export function prewarmLeadMs(plan: Plan): number {
+  if (plan.transport === 'websocket' || plan.transport === 'socket.io' || plan.transport === 'task' || plan.stream?.subscribe === true) return 0;
+  return (plan.prewarm ?? (plan.loop === 'open' && peakRate(plan) / plan.workers >= PREWARM_FROM_RATE)) ? PREWARM_LEAD_MS : 0;
 }
 
 /**
@@ -106,6 +124,7 @@ export async function prewarm(plan: Plan, run: (plan: Plan, hooks: RunHooks) => 
   } finally {
     await server.close();
   }
+  if (!signal?.aborted) warmTransports.add(plan.transport);
   const used = process.cpuUsage(cpu);
   return { durationMs: performance.now() - startedAt, cpuMs: (used.user + used.system) / 1000, requests };
 }
