@@ -67,6 +67,20 @@ t.test('a thread pre-warms a transport once; prewarm: false never; prewarm: true
   onlyMeasured(t, forced, 400, 4);
 });
 
+t.test('an abort during the pre-warm ends the run at once, nothing sent', async (t) => {
+  const server = await testServer(t);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), 100);
+  t.teardown(() => clearTimeout(timer));
+  const startedAt = performance.now();
+  const result = await runLoad({ url: server.url, rate: 5000, duration: '5s', prewarm: true, signal: controller.signal });
+  const tookMs = performance.now() - startedAt;
+  t.ok(tookMs < 2000, `resolved ${tookMs.toFixed(0)} ms after the start (the abort came at 100 ms)`);
+  t.equal(result.aborted, true);
+  t.equal(result.requests.sent, 0);
+  t.equal(server.stats.requests, 0, 'the server saw nothing');
+});
+
 t.test('workers: each thread pre-warms, and the server counts the amount', async (t) => {
   const server = await testServer(t);
   const result = await runLoad({ url: server.url, rate: 4000, amount: 4000, workers: 2, connections: 4 });
