@@ -7,6 +7,15 @@ import { startPrewarmServer } from './prewarm-server.js';
 
 /** A rate run of this many requests/s per thread or more pre-warms unless `prewarm: false`. */
 export const PREWARM_FROM_RATE = 1000;
+/** The rounds' rate: the run's own when faster, so that they last some hundred milliseconds. */
+const PREWARM_MIN_RATE = 20_000;
+/** Each round ends by then whatever it sent (a slow host): start-up time is bounded. */
+const PREWARM_MAX_MS = 1000;
+/** What scenarios leave for a pre-warm before their shared start (`prewarmLeadMs`). */
+const PREWARM_LEAD_MS = 2000;
+/** Its connections: enough lanes for the loop's free-lane path; a thousand would only take time to open. */
+const PREWARM_MAX_CONNECTIONS = 64;
+
 /** One engine's run against the loopback server: `amount` requests at `rate`/s, its clock started `pastMs` ago. */
 interface Round {
   amount: number;
@@ -31,14 +40,6 @@ function rounds(rate: number): Round[] {
     { amount: 4000, rate: fast, pastMs: 0 },
   ];
 }
-/** The rounds' rate: the run's own when faster, so that they last some hundred milliseconds. */
-const PREWARM_MIN_RATE = 20_000;
-/** Each round ends by then whatever it sent (a slow host): start-up time is bounded. */
-const PREWARM_MAX_MS = 1000;
-/** What scenarios leave for a pre-warm before their shared start (`prewarmLeadMs`). */
-const PREWARM_LEAD_MS = 2000;
-/** Its connections: enough lanes for the loop's free-lane path; a thousand would only take time to open. */
-const PREWARM_MAX_CONNECTIONS = 64;
 
 /** The highest rate the plan's schedule reaches, requests/s (this thread's share). */
 function peakRate(plan: Plan): number {
