@@ -1,4 +1,4 @@
-// The generator's cold start (issue 37): per-second p99 of short open-loop runs with default options,
+// The generator's cold start (issues 37, 51): per-second p99 of short open-loop runs with default options,
 // from one build or from two alternating (`--before` / `--after`, e.g. main's dist/index.js and
 // this one's), against nginx with one worker (salvo's test server in its own process without nginx).
 //
@@ -12,7 +12,10 @@
 // and rate the median p99 of each second, the ratios and their median, and the load average.
 // Each run also reports salvo's CPU time (process.cpuUsage, every thread) in the first 300 ms of the
 // measured run and in a steady 300 ms (the median of the windows from 1 s on): the cold start's
-// cost, which a busy host moves less than it moves a p99 (it counts CPU used, not time waited).
+// cost, which a busy host moves less than it moves a p99 (it counts CPU used, not time waited),
+// and its start-up: from the runLoad call to the measured run's first second (a warm-up or a
+// pre-warm is in it), with the pre-warm's own cost (`result.generator.prewarm`) when it had one.
+// `--prewarm false|true` passes `prewarm` (a build before issue 51 rejects it).
 // `--trace-opt` runs each child under `node --trace-opt --trace-deopt` instead and counts, of the
 // send/parse/record path's functions (HOT below), those V8 optimised before the measured run
 // began, those it optimised in its first second, and those it deoptimised then: what a warm-up
