@@ -24,6 +24,7 @@ export type {
   ErrorSample,
   FailedStats,
   GeneratorStats,
+  PrewarmStats,
   LatencyStats,
   LoadResult,
   PhaseStats,

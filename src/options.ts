@@ -23,10 +23,6 @@ import type { RunKind } from './shared/run-kind.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
-/** An HTTP rate run of this many requests/s per thread or more warms up by default (`defaultWarmupMs`). */
-const DEFAULT_WARMUP_FROM_RATE = 1000;
-/** V8 has optimised salvo's send/parse/record path by then, at 1,000-20,000/s per thread (benchmarks/README.md, cold start). */
-const DEFAULT_WARMUP_MS = 2000;
 
 export { KNOWN_OPTIONS };
 
@@ -121,18 +117,6 @@ function parseWorkers(value: unknown): number {
 }
 
 /**
- * The warm-up of a run that does not set `warmup`: an HTTP rate run of 1,000/s or more per thread
- * warms up for 2 s, or for as long as it measures when that is shorter. Below that rate the cold
- * start's extra CPU queues nothing, and V8 would not finish optimising in a short warm-up anyway.
- * Closed-loop runs have no schedule for a slow start to fall behind; task runs (each call the user's
- * own function) warm up only when asked, and WebSocket runs have no `rate` (theirs is `websocket.rate`).
- */
-function defaultWarmupMs({ rate, workers, durationMs, amount, task }: { rate: number | undefined; workers: number; durationMs: number | undefined; amount: number | undefined; task: boolean }): number {
-  if (task || rate === undefined || rate / workers < DEFAULT_WARMUP_FROM_RATE) return 0;
-  const measuredMs = Math.min(durationMs ?? Infinity, amount === undefined ? Infinity : (amount / rate) * 1000);
-  return Math.min(DEFAULT_WARMUP_MS, Math.round(measuredMs));
-}
-
 /**
  * The kind of run `options` ask for, named here once: `planLoad` puts it in the plan, and a scenario
  * reads it to leave out the run's defaults its kind has no use for.
@@ -189,8 +173,8 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   if (rate !== undefined && ramps === 'connections') {
     throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`, { option: 'stages', value: options.stages, mentions: ['rate'] });
   }
-  const givenWarmupMs = options.warmup === undefined ? undefined : durationOption('warmup', options.warmup, { allowZero: true });
-  if (rate === undefined && ramps === 'rate' && givenWarmupMs !== undefined && givenWarmupMs > 0) {
+  const warmupMs = options.warmup === undefined ? 0 : durationOption('warmup', options.warmup, { allowZero: true });
+  if (rate === undefined && ramps === 'rate' && warmupMs > 0) {
     throw new SalvoOptionError(`warmup with rate stages needs rate, the rate the warm-up runs at and the first stage ramps from; got warmup ${show(options.warmup)} and no rate`, { option: 'warmup', value: options.warmup, mentions: ['rate', 'stages'] });
   }
   const durationMs =
@@ -216,6 +200,12 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   if (options.tlsSessionReuse !== undefined && typeof options.tlsSessionReuse !== 'boolean') {
     throw new SalvoOptionError(`tlsSessionReuse must be true or false; got ${show(options.tlsSessionReuse)}`, { option: 'tlsSessionReuse', value: options.tlsSessionReuse });
   }
+  if (options.prewarm !== undefined && typeof options.prewarm !== 'boolean') {
+    throw new SalvoOptionError(`prewarm must be true or false; got ${show(options.prewarm)}`, { option: 'prewarm', value: options.prewarm });
+  }
+  if (options.prewarm === true && (webSocket || task !== undefined)) {
+    throw new SalvoOptionError(`prewarm runs the HTTP engine against a loopback server; a ${task !== undefined ? 'task' : 'WebSocket'} run has nothing to pre-warm: drop prewarm`, { option: 'prewarm', value: true, mentions: [task !== undefined ? 'task' : 'url'] });
+  }
   if (options.retry !== undefined && typeof options.retry !== 'boolean') {
     throw new SalvoOptionError(`retry must be true or false; got ${show(options.retry)}`, { option: 'retry', value: options.retry });
   }
@@ -232,7 +222,6 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   const outputs = planOutputs(options.outputs);
   const connections = task !== undefined ? (task.connections ?? 10) : options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
-  const warmupMs = givenWarmupMs ?? defaultWarmupMs({ rate, workers, durationMs, amount, task: task !== undefined });
   if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule, task?.task.module);
   const socketIoPlan = socketIo ? planSocketIo(options.socketio, { url: url!, amount, headers: parseHeaders('headers', options.headers) }) : undefined;
   const webSocketPlan =
@@ -262,6 +251,7 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     requestsModule,
     timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : durationOption('timeout', options.timeout, { secondsLikely: true }),
     warmupMs,
+    ...(options.prewarm !== undefined ? { prewarm: options.prewarm } : {}),
     expect,
     thresholds,
     tls: options.tls,

@@ -16,6 +16,7 @@ import type { ShardStats } from './stats/recorder.js';
 import { ScenarioSeconds } from './workers/scenario-seconds.js';
 import { watchServer, type ServerWatch } from './monitor/watch.js';
 import { planRun, type RunPlan, type ScenarioPlan } from './scenarios.js';
+import { prewarmLeadMs } from './engine/prewarm.js';
 
 /**
  * From the connections opening to the shared start of a run of scenarios: time for every scenario's
@@ -131,7 +132,8 @@ async function runScenarios(run: RunPlan): Promise<LoadResult> {
   run.signal?.addEventListener('abort', onAbort, { once: true });
   if (run.signal?.aborted) controller.abort();
   // A scenario warms up before its start: the shared start leaves room for the longest warm-up.
-  const warmupLeadMs = Math.max(0, ...scenarios.map(({ startMs, plan }) => plan.warmupMs - startMs));
+  // A scenario's warm-up and pre-warm run before its start: the shared start leaves time for the longest.
+  const warmupLeadMs = Math.max(0, ...scenarios.map(({ startMs, plan }) => plan.warmupMs + prewarmLeadMs(plan) - startMs));
   const startAt = run.startAtMs ?? wallClockMs() + START_LEAD_MS + warmupLeadMs;
   const first = scenarios[0]!.plan;
   const spanMs = Math.max(...scenarios.map(({ startMs, plan }) => startMs + (plan.durationMs ?? 0)));

@@ -69,6 +69,9 @@ t.test('a duration flag takes seconds (a bare number) or a unit, and says so whe
   t.equal(parseRunFlags([url, '-d', '1.5']).options.duration, '1.5s');
   t.equal(parseRunFlags([url, '-d', ' 250ms ']).options.duration, '250ms');
   t.equal(parseRunFlags([url, '--warmup', '0']).options.warmup, '0s');
+  t.equal(parseRunFlags([url, '--no-prewarm']).options.prewarm, false);
+  t.equal(parseRunFlags([url, '--prewarm']).options.prewarm, true);
+  t.equal(parseRunFlags([url]).options.prewarm, undefined);
   t.throws(() => parseRunFlags([url, '-d', 'soon']), {
     name: 'UsageError',
     message: `-d/--duration must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got "soon"`,

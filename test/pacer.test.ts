@@ -62,3 +62,32 @@ t.test('paused: no wake-up, however due the slot; waitFor starts it again', asyn
   await sleep(50);
   t.equal(wakes, 1, 'and no more');
 });
+
+t.test('a closed pacer leaves its thread to the next one, which starts from slot 0 and hears nothing meant for the first', async (t) => {
+  let firstWakes = 0;
+  const first = new Pacer(() => firstWakes++);
+  await first.ready();
+  const start = performance.now();
+  // Slots of the first are due now: its wake-up may be posted before it closes, and must be dropped.
+  first.waitFor(0, (slot) => start + slot);
+  first.close();
+  const wokenBeforeClose = firstWakes;
+  const base = performance.now() + 20;
+  const dueAt = (slot: number) => (slot < SLOTS ? base + slot * GAP_MS : Infinity);
+  let next = 0;
+  let finished!: () => void;
+  const allTaken = new Promise<void>((resolve) => (finished = resolve));
+  const second = new Pacer(() => {
+    while (dueAt(next) <= performance.now()) next++;
+    if (next === SLOTS) finished();
+    second.waitFor(next, dueAt);
+  });
+  t.teardown(() => second.close());
+  const readyAt = performance.now();
+  await second.ready();
+  t.ok(performance.now() - readyAt < 5, 'the thread is running already');
+  second.waitFor(0, dueAt);
+  await allTaken;
+  t.equal(next, SLOTS, 'the second pacer took all of its slots, from slot 0');
+  t.equal(firstWakes, wokenBeforeClose, 'the first heard nothing after it closed');
+});

@@ -18,6 +18,7 @@ import { addWarning, type Warning } from '../shared/warnings.js';
 import { StreamMeter, STREAM_UNTIL_CLOSED } from './stream-meter.js';
 import { transportConfig } from './transport-config.js';
 import { decodeDetails } from './body-decoder.js';
+import { prewarm } from './prewarm.js';
 
 /**
  * The HTTP exchanges of one thread's run: closed loop (each lane sends again as soon as its response
@@ -367,8 +368,12 @@ export class Engine implements TransportSink, Exchanges {
   }
 }
 
-/** Runs one thread's share of a load test. */
-export async function runEngine(plan: Plan, hooks?: RunHooks): Promise<ShardStats> {
+/** Runs one thread's share of a load test, after its pre-warm (see prewarm.ts) when it has one. */
+export async function runEngine(plan: Plan, hooks: RunHooks = {}): Promise<ShardStats> {
   if (plan.transport === 'websocket' || plan.transport === 'socket.io' || plan.transport === 'task') throw new Error(`a ${plan.transport} plan runs on its own runner, not the HTTP engine`);
-  return new Engine(plan, await loadTransport(plan.transport), hooks).run();
+  const createTransport = await loadTransport(plan.transport);
+  const cost = await prewarm(plan, (warm, warmHooks) => new Engine(warm, createTransport, warmHooks).run(), hooks.signal);
+  const stats = await new Engine(plan, createTransport, hooks).run();
+  if (cost !== undefined && stats.generator !== undefined) stats.generator.prewarm = cost;
+  return stats;
 }

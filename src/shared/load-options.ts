@@ -186,10 +186,18 @@ export interface LoadOptions {
   timeout?: Duration;
   /**
    * A period before the measured run whose requests are sent but kept out of every statistic (counts,
-   * latency, timeline, checks, bytes). Open loop: it runs at `rate` (required with rate stages), and
-   * the stages start after it. Default 0.
+   * latency, timeline, checks, bytes) and counted in `requests.warmup`. Open loop: it runs at `rate`
+   * (required with rate stages), and the stages start after it. Default 0: nothing is sent that the
+   * run does not count.
    */
   warmup?: Duration;
+  /**
+   * Before its connections open, each thread runs the HTTP path (engine, transport, parser, recorder,
+   * pacer) against a loopback server of its own, so that V8's cold start stays out of the measured
+   * run; nothing reaches `url`. Default: on for a rate run of 1,000/s or more per worker thread.
+   * Its cost is `result.generator.prewarm`.
+   */
+  prewarm?: boolean;
   /** Checks applied to every response. */
   expect?: ExpectOptions;
   /** Pass/fail criteria evaluated on the result. */

@@ -2,6 +2,9 @@ import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { Warning } from './warnings.js';
 import type { RunKind } from './run-kind.js';
 import type { StreamFormat, StreamMergeInfo } from './stream.js';
+import type { PrewarmStats } from './prewarm.js';
+
+export type { PrewarmStats } from './prewarm.js';
 
 /**
  * What a result's `transport` says: the HTTP client used, `'websocket'` for a `ws:`/`wss:` run,
@@ -398,6 +401,8 @@ export interface GeneratorStats {
   sendLag?: { p50: number; p99: number; max: number };
   /** The generator was the bottleneck: its loop was busy for most of the run, or send lag p99 passed 5 ms. */
   saturated: boolean;
+  /** What the pre-warm cost (`prewarm`); absent when no thread pre-warmed. */
+  prewarm?: PrewarmStats;
 }
 
 /** `result.failed`: failed requests (see `LoadResult.failed`). */
@@ -480,8 +485,8 @@ export interface LoadResult {
      */
     unfinished: number;
     /**
-     * Requests sent during the warm-up (`warmup`, or its default in a rate run), counted as `sent`
-     * counts them, and in no other count or statistic. Absent from a run without a warm-up.
+     * Requests sent during the warm-up (`warmup`), counted as `sent` counts them, and in no other
+     * count or statistic. Absent from a run without a warm-up.
      */
     warmup?: number;
   };

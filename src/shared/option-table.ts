@@ -99,9 +99,12 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     flags: ['timeout'],
   },
   warmup: {
-    kinds: ALL, type: 'Duration', unit: 'ms',
-    default: "`'2s'` for an HTTP rate run of 1,000/s or more per worker (at most the measured length), else `0`",
-    doc: 'a first period kept out of every statistic', flags: ['warmup'],
+    kinds: ALL, type: 'Duration', unit: 'ms', default: '`0`',
+    doc: 'a first period sent to the server but kept out of every statistic', flags: ['warmup'],
+  },
+  prewarm: {
+    kinds: HTTP, type: 'boolean', default: 'on for an HTTP run of 1,000/s or more per worker',
+    doc: "run salvo's own HTTP path against a loopback server before the clock", flags: ['prewarm'],
   },
   expect: {
     kinds: ['http'], type: 'ExpectOptions', default: NONE, doc: 'checks on every response',

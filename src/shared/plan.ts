@@ -68,6 +68,8 @@ export interface Plan {
   ratePhase?: number;
   timeoutMs: number;
   warmupMs: number;
+  /** `prewarm` as given: undefined lets each thread decide from its rate (`shouldPrewarm`). */
+  prewarm?: boolean | undefined;
   /** `expect`, validated and normalised: plain data each thread compiles its checker from. */
   expect: PlannedExpect | undefined;
   /** `thresholds` as given (for `result.merge`) and parsed once. */

@@ -269,6 +269,7 @@ function generator(stats: GeneratorStats): string {
   const lag = stats.sendLag;
   if (lag !== undefined) parts.push(`send lag p50 ${formatMs(lag.p50)} / p99 ${formatMs(lag.p99)} / max ${formatMs(lag.max)} ms`);
   if (stats.saturated) parts.push('SATURATED');
+  if (stats.prewarm !== undefined) parts.push(`pre-warmed in ${COUNT.format(stats.prewarm.durationMs)} ms (CPU ${COUNT.format(stats.prewarm.cpuMs)} ms, ${COUNT.format(stats.prewarm.requests)} requests to a loopback server)`);
   return parts.join(', ');
 }
 

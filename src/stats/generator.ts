@@ -1,5 +1,6 @@
 import { monitorEventLoopDelay, performance, type EventLoopUtilization, type IntervalHistogram } from 'node:perf_hooks';
 import type { GeneratorStats } from '../shared/load-result.js';
+import type { PrewarmStats } from '../shared/prewarm.js';
 import { addEncodedInto, createHistogram, encodeHistogram, slotTop } from './histogram.js';
 import { PendingLatencies } from './pending-latencies.js';
 import type { GeneratorSecond, ShardGenerator } from './recorder.js';
@@ -161,6 +162,15 @@ function saturationMessage(busy: boolean, utilization: number, lagP99Ms: number)
 }
 
 /**
+ * Two threads' pre-warms as one: they ran side by side, so the start-up time is the slowest one's and
+ * the CPU (the whole process's, in each) the largest reading; the requests add up.
+ */
+function mergePrewarm(merged: PrewarmStats | undefined, shard: PrewarmStats): PrewarmStats {
+  if (merged === undefined) return { ...shard };
+  return { durationMs: Math.max(merged.durationMs, shard.durationMs), cpuMs: Math.max(merged.cpuMs, shard.cpuMs), requests: merged.requests + shard.requests };
+}
+
+/**
  * The shards' self-measurements as one `result.generator`: CPU, utilization and delay of the
  * busiest thread (CPU is the whole process's in every thread, so the largest reading is the
  * longest stretch of it), send lag from the added histograms, saturated when any thread was.
@@ -178,6 +188,7 @@ export function mergeGenerator(shards: ReadonlyArray<ShardGenerator | undefined>
     merged.eventLoopUtilization = Math.max(merged.eventLoopUtilization, shard.eventLoopUtilization);
     merged.eventLoopDelayP99Ms = Math.max(merged.eventLoopDelayP99Ms, shard.eventLoopDelayP99Ms);
     merged.saturated ||= shard.saturated;
+    if (shard.prewarm !== undefined) merged.prewarm = mergePrewarm(merged.prewarm, shard.prewarm);
     if (shard.sendLag !== undefined) {
       lag ??= createHistogram();
       addEncodedInto(lag, shard.sendLag);

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type * as hdr from 'hdr-histogram-js';
 import type { CheckStats, ErrorSample, PhaseHistograms } from '../shared/load-result.js';
+import type { PrewarmStats } from '../shared/prewarm.js';
 import type { PartialLoadResult } from './thresholds.js';
 import type { Warning } from '../shared/warnings.js';
 import type { ShardWebSocket } from '../shared/websocket.js';
@@ -44,6 +45,8 @@ export interface ShardGenerator {
   /** Send lag (µs) of the measured open-loop slots, encoded like the latency histograms; absent in closed loop. */
   sendLag: string | undefined;
   saturated: boolean;
+  /** What the thread's pre-warm cost; absent when it did not pre-warm. */
+  prewarm?: PrewarmStats;
 }
 
 /** Everything one thread measured, as plain data that crosses threads and merges exactly. */
