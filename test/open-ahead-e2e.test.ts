@@ -18,7 +18,9 @@ for (const transport of ['net', 'undici', 'http', 'h2'] as TransportName[]) {
       const applied = await server.applied();
       t.equal(result.requests.completed, STREAMS);
       t.equal(applied.connections, STREAMS, 'one connection per stream');
-      t.equal(applied.connectionsBeforeFirstRequest, STREAMS, 'every connection was open before the first request came');
+      // The server's process accepts what the kernel already connected in its own time: a busy host
+      // can read the first request before it has accepted the last connections (11 of 20 seen once).
+      timing.ok(applied.connectionsBeforeFirstRequest === STREAMS, `every connection was open before the first request came (${applied.connectionsBeforeFirstRequest} of ${STREAMS})`);
       t.equal(result.phases?.connect?.count, STREAMS, 'their set-up is in phases');
       timing.hostKept(applied.firstEventMs < DELAY_MS + 5, `the host let the server keep its delay (${applied.firstEventMs.toFixed(1)} ms)`);
       // Opening a connection inside the first wave added 11-39 ms on undici and http (83 ms for 50).
