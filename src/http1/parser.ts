@@ -1,37 +1,17 @@
 import { COLON, CONNECTION, CONTENT_LENGTH, CR, equalsLower, isWhitespace, LF, TRANSFER_ENCODING } from './bytes.js';
 import {
-  CONNECTION_CLOSE,
-  CONNECTION_KEEP_ALIVE,
-  connectionTokens,
-  isTokenByte,
-  lastTokenIsChunked,
-  parseChunkSize,
-  parseContentLength,
-  parseStatusLine,
+  CONNECTION_CLOSE, CONNECTION_KEEP_ALIVE, connectionTokens, isTokenByte, lastTokenIsChunked, parseChunkSize,
+  parseContentLength, parseStatusLine,
 } from './field-values.js';
 import { HeadFields } from './head-fields.js';
 import { HeadTemplate, type HeadFacts } from './head-template.js';
 import { PartialLine } from './partial-line.js';
-import type { ResponseDetails } from '../shared/exchange.js';
+import { ResponseCapture } from './response-capture.js';
+import {
+  BODY_LENGTH, BODY_UNTIL_CLOSE, CHUNK_DATA, CHUNK_DATA_END, CHUNK_SIZE, CLOSED, CONTINUE, ERROR, FAILED, HEADER_LINE,
+  overflowCode, STATUS_LINE, STOP, TRAILER_LINE, type Step,
+} from './parse-states.js';
 import type { ParseErrorCode, ResponseHandler, ResponseParserOptions } from './response-handler.js';
-
-const STATUS_LINE = 0;
-const HEADER_LINE = 1;
-const CHUNK_SIZE = 2;
-const CHUNK_DATA_END = 3;
-const TRAILER_LINE = 4;
-const BODY_LENGTH = 5;
-const CHUNK_DATA = 6;
-const BODY_UNTIL_CLOSE = 7;
-/** The response said the connection closes after it: later bytes are not ours to parse. */
-const CLOSED = 8;
-const FAILED = 9;
-
-/** What a step of the parse tells the `execute` loop. */
-const CONTINUE = 0;
-const STOP = 1;
-const ERROR = 2;
-type Step = typeof CONTINUE | typeof STOP | typeof ERROR;
 
 /**
  * An incremental HTTP/1.1 response parser that works on the socket's read buffer in place: framing
@@ -45,7 +25,8 @@ export class ResponseParser {
   headRequest = false;
 
   readonly #handler: ResponseHandler;
-  readonly #capture: boolean;
+  /** `capture`: the headers and body kept for `ResponseDetails`. */
+  readonly #captured: ResponseCapture | undefined;
   /** Hand the body bytes to `onBody` as they arrive (`stream`). */
   readonly #body: boolean;
   /** With `heads` (`onHead`, its content-type) or `body` (`onEncoding`): the header values read for them. */
@@ -79,18 +60,14 @@ export class ResponseParser {
   #viewed: Buffer | undefined;
   #view: DataView | undefined;
 
-  #headers: Record<string, string> | undefined;
-  #lastHeaderName = '';
-  #bodyParts: Buffer[] | undefined;
-
   constructor(handler: ResponseHandler, options: ResponseParserOptions = {}) {
     this.#handler = handler;
-    this.#capture = options.capture ?? false;
+    this.#captured = options.capture === true ? new ResponseCapture() : undefined;
     this.#body = options.body ?? false;
     this.#fields = options.heads === true || this.#body ? new HeadFields(options.heads === true, this.#body) : undefined;
     this.#maxHeaderBytes = options.maxHeaderBytes ?? 64 * 1024;
     // A template would take a head for the last one without reading its content-type.
-    this.#template = this.#capture || options.heads === true ? undefined : (options.template ?? new HeadTemplate());
+    this.#template = this.#captured !== undefined || options.heads === true ? undefined : (options.template ?? new HeadTemplate());
     this.#startMessage(false);
   }
 
@@ -138,7 +115,7 @@ export class ResponseParser {
         const consumed = lf + 1 - pos;
         this.#bytes += consumed;
         this.#sectionBytes += consumed;
-        if (this.#sectionBytes > this.#maxHeaderBytes) return this.#failWith(this.#overflowCode());
+        if (this.#sectionBytes > this.#maxHeaderBytes) return this.#failWith(overflowCode(this.#state));
         let line = data;
         let lineStart = pos;
         let lineEnd = lf;
@@ -157,7 +134,7 @@ export class ResponseParser {
         step = this.#line(state, line, lineStart, lineEnd);
       } else if (state === BODY_LENGTH || state === CHUNK_DATA) {
         const n = Math.min(this.#remaining, end - pos);
-        this.#captureBody(data, pos, pos + n);
+        this.#captured?.body(data, pos, pos + n);
         pos += n;
         this.#bytes += n;
         this.#remaining -= n;
@@ -172,7 +149,7 @@ export class ResponseParser {
           }
         }
       } else if (state === BODY_UNTIL_CLOSE) {
-        this.#captureBody(data, pos, end);
+        this.#captured?.body(data, pos, end);
         this.#bytes += end - pos;
         const from = pos;
         pos = end;
@@ -303,24 +280,14 @@ export class ResponseParser {
       this.#lastHeaderFraming = false;
       this.#fields?.read(line, start, colon, valueStart, valueEnd);
     }
-    if (this.#headers !== undefined) {
-      const name = line.toString('latin1', start, colon).toLowerCase();
-      const value = line.toString('latin1', valueStart, valueEnd);
-      const previous = this.#headers[name];
-      this.#headers[name] = previous === undefined ? value : `${previous}, ${value}`;
-      this.#lastHeaderName = name;
-    }
+    this.#captured?.header(line, start, colon, valueStart, valueEnd);
     return CONTINUE;
   }
 
   /** RFC 9112 §5.2: a client replaces obs-fold with a space; a folded framing header is refused. */
   #foldedLine(line: Buffer, start: number, end: number): Step {
     if (!this.#sawHeader || this.#lastHeaderFraming) return this.#fail('HPE_INVALID_HEADER_TOKEN');
-    if (this.#headers !== undefined) {
-      while (start < end && isWhitespace(line[start])) start++;
-      while (end > start && isWhitespace(line[end - 1])) end--;
-      this.#headers[this.#lastHeaderName] += ` ${line.toString('latin1', start, end)}`;
-    }
+    this.#captured?.fold(line, start, end);
     return CONTINUE;
   }
 
@@ -372,10 +339,7 @@ export class ResponseParser {
     const status = this.#status;
     const bytes = this.#bytes;
     const willClose = this.#connectionClose || (this.#http10 && !this.#connectionKeepAlive);
-    let details: ResponseDetails | undefined;
-    if (this.#headers !== undefined && this.#bodyParts !== undefined) {
-      details = { headers: this.#headers, body: Buffer.concat(this.#bodyParts) };
-    }
+    const details = this.#captured?.details();
     this.#startMessage(false);
     if (willClose) this.#state = CLOSED;
     // Nothing of `this` may be touched after the callback: it may have reset the parser.
@@ -409,17 +373,7 @@ export class ResponseParser {
     this.#lastHeaderFraming = false;
     this.#remaining = 0;
     this.#fields?.reset();
-    if (this.#capture) {
-      this.#headers = {};
-      this.#bodyParts = [];
-    }
-  }
-
-  #captureBody(data: Buffer, start: number, end: number): void {
-    if (this.#bodyParts === undefined || start === end) return;
-    const part = Buffer.allocUnsafe(end - start);
-    data.copy(part, 0, start, end);
-    this.#bodyParts.push(part);
+    this.#captured?.reset();
   }
 
   /** The read ended inside a line: keep its bytes, since the next read overwrites the buffer. */
@@ -427,15 +381,9 @@ export class ResponseParser {
     const n = end - start;
     this.#bytes += n;
     this.#sectionBytes += n;
-    if (this.#sectionBytes > this.#maxHeaderBytes) return this.#failWith(this.#overflowCode());
+    if (this.#sectionBytes > this.#maxHeaderBytes) return this.#failWith(overflowCode(this.#state));
     this.#partial.append(data, start, end);
     return undefined;
-  }
-
-  #overflowCode(): ParseErrorCode {
-    return this.#state === CHUNK_SIZE || this.#state === CHUNK_DATA_END
-      ? 'HPE_INVALID_CHUNK_SIZE'
-      : 'HPE_HEADER_OVERFLOW';
   }
 
   #fail(code: ParseErrorCode): typeof ERROR {

@@ -26,6 +26,7 @@ export const enum FrameType {
 
 export const enum Flag {
   END_STREAM = 0x1,
+  // eslint-disable-next-line @typescript-eslint/no-duplicate-enum-values -- both 0x1 (RFC 9113): on DATA/HEADERS and on SETTINGS/PING
   ACK = 0x1,
   END_HEADERS = 0x4,
   PADDED = 0x8,

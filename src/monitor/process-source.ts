@@ -42,7 +42,7 @@ export class ProcessSource implements MonitorSource {
       [stat, status] = await Promise.all([readFile(`/proc/${this.#pid}/stat`, 'latin1'), readFile(`/proc/${this.#pid}/status`, 'latin1')]);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new Error(code === 'ENOENT' ? `no process ${this.#pid} (it exited, or never ran)` : `cannot read /proc/${this.#pid}: ${code ?? String(error)}`);
+      throw new Error(code === 'ENOENT' ? `no process ${this.#pid} (it exited, or never ran)` : `cannot read /proc/${this.#pid}: ${code ?? String(error)}`, { cause: error });
     }
     // The command name (field 2) is in parentheses and may hold spaces: count fields after its last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

@@ -103,6 +103,7 @@ export interface LoadOptions {
    * (a named export); it may also export `setup(ctx)` (once per thread before the clock; what it
    * returns is `ctx.state`) and `teardown(state)` (after the run, also an aborted one).
    */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a task typed with its own state must be assignable here
   task?: TaskFunction<any> | string;
   /** A task run's calls in flight over all workers: another name for `connections`. Default 10. */
   concurrency?: number;

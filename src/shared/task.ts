@@ -39,10 +39,12 @@ export interface TaskSetupContext {
 
 /** A task and the module functions around it, as one thread runs them. */
 export interface TaskFunctions {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a task typed with its own state must be assignable here
   task: TaskFunction<any>;
   /** Once per thread before the clock starts; what it returns (awaited) is `ctx.state`. */
   setup?: ((context: TaskSetupContext) => unknown) | undefined;
   /** Once per thread after the run, also an aborted one, with the state `setup` returned. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a task typed with its own state must be assignable here
   teardown?: ((state: any) => unknown) | undefined;
 }
 

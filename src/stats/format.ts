@@ -1,21 +1,13 @@
-import { type CheckStats, type GeneratorStats, type LatencyStats, type LoadResult, type MessageStats, type PhaseStats, type ServerStats, type StreamStats, type ThresholdResult, type WebSocketStageStats } from '../shared/load-result.js';
+import { type GeneratorStats, type LatencyStats, type LoadResult, type MessageStats, type PhaseStats, type ServerStats, type StreamStats, type WebSocketStageStats } from '../shared/load-result.js';
 import { partTables } from './format-parts.js';
 import { rateStagesText, targetRateRange } from './format-rate.js';
 import { countsMessages, resultKind } from '../shared/run-kind.js';
 import { socketIoExchange, socketIoNothingSent } from './socketio-words.js';
+import { alignColumns, COUNT, formatBytes, formatDuration, formatMs, formatPercent, plural, RATIO, row, TWO_DECIMALS } from './format-numbers.js';
+import { checks, thresholds } from './format-thresholds.js';
 
-// A fixed locale: a summary pasted in a CI log or an issue must read the same on every machine.
-const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-const TWO_DECIMALS = new Intl.NumberFormat('en-US', {
-  minimumFractionDigits: 2,
-  maximumFractionDigits: 2,
-});
-const THREE_DECIMALS = new Intl.NumberFormat('en-US', {
-  minimumFractionDigits: 3,
-  maximumFractionDigits: 3,
-});
-const ONE_DECIMAL = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
-const RATIO = new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 });
+// The threshold words live in format-thresholds.ts; the gate, the reports and capacity search import them from here.
+export { formatThresholdActual, formatThresholdWindows, thresholdLabel } from './format-thresholds.js';
 
 const LATENCY_COLUMNS: ReadonlyArray<[keyof LatencyStats, string]> = [
   ['p50', 'p50'], ['p75', 'p75'], ['p90', 'p90'], ['p99', 'p99'], ['p999', 'p99.9'],
@@ -23,11 +15,6 @@ const LATENCY_COLUMNS: ReadonlyArray<[keyof LatencyStats, string]> = [
 ];
 
 const PHASE_COLUMNS: ReadonlyArray<keyof PhaseStats> = ['min', 'p50', 'p90', 'p99', 'max', 'mean'];
-
-const BYTE_UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
-
-/** Width of the label column of the summary, so values line up. */
-const LABEL_WIDTH = 14;
 
 /**
  * A compact plain-text summary of a run, in the spirit of wrk and autocannon: a header line, the
@@ -106,39 +93,6 @@ function warmupNote(result: LoadResult): string {
   const { warmup } = result.requests;
   if (warmup === undefined) return '';
   return `; ${COUNT.format(warmup)} more sent in the ${warmupText(result) ?? 'warm-up'}, not measured`;
-}
-
-/** A threshold as written, with its window when it has one: `latency.p99 < 50 (every 10 s window)`. */
-export function thresholdLabel(t: ThresholdResult): string {
-  return `${t.metric} ${t.expression}${t.windows === undefined ? '' : ` (every ${t.windows.durationMs / 1000} s window)`}`;
-}
-
-/** How a windowed threshold's windows fared: `worst window; 7 of 21 windows failed, the first seconds 8-18`. */
-export function formatThresholdWindows(t: ThresholdResult): string {
-  const windows = t.windows;
-  if (windows === undefined) return '';
-  const first = windows.failed[0];
-  return first === undefined
-    ? `worst of ${windows.judged} window${windows.judged === 1 ? '' : 's'}`
-    : `worst window; ${windows.failed.length} of ${windows.judged} window${windows.judged === 1 ? '' : 's'} failed, the first seconds ${first.from}-${first.to}`;
-}
-
-/**
- * A threshold's actual value as the summary and `assertThresholds` print it: latencies and
- * durations in ms, rates with up to 4 decimals, counts with thousands separators, `no data` when the
- * metric had no value.
- */
-export function formatThresholdActual(metric: string, actual: number | null): string {
-  // NaN in memory, null from JSON: the metric had no value (nothing timed, a rate over nothing).
-  if (actual === null || Number.isNaN(actual)) return 'no data';
-  if (metric.startsWith('latency') || (/^stream\.\w+\.\w+$/.test(metric) && !metric.startsWith('stream.subscriptions.')) || metric === 'durationMs' || metric === 'server.cpuPerRequestMs' || metric === 'server.eventLoopLagMs') {
-    return `${formatMs(actual)} ms`;
-  }
-  if (metric.endsWith('.rate')) {
-    // A tiny error rate must not print as 0 next to a threshold such as '< 0.00001'.
-    return actual !== 0 && Math.abs(actual) < 0.0001 ? actual.toPrecision(3) : RATIO.format(actual);
-  }
-  return Number.isInteger(actual) ? COUNT.format(actual) : TWO_DECIMALS.format(actual);
 }
 
 function headerLine(result: LoadResult): string {
@@ -250,16 +204,6 @@ function stagesTable(stages: readonly WebSocketStageStats[], rate = 'msg/s'): st
   return alignColumns(rows);
 }
 
-/** The first column left-aligned, the others right-aligned, two spaces apart. */
-function alignColumns(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((r) => r[column]!.length)));
-  return rows.map((r) =>
-    r
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!)))
-      .join('  '),
-  );
-}
-
 function generator(stats: GeneratorStats): string {
   const parts = [
     `CPU ${formatPercent(stats.cpuPercent)} of a core`,
@@ -300,10 +244,6 @@ function serverRows(stats: ServerStats, messages: boolean): string[] {
   }
   if (rows.length === 0) rows.push(row('Server', notes.join(', ') || 'no source answered'));
   return rows;
-}
-
-function formatPercent(percent: number): string {
-  return `${percent < 10 ? ONE_DECIMAL.format(percent) : COUNT.format(percent)}%`;
 }
 
 function statusCodes(codes: Record<string, number>): string {
@@ -353,72 +293,4 @@ function failed(result: LoadResult): string {
     .map(([status, count]) => `status ${status} ${COUNT.format(count)}`);
   if (result.errors.total > 0) parts.push(`errors ${COUNT.format(result.errors.total)}`);
   return `${COUNT.format(total)} of ${COUNT.format(ended)} (${TWO_DECIMALS.format((total / ended) * 100)}%: ${parts.join(', ')})`;
-}
-
-function checks(stats: CheckStats): string[] {
-  const total = stats.passed + stats.failed;
-  const share = total === 0 ? '' : ` (${TWO_DECIMALS.format((stats.passed / total) * 100)}% passed)`;
-  const lines = [row('Checks', `${passedFailed(stats)}${share}`)];
-  const names = Object.keys(stats.byName);
-  const nameWidth = Math.max(0, ...names.map((n) => n.length));
-  for (const name of names) {
-    const counts = stats.byName[name]!;
-    lines.push(
-      `  ${name.padEnd(nameWidth)}  ${passedFailed(counts)}`,
-    );
-  }
-  for (const example of stats.examples) lines.push(`  ✗ ${example.message}`);
-  return lines;
-}
-
-function thresholds(results: ThresholdResult[]): string[] {
-  const failed = results.filter((t) => !t.passed).length;
-  const lines = [
-    row(
-      'Thresholds',
-      failed === 0 ? `all ${results.length} passed` : `${failed} of ${results.length} failed`,
-    ),
-  ];
-  const labels = results.map(thresholdLabel);
-  const width = Math.max(...labels.map((l) => l.length));
-  results.forEach((t, i) => {
-    const actual = formatThresholdActual(t.metric, t.actual);
-    const windows = formatThresholdWindows(t);
-    const detail = t.message ?? `actual ${actual}${windows === '' ? '' : ` (${windows})`}`;
-    lines.push(`  ${t.passed ? '✓' : '✗'} ${labels[i]!.padEnd(width)}  ${detail}`);
-  });
-  return lines;
-}
-
-function passedFailed(counts: { passed: number; failed: number }): string {
-  return `${COUNT.format(counts.passed)} passed, ${COUNT.format(counts.failed)} failed`;
-}
-
-function row(label: string, value: string): string {
-  return `${label.padEnd(LABEL_WIDTH)}${value}`;
-}
-
-/** Milliseconds: 3 decimals below 10 ms (where microseconds matter), 2 above. */
-function formatMs(ms: number | null): string {
-  if (ms === null || Number.isNaN(ms)) return 'n/a';
-  return Math.abs(ms) < 10 ? THREE_DECIMALS.format(ms) : TWO_DECIMALS.format(ms);
-}
-
-function formatDuration(ms: number): string {
-  return ms >= 1000 ? `${TWO_DECIMALS.format(ms / 1000)} s` : `${formatMs(ms)} ms`;
-}
-
-/** Decimal (SI) units, as network throughput is usually quoted. */
-function formatBytes(bytes: number): string {
-  let value = bytes;
-  let unit = 0;
-  while (Math.abs(value) >= 999.995 && unit < BYTE_UNITS.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return unit === 0 ? `${COUNT.format(value)} B` : `${TWO_DECIMALS.format(value)} ${BYTE_UNITS[unit]}`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${COUNT.format(count)} ${noun}${count === 1 ? '' : 's'}`;
 }

@@ -1,16 +1,8 @@
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import {
-  DEFAULT_MAX_FRAME_BYTES,
-  DEFAULT_WINDOW_BYTES,
-  encodeGoaway,
-  encodeRstStream,
-  ErrorCode,
-  Flag,
-  FRAME_HEADER_BYTES,
-  FrameType,
-  writeFrameHeader,
-  writeUint31,
+  DEFAULT_MAX_FRAME_BYTES, DEFAULT_WINDOW_BYTES, encodeGoaway, encodeRstStream, ErrorCode, Flag, FRAME_HEADER_BYTES,
+  FrameType, writeFrameHeader, writeUint31,
 } from '../http2/frames.js';
 import { NO_CONTENT_LENGTH } from '../http2/hpack.js';
 import type { H2Request } from '../http2/request.js';
@@ -71,7 +63,6 @@ export abstract class H2Session {
   closed = false;
   readonly streams = new Map<number, H2Stream>();
 
-  protected readonly owner: H2ConnectionOwner;
   #nextStreamId = 1;
   /** When the connection opened: requests sent before count as written then. */
   protected readyAt = 0;
@@ -97,12 +88,10 @@ export abstract class H2Session {
   protected settingsTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    owner: H2ConnectionOwner,
+    protected readonly owner: H2ConnectionOwner,
     /** The transport's slot this connection was opened for. */
     readonly slot: number,
-  ) {
-    this.owner = owner;
-  }
+  ) {}
 
   /** Resolves once the server's SETTINGS arrived or the connection closed. */
   whenSettled(): Promise<void> {

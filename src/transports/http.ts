@@ -113,6 +113,7 @@ class HttpLane {
     };
     this.onEnd = () => transport.finish(lane, this);
     this.onError = (error) => transport.fail(lane, this, errorCode(error));
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the function below has its own `this` (the socket or handle calling it)
     const state = this;
     this.onResponseClose = function () {
       if (state.response === this && !this.complete) transport.fail(lane, state, 'ECONNRESET');

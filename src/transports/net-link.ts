@@ -88,6 +88,7 @@ export abstract class ConnectionLink {
     this.#readBuffer = readBuffer;
     this.#rawCapable = opensRawTcp(endpoint, capacity);
     // the listeners' `this` is the socket
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the function below has its own `this` (the socket or handle calling it)
     const connection = this;
     this.#onread = {
       buffer: readBuffer,

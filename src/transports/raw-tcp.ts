@@ -141,6 +141,7 @@ export class RawTcp {
     this.#events = events;
     this.#readBuffer = readBuffer;
     // the callbacks' `this` is the handle
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the function below has its own `this` (the socket or handle calling it)
     const raw = this;
     this.#writes = createHandleWrites((handle, status) => raw.#writeFailed(handle as TcpHandle, status))!;
     const { state, readBytes } = this.#bindings;

@@ -37,6 +37,7 @@ export class SessionStore {
     this.session = initial === undefined ? undefined : withoutPeerCertificate(initial);
     this.#verifies = options?.rejectUnauthorized !== false;
     // the listener's `this` is the socket
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the function below has its own `this` (the socket or handle calling it)
     const store = this;
     this.remember = function (this: tls.TLSSocket, session: Buffer): void {
       const stripped = withoutPeerCertificate(session);

@@ -7,11 +7,14 @@ import { AmountCounter } from '../runner/closed-loop.js';
 import { PhaseRecorder } from '../stats/phases.js';
 import { CONNECTION_CLOSED } from '../transports/error-code.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
-import { frameBytes, socketSettings, WsConnection, type ConnectionEvents, type SocketSettings } from './connection.js';
+import { frameBytes, WsConnection, type ConnectionEvents, type SocketSettings } from './connection.js';
 import { HANDSHAKES_IN_FLIGHT, OpeningQueue } from './opening.js';
 import { StageMeter } from '../runner/stage-meter.js';
 import { ClockSkew, epochMs, timestampReader, type TimestampReader } from './timestamps.js';
 import type { PlannedWebSocket, WebSocketHooks } from '../shared/websocket.js';
+import { ClosingSockets, NORMAL_CLOSURE, planSocketSettings, rampConnections } from './connection-set.js';
+
+export { CLOSE_GRACE_MS } from './connection-set.js';
 
 /**
  * A connection that stayed open this long (or got a message) counts as having worked: only then does
@@ -19,10 +22,7 @@ import type { PlannedWebSocket, WebSocketHooks } from '../shared/websocket.js';
  * every connection drew about 150 handshakes a second from each.
  */
 const STABLE_OPEN_MS = 1000;
-/** At the end, how long closing handshakes may take before the sockets are dropped. */
-export const CLOSE_GRACE_MS = 1000;
 const TICK_MS = 100;
-const NORMAL_CLOSURE = 1000;
 
 export interface WebSocketRunHooks extends RunHooks {
   websocket?: WebSocketHooks | undefined;
@@ -88,9 +88,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
   /** First connections not yet opened or failed once. */
   #unsettled: number;
   #settled!: () => void;
-  #allClosed: (() => void) | undefined;
-  /** After the end: sockets whose close has not come yet. */
-  #closingSockets = 0;
+  readonly #closing = new ClosingSockets();
   readonly #opening: OpeningQueue;
   readonly #events: ConnectionEvents;
   /** Messages sent wait for their answer (always, but a Socket.IO emit without ack or reply). */
@@ -107,14 +105,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     this.#sends = this.#message !== undefined || this.#dynamicMessage;
     this.#intervalMs = this.#ws.rate === undefined ? undefined : 1000 / this.#ws.rate;
     this.#timestampOf = timestampReader(this.#ws, hooks.websocket);
-    this.#settings = socketSettings(plan.url, {
-      headers: this.#ws.headers,
-      protocols: this.#ws.protocols,
-      perMessageDeflate: this.#ws.perMessageDeflate,
-      tlsOptions: plan.tls,
-      timeoutMs: plan.timeoutMs,
-      keepsMessages: hooks.websocket?.timestamp !== undefined,
-    });
+    this.#settings = planSocketSettings(plan, hooks.websocket);
     this.#connections = Array.from({ length: peakConnections(plan) }, (_, index) => new WsConnection(index));
     this.#connectionRamp = new ConnectionRamp(plan);
     this.#amount = new AmountCounter(plan.amount);
@@ -159,10 +150,6 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     return !this.#begun || now >= this.#measureAt;
   }
 
-  #amountReached(): boolean {
-    return this.#amount.amountReached();
-  }
-
   #startSending(connection: WsConnection, now: number): void {
     if (!this.#sends || this.#stopped) return;
     if (this.#intervalMs === undefined) {
@@ -197,7 +184,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
   }
 
   #send(connection: WsConnection, now: number): void {
-    if (this.#amountReached() || this.#stopped) return;
+    if (this.#amount.amountReached() || this.#stopped) return;
     const socket = connection.socket;
     if (socket === undefined || !connection.open) return;
     let data = this.#message;
@@ -222,7 +209,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     this.#recorder.recordSent(frameBytes(bytes, true), now);
     this.#stages?.recordSent(now);
     // Nothing to wait for: the last message sent ends the run (the socket's close follows the data).
-    if (!this.#awaitsReply && this.#amountReached()) this.#run.stop(false);
+    if (!this.#awaitsReply && this.#amount.amountReached()) this.#run.stop(false);
   }
 
   opened(connection: WsConnection, connectMs: number, tlsMs: number | undefined, handshakeMs: number): void {
@@ -282,7 +269,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     if (!this.#begun || now < this.#measureAt) return;
     this.#recorder.recordMessage(wireBytes, latencyMs, now);
     this.#stages?.recordReceived(now, latencyMs < 0 ? -1 : Math.round(latencyMs * 1000));
-    if (this.#outstanding === 0 && this.#amountReached()) this.#run.stop(false);
+    if (this.#outstanding === 0 && this.#amount.amountReached()) this.#run.stop(false);
   }
 
   /** An error of the run (`code`), counted unless it came in the warm-up. */
@@ -311,7 +298,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     const unanswered = this.#dropPending(connection);
     this.#settle(connection);
     if (this.#stopped) {
-      if (--this.#closingSockets === 0) this.#allClosed?.();
+      this.#closing.closed();
       return;
     }
     const now = performance.now();
@@ -323,7 +310,7 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
       // Their replies will not come: errors, as a request in flight on a closed HTTP connection is.
       for (let index = 0; index < unanswered; index++) this.#recorder.recordError(CONNECTION_CLOSED, now);
     }
-    if (this.#outstanding === 0 && this.#amountReached()) {
+    if (this.#outstanding === 0 && this.#amount.amountReached()) {
       this.#run.stop(false);
       return;
     }
@@ -377,25 +364,14 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
       }
       if (expired && this.#intervalMs === undefined && connection.pending === 0) this.#send(connection, now);
     }
-    if (this.#outstanding === 0 && this.#amountReached()) this.#run.stop(false);
+    if (this.#outstanding === 0 && this.#amount.amountReached()) this.#run.stop(false);
   }
 
   /** Connection `stages`: opens or closes connections toward the due count. */
   #ramp(now: number): void {
     const before = this.#connectionRamp.step(now, this.#measureAt);
     if (before === undefined) return;
-    const target = this.#connectionRamp.active;
-    for (let index = Math.min(before, target); index < Math.max(before, target); index++) {
-      const connection = this.#connections[index]!;
-      if (target > before) {
-        if (connection.socket === undefined && connection.timer === undefined) this.#opening.request(connection);
-      } else if (connection.socket !== undefined) {
-        connection.closing = true;
-        clearTimeout(connection.timer);
-        connection.timer = undefined;
-        connection.socket.close(NORMAL_CLOSURE);
-      }
-    }
+    rampConnections(this.#connections, before, this.#connectionRamp.active, this.#opening);
   }
 
   halt(): void {
@@ -409,36 +385,11 @@ export class WebSocketRunner implements ConnectionEvents, Exchanges {
     stats.websocket = { closeCodes: this.#closeCodes, stages: this.#stages?.finish(endAt) };
     this.#clockSkew.warn(stats.warnings);
     return new Promise((resolve) =>
-      this.#closeAll(() => {
+      this.#closing.closeAll(this.#connections, () => {
         this.#events.finished?.();
         resolve();
       }),
     );
-  }
-
-  #closeAll(then: () => void): void {
-    const sockets = this.#connections.filter((connection) => {
-      clearTimeout(connection.timer);
-      connection.timer = undefined;
-      return connection.socket !== undefined;
-    });
-    if (sockets.length === 0) return then();
-    this.#closingSockets = sockets.length;
-    const grace = setTimeout(() => {
-      for (const connection of sockets) connection.socket?.terminate();
-      finish();
-    }, CLOSE_GRACE_MS);
-    const finish = () => {
-      this.#allClosed = undefined;
-      clearTimeout(grace);
-      then();
-    };
-    this.#allClosed = finish;
-    for (const connection of sockets) {
-      connection.closing = true;
-      if (connection.open) connection.socket!.close(NORMAL_CLOSURE);
-      else connection.socket!.terminate();
-    }
   }
 }
 
