@@ -1,11 +1,13 @@
 // One short run of each transport and protocol, for the quick test command (`npm test`): exact
 // counts at the server, so a transport that stopped working fails here in seconds. Each has its own
-// file with the whole story (transports, h2-transport, websocket, socketio, rate, workers, cli).
+// file with the whole story (transports, h2-transport, websocket, socketio, rate, workers, cli, task,
+// stream-e2e).
 import t from 'tap';
 import { runLoad, type TransportName } from '../../src/index.js';
 import { runProgram, root } from '../fixtures/cli.js';
 import { localhostCert, localhostKey } from '../fixtures/raw-http-server.js';
 import { socketIoServer } from '../fixtures/socketio-server.js';
+import { startStreamServer } from '../fixtures/stream-server.js';
 import { testServer } from '../fixtures/test-server.js';
 
 for (const transport of ['net', 'undici', 'http'] as const satisfies readonly TransportName[]) {
@@ -59,4 +61,32 @@ t.test('the built salvo command runs a load test and prints the result as JSON',
   t.equal(run.code, 0, run.stderr);
   t.equal(JSON.parse(run.stdout).requests.completed, 40);
   t.equal(server.stats.requests, 40);
+});
+
+t.test('a task run: exactly amount calls over concurrency slots, each measured step counted', async (t) => {
+  let calls = 0;
+  const slots = new Set<number>();
+  const result = await runLoad({
+    task: async (ctx) => {
+      calls++;
+      slots.add(ctx.slot);
+      await ctx.measure('step', () => new Promise((resolve) => setImmediate(resolve)));
+    },
+    concurrency: 3,
+    amount: 77,
+  });
+  t.equal(calls, 77, 'the task was called amount times');
+  t.same({ sent: result.requests.sent, completed: result.requests.completed, errors: result.errors.total }, { sent: 77, completed: 77, errors: 0 });
+  t.same([...slots].sort(), [0, 1, 2], 'every slot of concurrency ran');
+  t.equal(result.byName?.step?.requests.completed, 77, 'one measured step per call');
+});
+
+t.test('an SSE stream run: every event of every stream counted, the [DONE] marker not', async (t) => {
+  const server = await startStreamServer({ format: 'sse', delayMs: 0, intervalMs: 1, events: 5 });
+  t.teardown(() => server.close());
+  const result = await runLoad({ url: server.url, connections: 2, amount: 9, stream: { format: 'sse', until: '[DONE]' } });
+  const applied = server.applied();
+  t.same({ completed: result.requests.completed, errors: result.errors.total }, { completed: 9, errors: 0 });
+  t.same({ streams: result.stream?.streams, ended: result.stream?.ended, events: result.stream?.events }, { streams: 9, ended: 9, events: 45 });
+  t.same({ requests: applied.requests, events: applied.events }, { requests: 9, events: 45 }, 'what the server wrote');
 });
