@@ -64,7 +64,7 @@ t.test('add, list, compare (exit 3, JUnit, summary on $GITHUB_STEP_SUMMARY, --ad
   const summary = await readFile(stepSummary, 'utf8');
   t.ok(summary.startsWith('# earlier step\n### salvo: api ❌ regressed: latency.p50\n'), 'appended to the step summary');
   t.match(summary, /Reports: \[run 1\]\(slow-0\.html\)/);
-  const { stderr } = await promisify(execFile)('xmllint', ['--noout', '--schema', join(import.meta.dirname, 'fixtures', 'junit.xsd'), junit]);
+  const { stderr } = await promisify(execFile)('xmllint', ['--noout', '--schema', join(import.meta.dirname, '..', 'fixtures', 'junit.xsd'), junit]);
   t.match(stderr, /validates/);
   t.match(await readFile(junit, 'utf8'), /<failure message="latency\.p50: \d+\.\d\d% slower \([\d.]+ -&gt; [\d.]+ ms\), p = [^"]+; 3 runs against 6 runs of 3 builds" type="regression">/);
 
@@ -121,7 +121,7 @@ t.test('salvo URL --junit --summary: the thresholds as JUnit test cases and a Ma
   t.equal(code, 1);
   t.equal(server.stats.requests, 50);
   const xml = await readFile(junit, 'utf8');
-  const { stderr } = await promisify(execFile)('xmllint', ['--noout', '--schema', join(import.meta.dirname, 'fixtures', 'junit.xsd'), junit]);
+  const { stderr } = await promisify(execFile)('xmllint', ['--noout', '--schema', join(import.meta.dirname, '..', 'fixtures', 'junit.xsd'), junit]);
   t.match(stderr, /validates/);
   t.match(xml, /<testsuite name="http:\/\/127\.0\.0\.1:\d+\/ thresholds" tests="2" failures="1" errors="0" skipped="0"/);
   t.match(xml, /<failure message="latency\.p50 &lt;1: actual \d+\.\d+ ms" type="threshold">/);

@@ -10,7 +10,7 @@ import { addToHistory, compareWithHistory, formatJUnit, formatSummary, gatePasse
 import { testServer } from '../fixtures/test-server.js';
 import { inSomeRun } from '../fixtures/timing.js';
 
-const SCHEMA = join(import.meta.dirname, 'fixtures', 'junit.xsd');
+const SCHEMA = join(import.meta.dirname, '..', 'fixtures', 'junit.xsd');
 
 /**
  * A build's runs: five short ones, as a CI job would repeat its load test. Five, not three: Welch's

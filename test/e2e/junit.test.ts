@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import t, { type Test } from 'tap';
 import { formatJUnit, formatSummary, gateChecks, type GateOutcome, type HistoryComparison } from '../../src/gate/index.js';
 
-const SCHEMA = join(import.meta.dirname, 'fixtures', 'junit.xsd');
+const SCHEMA = join(import.meta.dirname, '..', 'fixtures', 'junit.xsd');
 
 async function validate(t: Test, xml: string): Promise<void> {
   const file = join(t.testdir(), 'junit.xml');
