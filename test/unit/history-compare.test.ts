@@ -50,8 +50,8 @@ t.test('too short a history: a warning that passes, or a failure when a baseline
 t.test('bad options and another measurement are refused by name', async (t) => {
   const runs = [run(10), run(10)];
   t.throws(() => compareWithEntries('api', history, runs, { confidence: '****' as never }), { option: 'confidence', message: /^confidence must be '\*', '\*\*' or '\*\*\*'; got "\*\*\*\*"$/ });
-  t.throws(() => compareWithEntries('api', history, runs, { entries: 0 }), { option: 'entries' });
-  t.throws(() => compareWithEntries('api', history, runs, { margins: {} }), { option: 'margins' });
+  t.throws(() => compareWithEntries('api', history, runs, { entries: 0 }), { code: 'SALVO_INVALID_OPTION', option: 'entries', message: /^entries must be a whole number of history entries, at least 1; got 0$/ });
+  t.throws(() => compareWithEntries('api', history, runs, { margins: {} }), { code: 'SALVO_INVALID_OPTION', option: 'margins' });
   const other = { ...run(10), url: 'http://127.0.0.1:3000/other' } as StoredRun;
   t.throws(() => compareWithEntries('api', history, [other, other]), { option: 'testId', message: /target \/api -> \/other/ });
 });
