@@ -3,7 +3,7 @@
 // runs every test file (tap's own include, package.json), as CI does on each Node version. A file
 // here is still run by test:all; a new test file goes here only if it takes a few seconds at most.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const QUICK = [
@@ -21,20 +21,23 @@ const QUICK = [
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const quickFiles = QUICK.map((name) => `test/${name}.test.ts`);
-// `--others`: every other test file, for CI, which runs the quick list once (as `npm test`) and then these.
-const others = process.argv[2] === '--others';
-const files = others
-  ? readdirSync(new URL('.', import.meta.url))
-      .filter((name) => name.endsWith('.test.ts'))
-      .map((name) => `test/${name}`)
-      .filter((file) => !quickFiles.includes(file))
-      .sort()
-  : quickFiles;
-const missing = quickFiles.filter((file) => !existsSync(new URL(`../${file}`, import.meta.url)));
+// Test files live in test/unit/ (modules over fakes) and test/e2e/ (real servers and processes);
+// the quick list names them without their folder.
+const FOLDERS = ['unit', 'e2e'];
+const all = FOLDERS.flatMap((folder) =>
+  readdirSync(new URL(`${folder}/`, import.meta.url))
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => `test/${folder}/${name}`),
+).sort();
+const named = (name) => all.filter((file) => file.endsWith(`/${name}.test.ts`));
+const missing = QUICK.filter((name) => named(name).length !== 1);
 if (missing.length > 0) {
-  console.error(`test/quick.mjs lists test files that do not exist: ${missing.join(', ')}`);
+  console.error(`test/quick.mjs lists test files that are not in exactly one of test/${FOLDERS.join('/, test/')}/: ${missing.join(', ')}`);
   process.exit(1);
 }
+const quickFiles = QUICK.flatMap(named);
+// `--others`: every other test file, for CI, which runs the quick list once (as `npm test`) and then these.
+const others = process.argv[2] === '--others';
+const files = others ? all.filter((file) => !quickFiles.includes(file)) : quickFiles;
 const tap = spawnSync(`${root}node_modules/.bin/tap`, [...files, ...process.argv.slice(others ? 3 : 2)], { cwd: root, stdio: 'inherit' });
 process.exit(tap.status ?? 1);
