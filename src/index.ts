@@ -61,7 +61,15 @@ export type {
   PrometheusOutput,
   PrometheusSource,
 } from './shared/load-options.js';
-export type { MachineSecond, MachineStats, ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats } from './shared/load-result.js';
+export type {
+  MachineSecond,
+  MachineStats,
+  ServerReadingSecond,
+  ServerSecond,
+  ServerSeries,
+  ServerSourceStats,
+  ServerStats,
+} from './shared/load-result.js';
 export type { Segment, ThresholdSetting, Thresholds, TransportName } from './shared/terms.js';
 export type { RunKind } from './shared/run-kind.js';
 export type { Warning } from './shared/warnings.js';
@@ -71,7 +79,18 @@ export { compareResults, DEFAULT_METRICS } from './compare/compare-results.js';
 export { runComparison } from './compare/run-comparison.js';
 export { formatComparison } from './compare/format-comparison.js';
 export { assertNoRegression, parseMargin } from './compare/assert-no-regression.js';
-export type { CompareResultsOptions, Comparison, ComparisonRow, Confidence, ConfidenceLevel } from './compare/compare-results.js';
-export type { RunComparisonOptions, ComparisonProgress, ComparisonRuns, ComparisonSide } from './compare/run-comparison.js';
+export type {
+  CompareResultsOptions,
+  Comparison,
+  ComparisonRow,
+  Confidence,
+  ConfidenceLevel,
+} from './compare/compare-results.js';
+export type {
+  RunComparisonOptions,
+  ComparisonProgress,
+  ComparisonRuns,
+  ComparisonSide,
+} from './compare/run-comparison.js';
 export type { AssertNoRegressionOptions } from './compare/assert-no-regression.js';
 export { isMetric, KNOWN_METRICS } from './stats/thresholds.js';

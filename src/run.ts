@@ -133,7 +133,10 @@ async function runScenarios(run: RunPlan): Promise<LoadResult> {
   if (run.signal?.aborted) controller.abort();
   // A scenario warms up before its start: the shared start leaves room for the longest warm-up.
   // A scenario's warm-up and pre-warm run before its start: the shared start leaves time for the longest.
-  const warmupLeadMs = Math.max(0, ...scenarios.map(({ startMs, plan }) => plan.warmupMs + prewarmLeadMs(plan) - startMs));
+  const warmupLeadMs = Math.max(
+    0,
+    ...scenarios.map(({ startMs, plan }) => plan.warmupMs + prewarmLeadMs(plan) - startMs),
+  );
   const startAt = run.startAtMs ?? wallClockMs() + START_LEAD_MS + warmupLeadMs;
   const first = scenarios[0]!.plan;
   const spanMs = Math.max(...scenarios.map(({ startMs, plan }) => startMs + (plan.durationMs ?? 0)));
@@ -196,7 +199,10 @@ async function runScenarios(run: RunPlan): Promise<LoadResult> {
     transport: transports.size === 1 ? firstResult.transport : first.transport,
     connections: results.reduce((sum, part) => sum + part.connections, 0),
     // Scenarios with one worker share this thread; the others add their worker threads.
-    workers: Math.max(1, results.reduce((sum, part) => sum + (part.workers > 1 ? part.workers : 0), 0)),
+    workers: Math.max(
+      1,
+      results.reduce((sum, part) => sum + (part.workers > 1 ? part.workers : 0), 0),
+    ),
     rate: rates.length === 0 ? undefined : rates.reduce((sum, part) => sum + part.rate!, 0),
     merge: {
       ...(firstResult.merge.segment !== undefined ? { segment: firstResult.merge.segment } : {}),

@@ -61,9 +61,16 @@ export interface RunPlan {
 function scenarioError(name: string, error: unknown): unknown {
   if (!(error instanceof SalvoOptionError || error instanceof SalvoRangeError)) return error;
   const option = `scenarios.${name}${error.option === '' ? '' : `.${error.option}`}`;
-  const detail = { option, value: error.value, mentions: error.mentions.map((mention) => `scenarios.${name}.${mention}`), cause: error };
+  const detail = {
+    option,
+    value: error.value,
+    mentions: error.mentions.map((mention) => `scenarios.${name}.${mention}`),
+    cause: error,
+  };
   const message = `scenarios.${name}: ${error.message}`;
-  return error instanceof SalvoRangeError ? new SalvoRangeError(message, detail) : new SalvoOptionError(message, detail);
+  return error instanceof SalvoRangeError
+    ? new SalvoRangeError(message, detail)
+    : new SalvoOptionError(message, detail);
 }
 
 /**
@@ -98,11 +105,18 @@ function pathUrl(path: unknown, base: unknown): string {
 }
 
 /** One scenario's options over the run's defaults, planned as `runLoad` plans a run. */
-async function planScenario(name: string, scenario: unknown, defaults: Record<string, unknown>, options: LoadOptions):
-  Promise<ScenarioPlan> {
+async function planScenario(
+  name: string,
+  scenario: unknown,
+  defaults: Record<string, unknown>,
+  options: LoadOptions,
+): Promise<ScenarioPlan> {
   try {
     if (typeof scenario !== 'object' || scenario === null || Array.isArray(scenario)) {
-      throw new SalvoOptionError(`must be an object of options; got ${show(scenario)}`, { option: '', value: scenario });
+      throw new SalvoOptionError(`must be an object of options; got ${show(scenario)}`, {
+        option: '',
+        value: scenario,
+      });
     }
     rejectUnknownOptions(scenario, SCENARIO_KEYS);
     const { start, path, ...own } = scenario as ScenarioOptions;
@@ -114,7 +128,8 @@ async function planScenario(name: string, scenario: unknown, defaults: Record<st
     // The run's options are defaults: one that this scenario's kind has no use for is left out (a
     // task scenario in a run with a url), while the scenario's own options are checked as a run's.
     const kind = runKindOf({ ...merged, ...own } as LoadOptions);
-    for (const key of Object.keys(merged)) if (!(OPTION_TABLE[key as keyof LoadOptions]?.kinds.includes(kind) ?? true)) delete merged[key];
+    for (const key of Object.keys(merged))
+      if (!(OPTION_TABLE[key as keyof LoadOptions]?.kinds.includes(kind) ?? true)) delete merged[key];
     const scenarioOptions = { ...merged, ...own } as LoadOptions;
     const aborting = abortThresholds(options.thresholds, name);
     if (aborting !== undefined) scenarioOptions.thresholds = aborting;
@@ -133,11 +148,22 @@ async function planScenario(name: string, scenario: unknown, defaults: Record<st
 async function planScenarios(options: LoadOptions): Promise<RunPlan> {
   rejectUnknownOptions(options);
   const { scenarios } = options;
-  if (typeof scenarios !== 'object' || scenarios === null || Array.isArray(scenarios) || Object.keys(scenarios).length === 0) {
-    throw new SalvoOptionError(`scenarios must be an object of scenario names to their options, such as { browse: { rate: 500 } }; got ${show(scenarios)}`, { option: 'scenarios', value: scenarios });
+  if (
+    typeof scenarios !== 'object' ||
+    scenarios === null ||
+    Array.isArray(scenarios) ||
+    Object.keys(scenarios).length === 0
+  ) {
+    throw new SalvoOptionError(
+      `scenarios must be an object of scenario names to their options, such as { browse: { rate: 500 } }; got ${show(scenarios)}`,
+      { option: 'scenarios', value: scenarios },
+    );
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new SalvoOptionError(`signal must be an AbortSignal; got ${show(options.signal)}`, { option: 'signal', value: options.signal });
+    throw new SalvoOptionError(`signal must be an AbortSignal; got ${show(options.signal)}`, {
+      option: 'signal',
+      value: options.signal,
+    });
   }
   const { options: loaded } = await importOptionModules({ onProgress: options.onProgress } as LoadOptions);
   if (loaded.onProgress !== undefined && typeof loaded.onProgress !== 'function') {

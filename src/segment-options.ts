@@ -27,13 +27,20 @@ export function parseSegment(
     throw new SalvoOptionError(`segment must be { index, count }; got ${show(value)}`, { option: 'segment', value });
   }
   const unknown = Object.keys(value).find((key) => key !== 'index' && key !== 'count');
-  if (unknown !== undefined) throw new SalvoOptionError(`segment has an unknown key ${show(unknown)}; it takes { index, count }`, { option: `segment.${unknown}`, value: (value as Record<string, unknown>)[unknown] });
+  if (unknown !== undefined)
+    throw new SalvoOptionError(`segment has an unknown key ${show(unknown)}; it takes { index, count }`, {
+      option: `segment.${unknown}`,
+      value: (value as Record<string, unknown>)[unknown],
+    });
   const { index, count } = value as Record<string, unknown>;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) {
-    throw new (typeof count === 'number' ? SalvoRangeError : SalvoOptionError)(`segment.count must be a positive integer; got ${show(count)}`, {
-      option: 'segment.count',
-      value: count,
-    });
+    throw new (typeof count === 'number' ? SalvoRangeError : SalvoOptionError)(
+      `segment.count must be a positive integer; got ${show(count)}`,
+      {
+        option: 'segment.count',
+        value: count,
+      },
+    );
   }
   if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count) {
     throw new (typeof index === 'number' ? SalvoRangeError : SalvoOptionError)(
@@ -41,9 +48,16 @@ export function parseSegment(
       { option: 'segment.index', value: index },
     );
   }
-  for (const [name, total] of [['connections', whole.connections], ['amount', whole.amount], ['rate', whole.rate]] as const) {
+  for (const [name, total] of [
+    ['connections', whole.connections],
+    ['amount', whole.amount],
+    ['rate', whole.rate],
+  ] as const) {
     if (total !== undefined && count > total) {
-      throw new SalvoRangeError(`segment.count ${count} is more than ${name} ${total}: every segment needs at least one; use fewer segments or raise ${name}`, { option: 'segment.count', value: count, mentions: [name] });
+      throw new SalvoRangeError(
+        `segment.count ${count} is more than ${name} ${total}: every segment needs at least one; use fewer segments or raise ${name}`,
+        { option: 'segment.count', value: count, mentions: [name] },
+      );
     }
   }
   return { index, count };
@@ -53,10 +67,18 @@ export function parseSegment(
 export function parseStartAt(value: unknown): number | undefined {
   if (value === undefined) return undefined;
   const ms = value instanceof Date ? value.getTime() : value;
-  if (typeof ms !== 'number') throw new SalvoOptionError(`startAt must be epoch milliseconds or a Date; got ${show(value)}`, { option: 'startAt', value });
-  if (!Number.isFinite(ms)) throw new SalvoRangeError(`startAt must be a valid time; got ${show(value)}`, { option: 'startAt', value });
+  if (typeof ms !== 'number')
+    throw new SalvoOptionError(`startAt must be epoch milliseconds or a Date; got ${show(value)}`, {
+      option: 'startAt',
+      value,
+    });
+  if (!Number.isFinite(ms))
+    throw new SalvoRangeError(`startAt must be a valid time; got ${show(value)}`, { option: 'startAt', value });
   if (ms < EARLIEST_EPOCH_MS) {
-    throw new SalvoRangeError(`startAt must be epoch milliseconds (Date.now() + 30_000, say); got ${show(value)}, which looks like seconds or an offset`, { option: 'startAt', value });
+    throw new SalvoRangeError(
+      `startAt must be epoch milliseconds (Date.now() + 30_000, say); got ${show(value)}, which looks like seconds or an offset`,
+      { option: 'startAt', value },
+    );
   }
   return ms;
 }

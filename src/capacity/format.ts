@@ -6,7 +6,19 @@ const MS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFra
 /** A step that timed nothing (no response) has no latency: NaN, shown as n/a, never as 0. */
 const ms = (value: number): string => (Number.isFinite(value) ? MS.format(value) : 'n/a');
 
-const COLUMNS = ['step', 'phase', 'target/s', 'sent/s', 'done/s', 'p50 ms', 'p99 ms', 'p99 write', 'errors', 'missed', 'verdict'];
+const COLUMNS = [
+  'step',
+  'phase',
+  'target/s',
+  'sent/s',
+  'done/s',
+  'p50 ms',
+  'p99 ms',
+  'p99 write',
+  'errors',
+  'missed',
+  'verdict',
+];
 
 function verdict(step: CapacityStep): string {
   if (step.passed) return 'pass';
@@ -65,7 +77,10 @@ export function formatCapacity(result: CapacityResult): string {
     ),
     '',
   ];
-  const answer = result.capacity === undefined ? 'none found' : `${COUNT.format(result.capacity)} req/s${result.confirmed ? ', confirmed' : ', not confirmed'}`;
+  const answer =
+    result.capacity === undefined
+      ? 'none found'
+      : `${COUNT.format(result.capacity)} req/s${result.confirmed ? ', confirmed' : ', not confirmed'}`;
   lines.push(`Capacity      ${answer} (limited by ${result.limitedBy})`, result.message);
   return lines.join('\n');
 }

@@ -49,13 +49,17 @@ export function judgeStep(
   } else {
     for (const threshold of result.thresholds ?? []) {
       if (threshold.passed) continue;
-      failures.push(`${threshold.metric} ${threshold.expression} (actual ${formatThresholdActual(threshold.metric, threshold.actual)})`);
+      failures.push(
+        `${threshold.metric} ${threshold.expression} (actual ${formatThresholdActual(threshold.metric, threshold.actual)})`,
+      );
     }
     // A response the run does not accept (a 503 shedding load) is no capacity: only successes count.
     const failedResponses = (result.failed?.total ?? result.errors.total) - result.errors.total;
     const succeeded = seconds > 0 ? (completed - failedResponses) / seconds : 0;
     if (failedResponses > 0 && succeeded < ACHIEVED_SHARE * rate) {
-      failures.push(`succeeded ${succeeded.toFixed(1)}/s (${failedResponses} responses failed: ${Object.keys(result.failed.byStatus).join(', ')}), under ${ACHIEVED_SHARE * 100}% of the target`);
+      failures.push(
+        `succeeded ${succeeded.toFixed(1)}/s (${failedResponses} responses failed: ${Object.keys(result.failed.byStatus).join(', ')}), under ${ACHIEVED_SHARE * 100}% of the target`,
+      );
     } else if (perSecond < ACHIEVED_SHARE * rate) {
       failures.push(`completed ${perSecond.toFixed(1)}/s, under ${ACHIEVED_SHARE * 100}% of the target`);
     }
@@ -91,15 +95,21 @@ const SERVER_CPU_SATURATED = 0.9;
  * The CPU `monitor` saw saturated, at 90% of all the cores its sources count: the server processes',
  * or without them the machine's (node_exporter); undefined when neither was.
  */
-export function saturatedCpu(result: LoadResult): { cpuPercent: number; cores: number; scope: 'server' | 'machine' } | undefined {
+export function saturatedCpu(
+  result: LoadResult,
+): { cpuPercent: number; cores: number; scope: 'server' | 'machine' } | undefined {
   const server = result.server;
-  for (const [scope, figures] of [['server', server], ['machine', server?.machine]] as const) {
+  for (const [scope, figures] of [
+    ['server', server],
+    ['machine', server?.machine],
+  ] as const) {
     if (figures?.cpuPercent === undefined || figures.cores === undefined) continue;
-    return figures.cpuPercent >= SERVER_CPU_SATURATED * 100 * figures.cores ? { cpuPercent: figures.cpuPercent, cores: figures.cores, scope } : undefined;
+    return figures.cpuPercent >= SERVER_CPU_SATURATED * 100 * figures.cores
+      ? { cpuPercent: figures.cpuPercent, cores: figures.cores, scope }
+      : undefined;
   }
   return undefined;
 }
-
 
 function blame(context: JudgeContext, result: LoadResult): StepLimit {
   // A busy event loop also delays reading responses, so the server's own time is not to be trusted.
@@ -130,7 +140,9 @@ function serverKeptObjective(context: JudgeContext, result: LoadResult): boolean
   const asServerSaw: LoadResult = { ...result, latency: result.latencyUncorrected };
   // An objective on one name (`latency.p99{name:checkout}`) reads that name's time from the write too.
   if (result.byName !== undefined) {
-    asServerSaw.byName = Object.fromEntries(Object.entries(result.byName).map(([name, stats]) => [name, { ...stats, latency: stats.latencyUncorrected }]));
+    asServerSaw.byName = Object.fromEntries(
+      Object.entries(result.byName).map(([name, stats]) => [name, { ...stats, latency: stats.latencyUncorrected }]),
+    );
   }
   if (!evaluateThresholds(serverSide, asServerSaw).every((threshold) => threshold.passed)) return false;
   if (serverSide.some((threshold) => threshold.metric.startsWith('latency'))) return true;

@@ -36,7 +36,12 @@ export function highestPassed({ steps, lowestFailed }: SearchState): number | un
 }
 
 /** The outcome of a search in words: the answer and how sure it is, or what stopped it and what to do. */
-export function outcomeMessage(state: SearchState, limitedBy: CapacityLimit, capacity: number | undefined, confirmed: boolean): string {
+export function outcomeMessage(
+  state: SearchState,
+  limitedBy: CapacityLimit,
+  capacity: number | undefined,
+  confirmed: boolean,
+): string {
   const { plan, steps, lowestFailed, failedConfirmations } = state;
   const last = steps.at(-1);
   const passed = highestPassed(state);
@@ -64,7 +69,10 @@ export function outcomeMessage(state: SearchState, limitedBy: CapacityLimit, cap
       `(${last!.failures.join('; ')}): the server does not meet it at any rate tried. Lower start, or review the SLO.`
     );
   }
-  const saturated = limitedBy === 'server-cpu' ? steps.find((step) => step.rate === lowestFailed && step.limitedBy === 'server-cpu') : undefined;
+  const saturated =
+    limitedBy === 'server-cpu'
+      ? steps.find((step) => step.rate === lowestFailed && step.limitedBy === 'server-cpu')
+      : undefined;
   const cpu = saturated === undefined ? undefined : saturatedCpu(saturated.result);
   const bracket = `${rate(lowestFailed!)} failed it${cpu === undefined ? '' : ` with the ${cpu.scope}'s CPU saturated (${COUNT.format(cpu.cpuPercent)}% of ${cpu.cores} core${cpu.cores === 1 ? '' : 's'})`}`;
   if (capacity === undefined) {
@@ -78,7 +86,9 @@ export function outcomeMessage(state: SearchState, limitedBy: CapacityLimit, cap
     failedConfirmations.length === 0
       ? ''
       : ` The confirmation failed at ${failedConfirmations.map(rate).join(', ')}; stepped down to ${rate(capacity)}, which held.`;
-  const confirmation = confirmed ? `, confirmed by a ${seconds(plan.confirmMs)} run` : ' (not confirmed: confirmDuration is 0)';
+  const confirmation = confirmed
+    ? `, confirmed by a ${seconds(plan.confirmMs)} run`
+    : ' (not confirmed: confirmDuration is 0)';
   return `Capacity ${rate(capacity)}: it met the SLO${confirmation}, and ${bracket}.${stepped}`;
 }
 

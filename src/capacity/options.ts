@@ -20,10 +20,10 @@ const SEARCH_KEYS = ['slo', 'stepDuration', 'start', 'max', 'precision', 'pause'
 
 /** Options the search sets for every step, with what to use instead. */
 const SET_BY_SEARCH: Record<string, string> = {
-  rate: 'the search sets each step\'s rate; give start and max',
+  rate: "the search sets each step's rate; give start and max",
   duration: 'give stepDuration (and confirmDuration) instead',
   amount: 'steps run for stepDuration; amount cannot be combined with a rate search',
-  stages: 'the search chooses each step\'s rate; give start and max',
+  stages: "the search chooses each step's rate; give start and max",
   thresholds: 'give the objective as slo (same syntax)',
 };
 
@@ -54,11 +54,17 @@ export interface CapacityPlan {
  */
 export async function planCapacity(options: FindCapacityOptions): Promise<CapacityPlan> {
   if (typeof options !== 'object' || options === null) {
-    throw new SalvoOptionError(`findCapacity options must be an object with a url and an slo; got ${String(options)}`, { option: 'options', value: options });
+    throw new SalvoOptionError(`findCapacity options must be an object with a url and an slo; got ${String(options)}`, {
+      option: 'options',
+      value: options,
+    });
   }
   for (const [key, instead] of Object.entries(SET_BY_SEARCH)) {
     if ((options as unknown as Record<string, unknown>)[key] !== undefined) {
-      throw new SalvoOptionError(`${key} cannot be given to findCapacity: ${instead}`, { option: key, value: (options as unknown as Record<string, unknown>)[key] });
+      throw new SalvoOptionError(`${key} cannot be given to findCapacity: ${instead}`, {
+        option: key,
+        value: (options as unknown as Record<string, unknown>)[key],
+      });
     }
   }
   rejectUnknownKeys(options, [...KNOWN_OPTIONS, ...SEARCH_KEYS]);
@@ -77,20 +83,33 @@ export async function planCapacity(options: FindCapacityOptions): Promise<Capaci
     );
   }
   if (slo === undefined) {
-    throw new SalvoOptionError(`slo is required: the objective each step must meet, such as { 'latency.p99': '< 50', 'errors.rate': '< 0.001' }`, { option: 'slo', value: slo });
+    throw new SalvoOptionError(
+      `slo is required: the objective each step must meet, such as { 'latency.p99': '< 50', 'errors.rate': '< 0.001' }`,
+      { option: 'slo', value: slo },
+    );
   }
   const compiledSlo = parseSlo(slo);
   const stepMs = stepDuration === undefined ? DEFAULT_STEP_MS : durationOption('stepDuration', stepDuration);
   const startRate = start === undefined ? DEFAULT_START : positiveInteger('start', start);
   const maxRate = max === undefined ? Math.max(DEFAULT_MAX, startRate) : positiveInteger('max', max);
-  if (maxRate < startRate) throw new SalvoRangeError(`max must be at least start (${startRate}); got ${maxRate}`, { option: 'max', value: max, mentions: ['start'] });
+  if (maxRate < startRate)
+    throw new SalvoRangeError(`max must be at least start (${startRate}); got ${maxRate}`, {
+      option: 'max',
+      value: max,
+      mentions: ['start'],
+    });
   if (precision !== undefined && (typeof precision !== 'number' || !(precision > 0 && precision < 1))) {
     const ErrorClass = typeof precision === 'number' ? SalvoRangeError : SalvoOptionError;
-    throw new ErrorClass(`precision must be a fraction between 0 and 1 (0.05 is 5%); got ${show(precision)}`, { option: 'precision', value: precision });
+    throw new ErrorClass(`precision must be a fraction between 0 and 1 (0.05 is 5%); got ${show(precision)}`, {
+      option: 'precision',
+      value: precision,
+    });
   }
   const pauseMs = pause === undefined ? DEFAULT_PAUSE_MS : durationOption('pause', pause, { allowZero: true });
   const confirmMs =
-    confirmDuration === undefined ? 3 * stepMs : durationOption('confirmDuration', confirmDuration, { allowZero: true });
+    confirmDuration === undefined
+      ? 3 * stepMs
+      : durationOption('confirmDuration', confirmDuration, { allowZero: true });
   if (onStep !== undefined && typeof onStep !== 'function') {
     throw new SalvoOptionError(`onStep must be a function; got ${show(onStep)}`, { option: 'onStep', value: onStep });
   }
@@ -126,11 +145,19 @@ export async function planCapacity(options: FindCapacityOptions): Promise<Capaci
 function parseSlo(slo: Thresholds): CompiledThreshold[] {
   try {
     const compiled = parseThresholds(slo);
-    if (compiled.length === 0) throw new SalvoOptionError(`slo must name at least one objective, such as { 'latency.p99': '< 50' }; got {}`, { option: 'slo', value: slo });
+    if (compiled.length === 0)
+      throw new SalvoOptionError(`slo must name at least one objective, such as { 'latency.p99': '< 50' }; got {}`, {
+        option: 'slo',
+        value: slo,
+      });
     return compiled;
   } catch (error) {
     if (!(error instanceof SalvoOptionError)) throw error;
     const rename = (text: string) => text.replace(/^thresholds/, 'slo');
-    throw new SalvoOptionError(rename(error.message), { option: rename(error.option), value: error.value, mentions: error.mentions });
+    throw new SalvoOptionError(rename(error.message), {
+      option: rename(error.option),
+      value: error.value,
+      mentions: error.mentions,
+    });
   }
 }

@@ -3,7 +3,14 @@ import { runLoad } from '../run.js';
 import { judgeStep } from './judge.js';
 import { highestPassed, outcomeMessage, type SearchState } from './message.js';
 import { planCapacity, type CapacityPlan } from './options.js';
-import type { CapacityLimit, FindCapacityOptions, CapacityPhase, CapacityResult, CapacityStep, CapacityStepEvent } from './types.js';
+import type {
+  CapacityLimit,
+  FindCapacityOptions,
+  CapacityPhase,
+  CapacityResult,
+  CapacityStep,
+  CapacityStepEvent,
+} from './types.js';
 
 /** How many times a failed confirmation steps down by `precision` before the search gives up. */
 const CONFIRM_STEP_DOWNS = 3;
@@ -25,18 +32,18 @@ export async function findCapacity(options: FindCapacityOptions): Promise<Capaci
     // The server's limit is its CPU when the lowest rate it failed saturated its cores.
     const limitedBy = limit === 'server' && lowestFailedOn(state, 'server-cpu') ? 'server-cpu' : limit;
     return {
-    url: plan.url,
-    capacity,
-    confirmed,
-    limitedBy,
-    highestPassed: highestPassed(state),
-    lowestFailed: state.lowestFailed,
-    message: outcomeMessage(state, limitedBy, capacity, confirmed),
-    slo: plan.slo,
-    precision: plan.precision,
-    steps: state.steps,
-    aborted: limitedBy === 'aborted',
-    durationMs: performance.now() - startedAt,
+      url: plan.url,
+      capacity,
+      confirmed,
+      limitedBy,
+      highestPassed: highestPassed(state),
+      lowestFailed: state.lowestFailed,
+      message: outcomeMessage(state, limitedBy, capacity, confirmed),
+      slo: plan.slo,
+      precision: plan.precision,
+      steps: state.steps,
+      aborted: limitedBy === 'aborted',
+      durationMs: performance.now() - startedAt,
     };
   };
 
@@ -97,7 +104,12 @@ function lowestFailedOn(state: SearchState, limit: CapacityLimit): boolean {
  * once more, since a stall of the host can cause that once, while a real limit repeats.
  * Undefined when the search was aborted before or during the step.
  */
-async function measure(state: SearchState, phase: CapacityPhase, rate: number, durationMs: number): Promise<CapacityStep | undefined> {
+async function measure(
+  state: SearchState,
+  phase: CapacityPhase,
+  rate: number,
+  durationMs: number,
+): Promise<CapacityStep | undefined> {
   let step = await runStep(state, phase, rate, durationMs);
   if (step?.limitedBy === 'generator') step = await runStep(state, phase, rate, durationMs);
   if (step === undefined || state.plan.signal?.aborted) return undefined;
@@ -105,7 +117,12 @@ async function measure(state: SearchState, phase: CapacityPhase, rate: number, d
   return step;
 }
 
-async function runStep(state: SearchState, phase: CapacityPhase, rate: number, durationMs: number): Promise<CapacityStep | undefined> {
+async function runStep(
+  state: SearchState,
+  phase: CapacityPhase,
+  rate: number,
+  durationMs: number,
+): Promise<CapacityStep | undefined> {
   const { plan, steps } = state;
   const { signal } = plan;
   if (steps.length > 0 && plan.pauseMs > 0) {

@@ -8,7 +8,10 @@ import type { LoadResult } from '../shared/load-result.js';
  * The search sets each step's `rate`, `duration` and `thresholds` itself, so those (and `amount`,
  * `stages`) cannot be given.
  */
-export interface FindCapacityOptions extends Omit<LoadOptions, 'rate' | 'duration' | 'amount' | 'stages' | 'thresholds'> {
+export interface FindCapacityOptions extends Omit<
+  LoadOptions,
+  'rate' | 'duration' | 'amount' | 'stages' | 'thresholds'
+> {
   /**
    * The service level objective every step must meet, in the `thresholds` syntax:
    * `{ 'latency.p99': '< 50', 'errors.rate': '< 0.001' }`. Latency is the corrected latency, from

@@ -109,14 +109,20 @@ export async function readJsonFile(path: string): Promise<unknown> {
 
 /** The JSON of a LoadResult, as far as a glance tells. */
 export function looksLikeResult(value: unknown): value is LoadResult {
-  return typeof value === 'object' && value !== null && ['requests', 'latency', 'timeline', 'histogram'].every((key) => key in value);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    ['requests', 'latency', 'timeline', 'histogram'].every((key) => key in value)
+  );
 }
 
 /** Reads a result that `salvo --json` or `JSON.stringify(await runLoad(...))` wrote. */
 export async function readResultFile(path: string): Promise<LoadResult> {
   const result = await readJsonFile(path);
   if (!looksLikeResult(result)) {
-    throw new UsageError(`${path} is not a salvo result (expected the JSON of a LoadResult, as salvo --json writes it)`);
+    throw new UsageError(
+      `${path} is not a salvo result (expected the JSON of a LoadResult, as salvo --json writes it)`,
+    );
   }
   return result;
 }

@@ -11,7 +11,14 @@ import { runCommand } from './commands/run.js';
  * Every subcommand of `salvo`, in help order. A new one is a file in commands/ exporting a
  * `Command`, and one line here.
  */
-export const COMMANDS: readonly Command[] = [runCommand, reportCommand, compareCommand, mergeCommand, capacityCommand, historyCommand];
+export const COMMANDS: readonly Command[] = [
+  runCommand,
+  reportCommand,
+  compareCommand,
+  mergeCommand,
+  capacityCommand,
+  historyCommand,
+];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((command) => command.name.length)) + 2;
@@ -58,7 +65,10 @@ const FLAGS: Readonly<Record<string, { flag: string; text?: readonly string[] }>
 
 /** How the command line names `option`: `thresholds["latency.p99"][0]` is `--threshold "latency.p99"`. */
 function flagFor(option: string): { flag: string; text: readonly string[] } | undefined {
-  for (const [prefix, flag] of [['thresholds[', '--threshold'], ['slo[', '--slo']] as const) {
+  for (const [prefix, flag] of [
+    ['thresholds[', '--threshold'],
+    ['slo[', '--slo'],
+  ] as const) {
     if (!option.startsWith(prefix)) continue;
     const quote = option[prefix.length]!;
     const end = option.indexOf(`${quote}]`, prefix.length + 1);
@@ -86,7 +96,8 @@ export function inFlagTerms(error: SalvoOptionError | SalvoRangeError): string {
     })
     .sort((a, b) => b.text.length - a.text.length);
   let message = error.message;
-  for (const { text, flag } of spellings) message = message.replace(new RegExp(`(?<![\\w.-])${escapeRegExp(text)}(?![\\w-]|\\.\\w)`, 'g'), flag);
+  for (const { text, flag } of spellings)
+    message = message.replace(new RegExp(`(?<![\\w.-])${escapeRegExp(text)}(?![\\w-]|\\.\\w)`, 'g'), flag);
   return message;
 }
 
@@ -114,7 +125,12 @@ export async function runCli(argv: string[], io: CommandIO): Promise<number> {
     if (error instanceof SalvoTaskSetupError) {
       // The user's own code failed before anything was sent: its message and stack, as a hook's are.
       const { cause } = error;
-      const detail = cause instanceof Error ? (cause.stack ?? `${cause.name}: ${cause.message}`) : cause === undefined ? '' : String(cause);
+      const detail =
+        cause instanceof Error
+          ? (cause.stack ?? `${cause.name}: ${cause.message}`)
+          : cause === undefined
+            ? ''
+            : String(cause);
       io.stderr.write(`salvo: ${error.message} [${error.code}]\n${detail === '' ? '' : `${detail}\n`}`);
       return EXIT.hookFailed;
     }

@@ -17,7 +17,9 @@ const THRESHOLD_EXPRESSION = /^(<=|>=|==|!=|<|>)\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)
  */
 export function durationFlag(flag: string, text: string): string {
   if (!DURATION.test(text)) {
-    throw new UsageError(`${flag} must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `${flag} must be seconds (a bare number) or a string like '500ms', '10s', '1m'; got ${JSON.stringify(text)}`,
+    );
   }
   return /^\s*\d+(\.\d+)?\s*$/.test(text) ? `${text.trim()}s` : text.trim();
 }
@@ -31,14 +33,18 @@ export function numberFlag(flag: string, text: string, what = 'a number'): numbe
 /** An integer of at least `min`, or a UsageError quoting the text. */
 export function integerFlag(flag: string, text: string, min: number): number {
   const value = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= min)) throw new UsageError(`${flag} must be an integer of at least ${min}; got ${JSON.stringify(text)}`);
+  if (!(value >= min))
+    throw new UsageError(`${flag} must be an integer of at least ${min}; got ${JSON.stringify(text)}`);
   return value;
 }
 
 /** Throws a UsageError naming `flag` and quoting `value` when `metric` names no metric. */
 export function checkMetric(flag: string, value: string, metric: string): void {
   if (isMetric(metric)) return;
-  const what = value === metric ? `${flag} ${JSON.stringify(value)}` : `${flag} ${JSON.stringify(value)}: ${JSON.stringify(metric)}`;
+  const what =
+    value === metric
+      ? `${flag} ${JSON.stringify(value)}`
+      : `${flag} ${JSON.stringify(value)}: ${JSON.stringify(metric)}`;
   throw new UsageError(`${what} names no metric; known: ${KNOWN_METRICS}`);
 }
 
@@ -57,14 +63,23 @@ export function thresholdFlags(flag: string, values: string[] | undefined): Thre
     const match = /^\s*([^<>=!]*[^<>=!\s])\s*((?:<=|>=|==|!=|<|>).*)$/.exec(check);
     const expression = match?.[2]!.trim();
     if (match === null || !THRESHOLD_EXPRESSION.test(expression!)) {
-      const unit = expression !== undefined && /\d\s*[a-z%]+$/i.test(expression) ? '; the number has no unit (latency is in ms, rates are fractions)' : '';
-      throw new UsageError(`--${flag} ${JSON.stringify(value)} must look like 'latency.p99<50' (metric, comparison, number)${unit}`);
+      const unit =
+        expression !== undefined && /\d\s*[a-z%]+$/i.test(expression)
+          ? '; the number has no unit (latency is in ms, rates are fractions)'
+          : '';
+      throw new UsageError(
+        `--${flag} ${JSON.stringify(value)} must look like 'latency.p99<50' (metric, comparison, number)${unit}`,
+      );
     }
     checkMetric(`--${flag}`, value, match[1]!);
     if (windowed !== null && !/^\d+(s|m|h)?$/.test(windowed[2]!)) {
-      throw new UsageError(`--${flag} ${JSON.stringify(value)}: every takes whole seconds (the timeline's), such as 'every 10s'`);
+      throw new UsageError(
+        `--${flag} ${JSON.stringify(value)}: every takes whole seconds (the timeline's), such as 'every 10s'`,
+      );
     }
-    (result[match[1]!] ??= []).push(windowed === null ? expression! : { threshold: expression!, window: durationFlag(`--${flag}`, windowed[2]!) });
+    (result[match[1]!] ??= []).push(
+      windowed === null ? expression! : { threshold: expression!, window: durationFlag(`--${flag}`, windowed[2]!) },
+    );
   }
   return result;
 }
@@ -75,7 +90,9 @@ export type ConfidenceFlag = '*' | '**' | '***';
 /** `--confidence` checked as typed. */
 export function confidenceFlag(text: string): ConfidenceFlag {
   if (text !== '*' && text !== '**' && text !== '***') {
-    throw new UsageError(`--confidence must be '*', '**' or '***' (p < 0.05, 0.01, 0.001); got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--confidence must be '*', '**' or '***' (p < 0.05, 0.01, 0.001); got ${JSON.stringify(text)}`,
+    );
   }
   return text;
 }
@@ -94,7 +111,9 @@ export function marginFlags(values: readonly string[], compared?: readonly strin
     const text = value.slice(equals + 1).trim();
     checkMetric('--fail', value, metric);
     if (compared !== undefined && !compared.includes(metric)) {
-      throw new UsageError(`--fail ${JSON.stringify(value)}: ${metric} is not compared (compared: ${compared.join(', ')}); add --metric ${metric}`);
+      throw new UsageError(
+        `--fail ${JSON.stringify(value)}: ${metric} is not compared (compared: ${compared.join(', ')}); add --metric ${metric}`,
+      );
     }
     if (metric in margins) throw new UsageError(`--fail names ${metric} twice; give each metric one margin`);
     const margin = /^\d+(\.\d+)?$/.test(text) ? Number(text) : text;
@@ -102,7 +121,9 @@ export function marginFlags(values: readonly string[], compared?: readonly strin
       parseMargin(metric, margin);
     } catch (error) {
       if (!(error instanceof SalvoOptionError)) throw error;
-      throw new UsageError(`--fail ${JSON.stringify(value)}: the margin must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(text)}`);
+      throw new UsageError(
+        `--fail ${JSON.stringify(value)}: the margin must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(text)}`,
+      );
     }
     margins[metric] = margin;
   }

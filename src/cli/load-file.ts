@@ -24,7 +24,9 @@ export async function importLoadFile(path: string): Promise<LoadOptions> {
   const exported = module.default;
   const options = typeof exported === 'function' ? await (exported as () => unknown)() : exported;
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new UsageError(`${path} must export the options as its default export (an object such as { url, scenarios }, or a function returning one); got ${typeof options === 'object' ? JSON.stringify(options) : typeof options}`);
+    throw new UsageError(
+      `${path} must export the options as its default export (an object such as { url, scenarios }, or a function returning one); got ${typeof options === 'object' ? JSON.stringify(options) : typeof options}`,
+    );
   }
   return options as LoadOptions;
 }
@@ -34,8 +36,11 @@ export async function importLoadFile(path: string): Promise<LoadOptions> {
  * (thresholds are added, a flag's winning over the file's on the same metric).
  */
 export function overrideWithFlags(file: LoadOptions, flags: Partial<LoadOptions>): LoadOptions {
-  const given = Object.fromEntries(Object.entries(flags).filter(([, value]) => value !== undefined)) as Partial<LoadOptions>;
+  const given = Object.fromEntries(
+    Object.entries(flags).filter(([, value]) => value !== undefined),
+  ) as Partial<LoadOptions>;
   const options = { ...file, ...given } as LoadOptions;
-  if (file.thresholds !== undefined && given.thresholds !== undefined) options.thresholds = { ...file.thresholds, ...given.thresholds };
+  if (file.thresholds !== undefined && given.thresholds !== undefined)
+    options.thresholds = { ...file.thresholds, ...given.thresholds };
   return options;
 }

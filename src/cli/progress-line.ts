@@ -32,7 +32,17 @@ export class ProgressLine {
 
   constructor(
     stderr: CommandIO['stderr'],
-    planned: { plannedMs?: number; plannedAmount?: number; options?: { url?: unknown; socketio?: unknown; websocket?: unknown; task?: unknown; stream?: { subscribe?: boolean } } },
+    planned: {
+      plannedMs?: number;
+      plannedAmount?: number;
+      options?: {
+        url?: unknown;
+        socketio?: unknown;
+        websocket?: unknown;
+        task?: unknown;
+        stream?: { subscribe?: boolean };
+      };
+    },
   ) {
     this.#stderr = stderr;
     this.#plannedMs = planned.plannedMs;
@@ -41,7 +51,8 @@ export class ProgressLine {
     // calls, and its gauge is the calls in flight, not connections.
     const { url, socketio, websocket, task, stream } = planned.options ?? {};
     this.#subscriptions = stream?.subscribe === true;
-    const messages = socketio !== undefined || websocket !== undefined || (typeof url === 'string' && /^wss?:/i.test(url));
+    const messages =
+      socketio !== undefined || websocket !== undefined || (typeof url === 'string' && /^wss?:/i.test(url));
     this.#unit = task !== undefined ? 'calls/s' : messages ? 'msg/s' : 'req/s';
     this.#lanes = task !== undefined ? 'in flight' : 'conns';
   }

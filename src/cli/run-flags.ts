@@ -6,12 +6,24 @@ import { isLoadFile } from './load-file.js';
 
 /** `salvo URL`'s own flags, after the load flags. */
 const OUTPUT_FLAGS = {
-  segment: { type: 'string', value: 'I/N', help: 'run only share I (from 0) of N of this plan, for salvo merge; N processes or machines' },
-  'start-at': { type: 'string', value: 'TIME', help: 'start measuring at TIME (ISO 8601 or epoch ms): the same on every segment' },
+  segment: {
+    type: 'string',
+    value: 'I/N',
+    help: 'run only share I (from 0) of N of this plan, for salvo merge; N processes or machines',
+  },
+  'start-at': {
+    type: 'string',
+    value: 'TIME',
+    help: 'start measuring at TIME (ISO 8601 or epoch ms): the same on every segment',
+  },
   json: { type: 'boolean', help: 'print the result as JSON instead of the summary' },
   html: { type: 'string', value: 'FILE', help: 'also write an HTML report of the run to FILE' },
   junit: { type: 'string', value: 'FILE', help: 'also write the thresholds as JUnit XML to FILE (a test case each)' },
-  summary: { type: 'string', value: 'FILE', help: 'also write the verdict as Markdown to FILE (appended when it is $GITHUB_STEP_SUMMARY)' },
+  summary: {
+    type: 'string',
+    value: 'FILE',
+    help: 'also write the verdict as Markdown to FILE (appended when it is $GITHUB_STEP_SUMMARY)',
+  },
   quiet: { short: 'q', type: 'boolean', help: 'no progress line on stderr' },
   help: { short: 'h', type: 'boolean', help: 'this help' },
   version: { short: 'v', type: 'boolean', help: "salvo's version" },
@@ -102,7 +114,12 @@ export function parseRunFlags(args: string[]): RunInvocation {
  */
 export function withPlannedLength(invocation: RunInvocation): void {
   const { options } = invocation;
-  if (options.duration === undefined && options.amount === undefined && options.stages === undefined && options.scenarios === undefined) {
+  if (
+    options.duration === undefined &&
+    options.amount === undefined &&
+    options.stages === undefined &&
+    options.scenarios === undefined
+  ) {
     options.duration = DEFAULT_DURATION_MS;
   }
   Object.assign(invocation, plannedLength(options));
@@ -112,7 +129,8 @@ export function withPlannedLength(invocation: RunInvocation): void {
 function plannedLength({ duration, stages, amount }: LoadOptions): Pick<RunInvocation, 'plannedMs' | 'plannedAmount'> {
   try {
     if (duration !== undefined) return { plannedMs: parseDuration(duration) };
-    if (stages !== undefined) return { plannedMs: stages.reduce((sum, stage) => sum + parseDuration(stage.duration, 'stages'), 0) };
+    if (stages !== undefined)
+      return { plannedMs: stages.reduce((sum, stage) => sum + parseDuration(stage.duration, 'stages'), 0) };
   } catch {
     return {};
   }
@@ -122,7 +140,8 @@ function plannedLength({ duration, stages, amount }: LoadOptions): Pick<RunInvoc
 /** `--segment 0/4`: runLoad's `segment: { index, count }` (the library checks the ranges). */
 function segmentFlag(text: string): { index: number; count: number } {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text);
-  if (match === null) throw new UsageError(`--segment must be INDEX/COUNT, such as 0/4 (the first of 4); got ${JSON.stringify(text)}`);
+  if (match === null)
+    throw new UsageError(`--segment must be INDEX/COUNT, such as 0/4 (the first of 4); got ${JSON.stringify(text)}`);
   return { index: Number(match[1]), count: Number(match[2]) };
 }
 
@@ -130,7 +149,9 @@ function segmentFlag(text: string): { index: number; count: number } {
 function startAtFlag(text: string): number {
   const ms = /^\s*\d+\s*$/.test(text) ? Number(text) : /^\s*\d{4}-\d\d-\d\d/.test(text) ? Date.parse(text) : Number.NaN;
   if (!Number.isFinite(ms)) {
-    throw new UsageError(`--start-at must be an ISO 8601 time (2030-01-01T12:00:00Z) or epoch milliseconds; got ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--start-at must be an ISO 8601 time (2030-01-01T12:00:00Z) or epoch milliseconds; got ${JSON.stringify(text)}`,
+    );
   }
   return ms;
 }

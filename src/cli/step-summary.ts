@@ -5,7 +5,11 @@ import { checkWritable, type CommandIO } from './command.js';
  * that cannot (its folder missing) is said on stderr, once, before anything is compared: the gate's
  * verdict still decides the exit status, and stdout still has the summary.
  */
-export async function usableStepSummary(file: string | undefined, io: CommandIO, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export async function usableStepSummary(
+  file: string | undefined,
+  io: CommandIO,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<boolean> {
   const step = env.GITHUB_STEP_SUMMARY;
   if (file !== undefined || step === undefined || step === '') return false;
   try {

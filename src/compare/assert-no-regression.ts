@@ -28,7 +28,10 @@ export function regressed(row: ComparisonRow, allowed: number, alpha: number): b
 
 /** A compared metric in one line: `latency.p99: 10.20% slower (20.1 -> 22.15 ms), p = 1.2e-5 ***, allowed 5.00% slower`. */
 export function describeChange(row: ComparisonRow, allowed: number): string {
-  const tested = row.samples.baseline < 2 || row.samples.candidate < 2 ? 'not tested (one run a side)' : `p = ${row.pValue.toPrecision(3)} ${row.confidence}`.trimEnd();
+  const tested =
+    row.samples.baseline < 2 || row.samples.candidate < 2
+      ? 'not tested (one run a side)'
+      : `p = ${row.pValue.toPrecision(3)} ${row.confidence}`.trimEnd();
   return `${row.metric}: ${describeMove(row, value)}, ${tested}, allowed ${(allowed * 100).toFixed(2)}% ${worseWord(row.metric)}`;
 }
 
@@ -38,7 +41,10 @@ export function parseMargin(metric: string, margin: unknown): number {
   const match = text === undefined ? undefined : /^(\d+(?:\.\d+)?)\s*%$/.exec(text);
   const fraction = typeof margin === 'number' ? margin : match ? Number(match[1]) / 100 : Number.NaN;
   if (!Number.isFinite(fraction) || fraction < 0) {
-    throw new SalvoOptionError(`${optionKey('margins', metric)} must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(margin)}`, { option: optionKey('margins', metric), value: margin });
+    throw new SalvoOptionError(
+      `${optionKey('margins', metric)} must be a percentage such as '5%' or a fraction such as 0.05; got ${JSON.stringify(margin)}`,
+      { option: optionKey('margins', metric), value: margin },
+    );
   }
   return fraction;
 }
@@ -57,9 +63,17 @@ export function assertNoRegression(
 ): void {
   const level = options.confidence ?? '**';
   const alpha = ALPHA[level];
-  if (alpha === undefined) throw new SalvoOptionError(`confidence must be '*', '**' or '***'; got ${JSON.stringify(level)}`, { option: 'confidence', value: level });
+  if (alpha === undefined)
+    throw new SalvoOptionError(`confidence must be '*', '**' or '***'; got ${JSON.stringify(level)}`, {
+      option: 'confidence',
+      value: level,
+    });
   const entries = Object.entries(margins ?? {});
-  if (entries.length === 0) throw new SalvoOptionError("margins must name at least one metric, such as { 'latency.p99': '5%' }", { option: 'margins', value: margins });
+  if (entries.length === 0)
+    throw new SalvoOptionError("margins must name at least one metric, such as { 'latency.p99': '5%' }", {
+      option: 'margins',
+      value: margins,
+    });
   const regressions: string[] = [];
   for (const [metric, margin] of entries) {
     const allowed = parseMargin(metric, margin);

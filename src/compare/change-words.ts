@@ -1,7 +1,8 @@
 import type { ComparisonRow } from './compare-results.js';
 
 /** Metrics that are times: a worse one is slower. */
-const TIMES = /^(latency|latencyUncorrected)\.|^stream\.(firstEvent|gap|duration|delivery|ttft|itl|tpot)\.|^server\.cpuPerRequestMs|Ms$/;
+const TIMES =
+  /^(latency|latencyUncorrected)\.|^stream\.(firstEvent|gap|duration|delivery|ttft|itl|tpot)\.|^server\.cpuPerRequestMs|Ms$/;
 
 /**
  * What a change means, in a word: `slower`/`faster` for a time (latency, CPU per request),
@@ -32,7 +33,10 @@ export function unitOf(metric: string): string {
  * A change as a sentence part: `26.36% slower (21.8 -> 27.55 ms)`. The percentage is of the
  * baseline, without a sign: the word says which way.
  */
-export function describeMove(row: Pick<ComparisonRow, 'metric' | 'improvement' | 'baseline' | 'candidate'>, format: (value: number) => string): string {
+export function describeMove(
+  row: Pick<ComparisonRow, 'metric' | 'improvement' | 'baseline' | 'candidate'>,
+  format: (value: number) => string,
+): string {
   const word = changeWord(row);
   const size = word === 'unchanged' ? 'unchanged' : `${(Math.abs(row.improvement) * 100).toFixed(2)}% ${word}`;
   return `${size} (${format(row.baseline)} -> ${format(row.candidate)}${unitOf(row.metric)})`;

@@ -63,13 +63,22 @@ export interface CompareResultsOptions {
 
 /** The metrics compared when none are named. */
 export const DEFAULT_METRICS: readonly string[] = [
-  'requests.perSecond', 'latency.p50', 'latency.p90', 'latency.p99', 'errors.rate',
+  'requests.perSecond',
+  'latency.p50',
+  'latency.p90',
+  'latency.p99',
+  'errors.rate',
 ];
 
-const LEVELS: ReadonlyArray<[ConfidenceLevel, number]> = [['95', 0.05], ['99', 0.01], ['99.9', 0.001]];
+const LEVELS: ReadonlyArray<[ConfidenceLevel, number]> = [
+  ['95', 0.05],
+  ['99', 0.01],
+  ['99.9', 0.001],
+];
 
 /** Metrics where more is better; every other metric (latency, errors, missed, failed) is better lower. */
-const HIGHER_IS_BETTER = /^(requests\.(perSecond|sent|completed)|bytes\.|checks\.(passed|rate)|statusCodes\.(2\d\d|2xx)|stream\.(streams|events|perSecond|eventsPerStream|outputTokens|outputTokensPerSecond|outputTokensPerStream)$)/;
+const HIGHER_IS_BETTER =
+  /^(requests\.(perSecond|sent|completed)|bytes\.|checks\.(passed|rate)|statusCodes\.(2\d\d|2xx)|stream\.(streams|events|perSecond|eventsPerStream|outputTokens|outputTokensPerSecond|outputTokensPerStream)$)/;
 
 /**
  * Compares repeated runs of a baseline with repeated runs of a candidate, one row per metric:
@@ -88,7 +97,8 @@ export function compareResults(
   checkRuns('baseline', baseline, least);
   checkRuns('candidate', candidate, least);
   // Monitored runs compare the server's CPU per request too: steadier than requests/s on a noisy host.
-  const every = (has: (result: LoadResult) => boolean): boolean => options.metrics === undefined && [...baseline, ...candidate].every(has);
+  const every = (has: (result: LoadResult) => boolean): boolean =>
+    options.metrics === undefined && [...baseline, ...candidate].every(has);
   const monitored = every((result) => result.server?.cpuPerRequestMs !== undefined);
   // Streamed runs compare what their users feel: the first event and the gaps (and TTFT, ITL with tokens).
   const streamed = every((result) => result.stream !== undefined);
@@ -103,7 +113,9 @@ export function compareResults(
     ...(tokens ? ['stream.ttft.p99', 'stream.itl.p50', 'stream.outputTokensPerSecond'] : []),
     ...(subscribed ? ['stream.perSecond', ...(delivered ? ['stream.delivery.p99'] : [])] : []),
   ];
-  const { test, metrics } = resolveCompareOptions(defaults.length > DEFAULT_METRICS.length ? { ...options, metrics: defaults } : options);
+  const { test, metrics } = resolveCompareOptions(
+    defaults.length > DEFAULT_METRICS.length ? { ...options, metrics: defaults } : options,
+  );
   const named = options.metrics === undefined ? namedMetrics([...baseline, ...candidate]) : [];
   const rows = [...metrics, ...named].map(([metric, reader]) =>
     compareMetric(metric, values(reader, baseline), values(reader, candidate), test),
@@ -121,18 +133,27 @@ export function resolveCompareOptions(options: CompareResultsOptions): {
 } {
   const test = options.test ?? 'welch';
   if (test !== 'welch' && test !== 'student') {
-    throw new SalvoOptionError(`test must be 'welch' or 'student'; got ${JSON.stringify(test)}`, { option: 'test', value: test });
+    throw new SalvoOptionError(`test must be 'welch' or 'student'; got ${JSON.stringify(test)}`, {
+      option: 'test',
+      value: test,
+    });
   }
   const metrics = options.metrics ?? DEFAULT_METRICS;
   if (!Array.isArray(metrics) || metrics.length === 0) {
-    throw new SalvoOptionError("metrics must be a non-empty array of metric paths, such as ['latency.p99']", { option: 'metrics', value: metrics });
+    throw new SalvoOptionError("metrics must be a non-empty array of metric paths, such as ['latency.p99']", {
+      option: 'metrics',
+      value: metrics,
+    });
   }
   return {
     test,
     metrics: metrics.map((metric) => {
       const reader = typeof metric === 'string' ? metricReader(metric) : undefined;
       if (reader === undefined) {
-        throw new SalvoOptionError(`metrics: ${JSON.stringify(metric)} names no metric; known: ${KNOWN_METRICS}`, { option: 'metrics', value: metric });
+        throw new SalvoOptionError(`metrics: ${JSON.stringify(metric)} names no metric; known: ${KNOWN_METRICS}`, {
+          option: 'metrics',
+          value: metric,
+        });
       }
       return [metric, reader];
     }),
@@ -144,12 +165,16 @@ export function resolveCompareOptions(options: CompareResultsOptions): {
  * every name that every result has, when they have several (one name is the run itself).
  */
 function namedMetrics(results: readonly LoadResult[]): Array<[string, MetricReader]> {
-  const names = Object.keys(results[0]?.byName ?? {}).filter((name) => !/[{}]/.test(name) && results.every((result) => result.byName?.[name] !== undefined));
+  const names = Object.keys(results[0]?.byName ?? {}).filter(
+    (name) => !/[{}]/.test(name) && results.every((result) => result.byName?.[name] !== undefined),
+  );
   if (names.length < 2) return [];
-  return names.flatMap((name) => DEFAULT_METRICS.map((metric): [string, MetricReader] => {
-    const scoped = `${metric}{name:${name}}`;
-    return [scoped, metricReader(scoped)!];
-  }));
+  return names.flatMap((name) =>
+    DEFAULT_METRICS.map((metric): [string, MetricReader] => {
+      const scoped = `${metric}{name:${name}}`;
+      return [scoped, metricReader(scoped)!];
+    }),
+  );
 }
 
 function checkRuns(name: string, results: readonly LoadResult[], least: number): void {
@@ -209,7 +234,11 @@ function compareMetric(metric: string, base: number[], cand: number[], test: 'we
     const difference = candMean - baseMean;
     row.pValue = difference === 0 ? 1 : 0;
     row.confidence = confidenceOf(row.pValue);
-    row.intervals = { '95': [difference, difference], '99': [difference, difference], '99.9': [difference, difference] };
+    row.intervals = {
+      '95': [difference, difference],
+      '99': [difference, difference],
+      '99.9': [difference, difference],
+    };
     return row;
   }
   // Candidate first: the test and its intervals are of candidate - baseline.

@@ -1,10 +1,13 @@
 import type { Comparison, ComparisonRow, ConfidenceLevel } from './compare-results.js';
 import { changeWord } from './change-words.js';
 
-
 const PERCENT = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 const VALUE = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
-const LEVELS: ReadonlyArray<[ConfidenceLevel, string]> = [['95', '(*)'], ['99', '(**)'], ['99.9', '(***)']];
+const LEVELS: ReadonlyArray<[ConfidenceLevel, string]> = [
+  ['95', '(*)'],
+  ['99', '(**)'],
+  ['99.9', '(***)'],
+];
 
 /** A row's change in words: `26.36 % slower`, `3.10 % better`, `unchanged`. */
 function change(row: ComparisonRow): string {
@@ -34,8 +37,11 @@ export function tooFewRuns(comparison: Comparison, level: ConfidenceLevel, stars
   const { baseline, candidate } = comparison.runs;
   return comparison.rows.flatMap((row) => {
     const detectable = detectableChange(row, level);
-    if (detectable === undefined || row.confidence.length >= stars.length || Math.abs(row.improvement) < NOTABLE_CHANGE) return [];
-    return [`${row.metric} moved ${change(row)}, but with ${baseline} baseline and ${candidate} candidate runs only a change beyond ±${PERCENT.format(detectable * 100)} % is significant at ${stars}: more runs (-n) narrow that.`];
+    if (detectable === undefined || row.confidence.length >= stars.length || Math.abs(row.improvement) < NOTABLE_CHANGE)
+      return [];
+    return [
+      `${row.metric} moved ${change(row)}, but with ${baseline} baseline and ${candidate} candidate runs only a change beyond ±${PERCENT.format(detectable * 100)} % is significant at ${stars}: more runs (-n) narrow that.`,
+    ];
   });
 }
 
@@ -56,7 +62,14 @@ function accuracy(row: ComparisonRow, level: ConfidenceLevel): string {
  */
 export function formatComparison(comparison: Comparison): string {
   const single = comparison.runs.baseline < 2 || comparison.runs.candidate < 2;
-  const header = ['metric', 'baseline', 'candidate', 'change', 'confidence', ...LEVELS.map(([, label]) => `accuracy ${label}`)];
+  const header = [
+    'metric',
+    'baseline',
+    'candidate',
+    'change',
+    'confidence',
+    ...LEVELS.map(([, label]) => `accuracy ${label}`),
+  ];
   const body = comparison.rows.map((row) => [
     row.metric,
     VALUE.format(row.baseline),
@@ -67,7 +80,9 @@ export function formatComparison(comparison: Comparison): string {
   ]);
   const widths = header.map((_, column) => Math.max(...[header, ...body].map((cells) => cells[column]!.length)));
   const line = (cells: string[]) =>
-    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!)))
+      .join('  ');
   const lines = [line(header), ...body.map(line), '', ...tooFewRuns(comparison, '95', '*')];
   if (single) {
     lines.push(

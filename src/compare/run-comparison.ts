@@ -4,7 +4,12 @@ import { durationOption } from '../shared/validate.js';
 import { runLoad } from '../run.js';
 import type { Duration, LoadOptions } from '../shared/load-options.js';
 import type { LoadResult } from '../shared/load-result.js';
-import { compareResults, resolveCompareOptions, type CompareResultsOptions, type Comparison } from './compare-results.js';
+import {
+  compareResults,
+  resolveCompareOptions,
+  type CompareResultsOptions,
+  type Comparison,
+} from './compare-results.js';
 
 /** Which side a run belongs to. */
 export type ComparisonSide = 'baseline' | 'candidate';
@@ -67,22 +72,38 @@ export function runOrder(runs: number, alternate: 'ABAB' | 'ABBA'): ComparisonSi
  */
 export async function runComparison(options: RunComparisonOptions): Promise<ComparisonRuns> {
   const { baseline, candidate, runs, onProgress, signal } = options;
-  for (const [name, value] of [['baseline', baseline], ['candidate', candidate]] as const) {
+  for (const [name, value] of [
+    ['baseline', baseline],
+    ['candidate', candidate],
+  ] as const) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      throw new SalvoOptionError(`${name} must be the options of a load test (as for runLoad); got ${String(value)}`, { option: name, value });
+      throw new SalvoOptionError(`${name} must be the options of a load test (as for runLoad); got ${String(value)}`, {
+        option: name,
+        value,
+      });
     }
   }
   if (!Number.isInteger(runs) || runs < 2) {
-    throw new SalvoRangeError(`runs must be an integer of at least 2 (runs of each side); got ${String(runs)}`, { option: 'runs', value: runs });
+    throw new SalvoRangeError(`runs must be an integer of at least 2 (runs of each side); got ${String(runs)}`, {
+      option: 'runs',
+      value: runs,
+    });
   }
   const alternate = options.alternate ?? 'ABBA';
   if (alternate !== 'ABAB' && alternate !== 'ABBA') {
-    throw new SalvoOptionError(`alternate must be 'ABAB' or 'ABBA'; got ${JSON.stringify(alternate)}`, { option: 'alternate', value: alternate });
+    throw new SalvoOptionError(`alternate must be 'ABAB' or 'ABBA'; got ${JSON.stringify(alternate)}`, {
+      option: 'alternate',
+      value: alternate,
+    });
   }
   const pauseMs = options.pause === undefined ? 0 : durationOption('pause', options.pause, { allowZero: true });
-  const warmup = options.warmup === undefined ? undefined : durationOption('warmup', options.warmup, { allowZero: true });
+  const warmup =
+    options.warmup === undefined ? undefined : durationOption('warmup', options.warmup, { allowZero: true });
   if (onProgress !== undefined && typeof onProgress !== 'function') {
-    throw new SalvoOptionError(`onProgress must be a function; got ${typeof onProgress}`, { option: 'onProgress', value: onProgress });
+    throw new SalvoOptionError(`onProgress must be a function; got ${typeof onProgress}`, {
+      option: 'onProgress',
+      value: onProgress,
+    });
   }
   const compareOptions: CompareResultsOptions = {
     ...(options.metrics !== undefined ? { metrics: options.metrics } : {}),

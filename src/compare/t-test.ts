@@ -6,8 +6,8 @@
 
 /** Lanczos coefficients for g = 7, n = 9: log-gamma to about 1e-15 relative. */
 const LANCZOS = [
-  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
-  -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+  12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
 ];
 
 /** ln Γ(x) for x > 0. */
@@ -63,7 +63,12 @@ export function tCdf(t: number, df: number): number {
 }
 
 function tDensity(t: number, df: number): number {
-  return Math.exp(logGamma((df + 1) / 2) - logGamma(df / 2) - 0.5 * Math.log(df * Math.PI) - ((df + 1) / 2) * Math.log1p((t * t) / df));
+  return Math.exp(
+    logGamma((df + 1) / 2) -
+      logGamma(df / 2) -
+      0.5 * Math.log(df * Math.PI) -
+      ((df + 1) / 2) * Math.log1p((t * t) / df),
+  );
 }
 
 /** The t > 0 with P(|T| > t) = alpha (0 < alpha < 1): the half-width, in standard errors, of a 1 - alpha interval. */

@@ -24,7 +24,15 @@ export function codingOf(header: string): Coding | 'identity' | undefined {
 
 /** The private side of node:zlib's streams that its own `*Sync` functions use: a handle written synchronously. */
 interface ZlibHandle {
-  writeSync(flush: number, input: Uint8Array, inOffset: number, inLength: number, output: Uint8Array, outOffset: number, outLength: number): void;
+  writeSync(
+    flush: number,
+    input: Uint8Array,
+    inOffset: number,
+    inLength: number,
+    output: Uint8Array,
+    outOffset: number,
+    outLength: number,
+  ): void;
 }
 interface ZlibInternals {
   _handle: ZlibHandle | null;
@@ -73,12 +81,20 @@ export class BodyDecoder {
    * Decodes `data[start, end)` and hands each decoded piece to `output` (its buffer is reused after
    * the call). Returns false when `output` did, or the data was not valid (`failed`).
    */
-  push(data: Uint8Array, start: number, end: number, output: (data: Uint8Array, start: number, end: number) => boolean): boolean {
+  push(
+    data: Uint8Array,
+    start: number,
+    end: number,
+    output: (data: Uint8Array, start: number, end: number) => boolean,
+  ): boolean {
     if (this.#failed) return false;
     if (this.#sniff) {
       this.#sniff = false;
       // RFC 1950: CM 8 in the low nibble, and the first two bytes a multiple of 31.
-      const wrapped = end - start < 2 ? (data[start]! & 0x0f) === 8 : (data[start]! & 0x0f) === 8 && ((data[start]! << 8) | data[start + 1]!) % 31 === 0;
+      const wrapped =
+        end - start < 2
+          ? (data[start]! & 0x0f) === 8
+          : (data[start]! & 0x0f) === 8 && ((data[start]! << 8) | data[start + 1]!) % 31 === 0;
       this.#open(wrapped ? zlib.createInflate() : zlib.createInflateRaw());
     }
     const stream = this.#stream;
@@ -142,7 +158,10 @@ export function decodeDetails(details: ResponseDetails): string | undefined {
  * A whole captured body (`expect` checks, `onResponse` hooks) decoded after its `content-encoding`:
  * the decoded bytes, the body itself when it has no coding, or an error code.
  */
-export function decodeWholeBody(body: Buffer, contentEncoding: string | undefined): Buffer | typeof UNSUPPORTED_ENCODING | typeof BAD_ENCODING {
+export function decodeWholeBody(
+  body: Buffer,
+  contentEncoding: string | undefined,
+): Buffer | typeof UNSUPPORTED_ENCODING | typeof BAD_ENCODING {
   // A HEAD, 204 or 304 answer says the coding of a body it does not carry.
   if (contentEncoding === undefined || body.length === 0) return body;
   const coding = codingOf(contentEncoding);
@@ -152,7 +171,9 @@ export function decodeWholeBody(body: Buffer, contentEncoding: string | undefine
   try {
     if (coding === 'gzip') return zlib.gunzipSync(body, flush);
     if (coding === 'br') return zlib.brotliDecompressSync(body);
-    return (body[0]! & 0x0f) === 8 && ((body[0]! << 8) | body[1]!) % 31 === 0 ? zlib.inflateSync(body, flush) : zlib.inflateRawSync(body, flush);
+    return (body[0]! & 0x0f) === 8 && ((body[0]! << 8) | body[1]!) % 31 === 0
+      ? zlib.inflateSync(body, flush)
+      : zlib.inflateRawSync(body, flush);
   } catch {
     return BAD_ENCODING;
   }

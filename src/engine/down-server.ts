@@ -94,6 +94,9 @@ export class DownServer {
       : `nothing had answered since ${DOWN_AFTER_ERRORS} errors or more ` +
         `that show no server (a connection refused, not trusted, or lost before any byte of its response; a timeout) on every connection, so salvo took the server as down and ended the amount at once ` +
         'instead of waiting out a reconnect backoff or a timeout for each. Check that the server is up and reachable at that address.';
-    return { code: 'SERVER_DOWN', message: `${this.failedUnsent} requests were counted as errors under ${this.code} without being sent: ${why}` };
+    return {
+      code: 'SERVER_DOWN',
+      message: `${this.failedUnsent} requests were counted as errors under ${this.code} without being sent: ${why}`,
+    };
   }
 }

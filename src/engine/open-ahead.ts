@@ -7,7 +7,12 @@ import type { Warning } from '../shared/warnings.js';
  * Requests sent on connections still opening wait for them, and time out like any other. Returns the
  * warning to give when some had not opened by then.
  */
-export async function openAhead(transport: Transport, count: number, timeoutMs: number, signal: AbortSignal | undefined): Promise<Warning | undefined> {
+export async function openAhead(
+  transport: Transport,
+  count: number,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<Warning | undefined> {
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const bound = new Promise<false>((resolve) => {

@@ -18,8 +18,18 @@ export interface PrewarmServer {
 const SHAPES = [
   { status: '200 OK', type: 'text/plain', body: 'ok', chunked: false },
   { status: '200 OK', type: 'application/json', body: '{"ok":true}', chunked: true },
-  { status: '404 Not Found', type: 'text/html', body: `<html><body>${'not found '.repeat(14)}</body></html>`, chunked: false },
-  { status: '200 OK', type: 'application/json', body: JSON.stringify({ items: Array.from({ length: 40 }, (_, id) => ({ id, name: `item ${id}` })) }), chunked: false },
+  {
+    status: '404 Not Found',
+    type: 'text/html',
+    body: `<html><body>${'not found '.repeat(14)}</body></html>`,
+    chunked: false,
+  },
+  {
+    status: '200 OK',
+    type: 'application/json',
+    body: JSON.stringify({ items: Array.from({ length: 40 }, (_, id) => ({ id, name: `item ${id}` })) }),
+    chunked: false,
+  },
 ];
 const SHAPE_RUN = 8;
 
@@ -28,8 +38,13 @@ function cannedResponses(): Buffer[][] {
   const date = new Date().toUTCString();
   return SHAPES.map(({ status, type, body, chunked }) =>
     [false, true].map((close) => {
-      const framing = chunked ? `transfer-encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n` : `content-length: ${body.length}\r\n\r\n${body}`;
-      return Buffer.from(`HTTP/1.1 ${status}\r\nserver: salvo-prewarm\r\ndate: ${date}\r\ncontent-type: ${type}\r\nconnection: ${close ? 'close' : 'keep-alive'}\r\n${framing}`, 'latin1');
+      const framing = chunked
+        ? `transfer-encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`
+        : `content-length: ${body.length}\r\n\r\n${body}`;
+      return Buffer.from(
+        `HTTP/1.1 ${status}\r\nserver: salvo-prewarm\r\ndate: ${date}\r\ncontent-type: ${type}\r\nconnection: ${close ? 'close' : 'keep-alive'}\r\n${framing}`,
+        'latin1',
+      );
     }),
   );
 }
@@ -104,7 +119,11 @@ async function startHttp2(): Promise<PrewarmServer> {
     stream.resume();
     const { status, type, body, chunked } = SHAPES[Math.floor(answered++ / SHAPE_RUN) % SHAPES.length]!;
     // A body without content-length is HTTP/2's "chunked": DATA frames until END_STREAM.
-    stream.respond({ ':status': Number(status.slice(0, 3)), 'content-type': type, ...(chunked ? {} : { 'content-length': String(body.length) }) });
+    stream.respond({
+      ':status': Number(status.slice(0, 3)),
+      'content-type': type,
+      ...(chunked ? {} : { 'content-length': String(body.length) }),
+    });
     stream.end(body);
   });
   server.listen(0, '127.0.0.1');

@@ -59,7 +59,9 @@ const warmTransports = new Set<string>();
  * thread already pre-warmed its transport.
  */
 export function shouldPrewarm(plan: Plan): boolean {
-  return plan.prewarm ?? (plan.loop === 'open' && peakRate(plan) >= PREWARM_FROM_RATE && !warmTransports.has(plan.transport));
+  return (
+    plan.prewarm ?? (plan.loop === 'open' && peakRate(plan) >= PREWARM_FROM_RATE && !warmTransports.has(plan.transport))
+  );
 }
 
 /**
@@ -67,8 +69,16 @@ export function shouldPrewarm(plan: Plan): boolean {
  * ms each here; bounded by the rounds' `PREWARM_MAX_MS`): 0 when none of its threads pre-warms.
  */
 export function prewarmLeadMs(plan: Plan): number {
-  if (plan.transport === 'websocket' || plan.transport === 'socket.io' || plan.transport === 'task' || plan.stream?.subscribe === true) return 0;
-  return (plan.prewarm ?? (plan.loop === 'open' && peakRate(plan) / plan.workers >= PREWARM_FROM_RATE)) ? PREWARM_LEAD_MS : 0;
+  if (
+    plan.transport === 'websocket' ||
+    plan.transport === 'socket.io' ||
+    plan.transport === 'task' ||
+    plan.stream?.subscribe === true
+  )
+    return 0;
+  return (plan.prewarm ?? (plan.loop === 'open' && peakRate(plan) / plan.workers >= PREWARM_FROM_RATE))
+    ? PREWARM_LEAD_MS
+    : 0;
 }
 
 /**
@@ -110,7 +120,11 @@ function prewarmPlan(plan: Plan, origin: string, { amount, rate, pastMs }: Round
  * in the run's counts: its engine, recorder and phases are its own and are dropped. Returns what it
  * cost, or undefined when the thread does not pre-warm.
  */
-export async function prewarm(plan: Plan, run: (plan: Plan, hooks: RunHooks) => Promise<ShardStats>, signal: AbortSignal | undefined): Promise<PrewarmStats | undefined> {
+export async function prewarm(
+  plan: Plan,
+  run: (plan: Plan, hooks: RunHooks) => Promise<ShardStats>,
+  signal: AbortSignal | undefined,
+): Promise<PrewarmStats | undefined> {
   if (!shouldPrewarm(plan) || signal?.aborted) return undefined;
   const startedAt = performance.now();
   const cpu = process.cpuUsage();

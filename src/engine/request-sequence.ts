@@ -44,7 +44,8 @@ export class RequestSequence {
     this.#reserved = new Uint32Array(this.#unreserved === undefined ? 0 : connections);
     this.#specs = specs;
     this.checker = plan.expect ? compileExpect(plan.expect) : undefined;
-    this.namedCheckers = plan.expect && plan.names.length > 1 ? plan.names.map(() => compileExpect(plan.expect!)) : undefined;
+    this.namedCheckers =
+      plan.expect && plan.names.length > 1 ? plan.names.map(() => compileExpect(plan.expect!)) : undefined;
     this.captureResponses = (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture);
     this.#cursor = new Uint32Array(connections);
     this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
@@ -80,7 +81,9 @@ export class RequestSequence {
   next(lane: Lane): unknown {
     const index = this.#cursor[lane.connection]!;
     const wrapped = this.skip(lane);
-    const prepared = this.#requests[index]!.dynamic ? this.#prepareDynamic(lane.connection, index) : this.#prepared[index];
+    const prepared = this.#requests[index]!.dynamic
+      ? this.#prepareDynamic(lane.connection, index)
+      : this.#prepared[index];
     if (wrapped && this.#contexts.length > 0) this.#contexts[lane.connection]!.iteration++;
     return prepared;
   }
@@ -96,7 +99,8 @@ export class RequestSequence {
     this.#cursor[lane.connection] = wrapped ? 0 : following;
     lane.requestIndex = index;
     // `lane.measured` last: a warm-up runs the same loads as measuring (see the engine's `#recorders`).
-    if (this.#unreserved !== undefined && lane.measured && this.#reserved[lane.connection]! > 0) this.#reserved[lane.connection]!--;
+    if (this.#unreserved !== undefined && lane.measured && this.#reserved[lane.connection]! > 0)
+      this.#reserved[lane.connection]!--;
     return wrapped;
   }
 
@@ -124,7 +128,11 @@ export class RequestSequence {
     }
     if (!this.#requests[lane.requestIndex]!.capture) return true;
     try {
-      this.#specs?.[lane.requestIndex]?.onResponse?.(status, details?.body ?? Buffer.alloc(0), this.#contexts[lane.connection] ?? NO_CONTEXT);
+      this.#specs?.[lane.requestIndex]?.onResponse?.(
+        status,
+        details?.body ?? Buffer.alloc(0),
+        this.#contexts[lane.connection] ?? NO_CONTEXT,
+      );
       return true;
     } catch (error) {
       this.thrown = error;

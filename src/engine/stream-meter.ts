@@ -96,8 +96,15 @@ export class StreamMeter {
     this.#names = names.count;
     this.#hooks = hooks ?? {};
     this.#warn = warn;
-    this.#readText = planned.until !== undefined || planned.untilFunction || planned.timestampField !== undefined || planned.tokensPath !== undefined || planned.tokensFunction;
-    this.#streams = lanes.map((lane) => new EventStream(planned.format, { onEvent: (stream) => this.#event(lane, stream) }, this.#readText));
+    this.#readText =
+      planned.until !== undefined ||
+      planned.untilFunction ||
+      planned.timestampField !== undefined ||
+      planned.tokensPath !== undefined ||
+      planned.tokensFunction;
+    this.#streams = lanes.map(
+      (lane) => new EventStream(planned.format, { onEvent: (stream) => this.#event(lane, stream) }, this.#readText),
+    );
     const n = lanes.length;
     this.#firstAt = new Float64Array(n);
     this.#lastAt = new Float64Array(n);
@@ -282,9 +289,17 @@ export class StreamMeter {
     const data = stream.data();
     let event: StreamEvent | undefined;
     const eventOf = (): StreamEvent =>
-      (event ??= { data, event: planned.format === 'sse' ? stream.eventType() : '', id: planned.format === 'sse' ? stream.lastEventId : '' });
+      (event ??= {
+        data,
+        event: planned.format === 'sse' ? stream.eventType() : '',
+        id: planned.format === 'sse' ? stream.lastEventId : '',
+      });
     // The marker ends the stream and is no event of it.
-    if (planned.until !== undefined ? data.trim() === planned.until : this.#hooks.until !== undefined && this.#call('until', () => this.#hooks.until!(eventOf()) === true, false)) {
+    if (
+      planned.until !== undefined
+        ? data.trim() === planned.until
+        : this.#hooks.until !== undefined && this.#call('until', () => this.#hooks.until!(eventOf()) === true, false)
+    ) {
       this.#untilAt[id] = now;
       stream.events--;
       return false;
@@ -324,11 +339,18 @@ export class StreamMeter {
     const tokens = this.#eventTokens;
     tokens.answer = tokens.reasoning = 0;
     tokens.usageOutput = -1;
-    if (planned.tokensPath !== undefined || planned.usage) this.#call('tokenizer', () => countTokens(jsonOf(), planned, this.#hooks.tokenizer, tokens), undefined);
+    if (planned.tokensPath !== undefined || planned.usage)
+      this.#call('tokenizer', () => countTokens(jsonOf(), planned, this.#hooks.tokenizer, tokens), undefined);
     if (this.#hooks.tokens !== undefined) tokens.answer = this.#call('tokens', () => this.#hooks.tokens!(eventOf()), 0);
     else if (this.#hooks.tokenizer === undefined) this.#laneTokens.fromRunningCount(id, tokens);
     const count = tokens.answer + tokens.reasoning;
-    if (count > 0 || tokens.usageOutput >= 0) this.#laneTokens.event(id, tokens, now - lane.intendedAt, recorder === undefined ? undefined : this.#tokenRecorder);
+    if (count > 0 || tokens.usageOutput >= 0)
+      this.#laneTokens.event(
+        id,
+        tokens,
+        now - lane.intendedAt,
+        recorder === undefined ? undefined : this.#tokenRecorder,
+      );
     if (count > 0) {
       const firstToken = this.#tokens[id] === 0;
       const tokenMs = now - (firstToken ? lane.intendedAt : this.#lastTokenAt[id]!);
@@ -344,9 +366,12 @@ export class StreamMeter {
   /** Warns `CLOCK_SKEW` when a measured event arrived clearly before the send time it carries (its delivery counted as 0). */
   warnClock(): void {
     if (this.#skewed === 0) return;
-    this.#warn(CLOCK_SKEW, `${this.#skewed} events arrived up to ${(-this.#mostNegativeMs).toFixed(1)} ms before the time they carry (stream.timestamp): ` +
-      "the server's clock is ahead of this machine's, so stream.delivery is off by about as much (those were counted as 0). " +
-      'Synchronise the clocks (NTP, chrony), or run salvo on the same machine as the server.');
+    this.#warn(
+      CLOCK_SKEW,
+      `${this.#skewed} events arrived up to ${(-this.#mostNegativeMs).toFixed(1)} ms before the time they carry (stream.timestamp): ` +
+        "the server's clock is ahead of this machine's, so stream.delivery is off by about as much (those were counted as 0). " +
+        'Synchronise the clocks (NTP, chrony), or run salvo on the same machine as the server.',
+    );
   }
 
   /** The user's function, its failure counted as `fallback` and told once as a warning. */
@@ -354,9 +379,11 @@ export class StreamMeter {
     try {
       return run();
     } catch (error) {
-      this.#warn(STREAM_FUNCTION_FAILED, `stream.${name} threw for an event (${String(error)}); such events counted as ${String(fallback)}`);
+      this.#warn(
+        STREAM_FUNCTION_FAILED,
+        `stream.${name} threw for an event (${String(error)}); such events counted as ${String(fallback)}`,
+      );
       return fallback;
     }
   }
 }
-

@@ -33,7 +33,7 @@ export class StreamTokens {
    * its tokens are the count's growth since the last one, exact where a path counts one per event.
    */
   fromRunningCount(lane: number, tokens: EventTokens): void {
-    if (tokens.usageOutput < 0 || (tokens.answer > 0) === (tokens.reasoning > 0)) return;
+    if (tokens.usageOutput < 0 || tokens.answer > 0 === tokens.reasoning > 0) return;
     const grown = tokens.usageOutput - Math.max(0, this.#usageOutput[lane]!);
     if (grown <= 0) return;
     if (tokens.answer > 0) tokens.answer = grown;

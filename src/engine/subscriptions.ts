@@ -94,8 +94,14 @@ export class Subscriptions implements TransportSink, Exchanges {
     this.#connectionRamp = new ConnectionRamp(plan);
     const request = plan.requests[0]!;
     // What an EventSource sends; the run's own headers win.
-    this.#request = { ...request, headers: { accept: 'text/event-stream', 'cache-control': 'no-cache', ...request.headers } };
-    this.#transport = createTransport(transportConfig(plan, this.#phases, { captureResponses: false, stream: true, heads: true }), this);
+    this.#request = {
+      ...request,
+      headers: { accept: 'text/event-stream', 'cache-control': 'no-cache', ...request.headers },
+    };
+    this.#transport = createTransport(
+      transportConfig(plan, this.#phases, { captureResponses: false, stream: true, heads: true }),
+      this,
+    );
     this.#prepared = this.#transport.prepare(this.#request);
     this.#lanes = [];
     for (let connection = 0; connection < connections; connection++) {
@@ -107,8 +113,19 @@ export class Subscriptions implements TransportSink, Exchanges {
     this.#ours = new Uint8Array(n);
     this.#failures = new Uint16Array(n);
     this.#timers = new Array<NodeJS.Timeout | undefined>(n);
-    this.#meter = new StreamMeter(plan.stream!, hooks.stream, this.#lanes, { nameOf: new Uint16Array(1), count: 1 }, (code, message) => this.onWarning(code, message), hooks.onSecond !== undefined);
-    this.gauges = { connections: () => this.#transport.openConnections(), targetRate: () => undefined, stream: (second) => this.#meter.second(second) };
+    this.#meter = new StreamMeter(
+      plan.stream!,
+      hooks.stream,
+      this.#lanes,
+      { nameOf: new Uint16Array(1), count: 1 },
+      (code, message) => this.onWarning(code, message),
+      hooks.onSecond !== undefined,
+    );
+    this.gauges = {
+      connections: () => this.#transport.openConnections(),
+      targetRate: () => undefined,
+      stream: (second) => this.#meter.second(second),
+    };
     this.#run = new RunLifecycle(plan, hooks, this);
   }
 
@@ -118,7 +135,12 @@ export class Subscriptions implements TransportSink, Exchanges {
   }
 
   async open(): Promise<void> {
-    const warning = await openAhead(this.#transport, this.#connectionRamp.active, this.#plan.timeoutMs, this.#hooks.signal);
+    const warning = await openAhead(
+      this.#transport,
+      this.#connectionRamp.active,
+      this.#plan.timeoutMs,
+      this.#hooks.signal,
+    );
     if (warning !== undefined && !this.#run.stopped) this.onWarning(warning.code, warning.message);
   }
 
@@ -126,7 +148,8 @@ export class Subscriptions implements TransportSink, Exchanges {
     this.#measureAt = measuring.measureAt;
     this.#endAt = measuring.endAt;
     this.#recorder = measuring.recorder;
-    if (this.#plan.ramps === 'connections') this.#stages = new StageMeter(this.#plan.stages!, this.#measureAt, () => this.#open);
+    if (this.#plan.ramps === 'connections')
+      this.#stages = new StageMeter(this.#plan.stages!, this.#measureAt, () => this.#open);
     this.#meter.begin(measuring.measureAt, measuring.endAt, this.#stages);
   }
 
@@ -138,7 +161,11 @@ export class Subscriptions implements TransportSink, Exchanges {
 
   /** The lane is one of the clients the run (or its ramp) holds now. */
   #wanted(lane: Lane): boolean {
-    return !this.#stopped && lane.connection < this.#connectionRamp.active && lane.id % this.#lanesPerConnection < this.#usable;
+    return (
+      !this.#stopped &&
+      lane.connection < this.#connectionRamp.active &&
+      lane.id % this.#lanesPerConnection < this.#usable
+    );
   }
 
   #subscribe(lane: Lane, now: number, reconnect: boolean): void {
@@ -153,7 +180,13 @@ export class Subscriptions implements TransportSink, Exchanges {
     this.#meter.sent(lane);
     const lastEventId = this.#meter.lastEventId(lane);
     // A reconnection is rare: the request with its Last-Event-ID is encoded for it.
-    const prepared = lastEventId === '' ? this.#prepared : this.#transport.prepare({ ...this.#request, headers: { ...this.#request.headers, 'last-event-id': lastEventId } });
+    const prepared =
+      lastEventId === ''
+        ? this.#prepared
+        : this.#transport.prepare({
+            ...this.#request,
+            headers: { ...this.#request.headers, 'last-event-id': lastEventId },
+          });
     if (lane.measured) {
       this.#recorder.recordSent(0, now);
       this.#stages?.recordSent(now);
@@ -266,7 +299,8 @@ export class Subscriptions implements TransportSink, Exchanges {
     const { timeoutMs } = this.#plan;
     // Only the head is bounded by `timeout`: a stream may stay quiet for as long as it likes.
     for (const lane of this.#lanes) {
-      if (this.#state[lane.id] === CONNECTING && lane.busy && now - lane.sentAt >= timeoutMs) this.#transport.cancel(lane, 'TIMEOUT');
+      if (this.#state[lane.id] === CONNECTING && lane.busy && now - lane.sentAt >= timeoutMs)
+        this.#transport.cancel(lane, 'TIMEOUT');
     }
     this.#ramp(now);
   }
@@ -292,7 +326,8 @@ export class Subscriptions implements TransportSink, Exchanges {
         this.#state[id] = IDLE;
       }
     }
-    if (target < before) for (let connection = target; connection < before; connection++) this.#transport.release(connection);
+    if (target < before)
+      for (let connection = target; connection < before; connection++) this.#transport.release(connection);
   }
 
   /** Subscriptions still open are counted in `requests.unfinished`; those waiting for their connection are taken back out of `sent`. */

@@ -44,7 +44,8 @@ export function tokensIn(at: unknown, tokenizer: ((text: string) => number) | un
   return Array.isArray(at) ? at.length : 0;
 }
 
-const count = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : -1);
+const count = (value: unknown): number =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : -1;
 
 /**
  * The server's counts in an event: OpenAI's `usage` (`completion_tokens`, `prompt_tokens`,
@@ -61,7 +62,8 @@ export function readUsage(json: unknown, into: EventTokens): void {
     into.usageOutput = count(fields.completion_tokens);
     into.usageInput = count(fields.prompt_tokens);
     const details = fields.completion_tokens_details;
-    if (details !== null && typeof details === 'object') into.usageReasoning = count((details as Record<string, unknown>).reasoning_tokens);
+    if (details !== null && typeof details === 'object')
+      into.usageReasoning = count((details as Record<string, unknown>).reasoning_tokens);
     return;
   }
   if (event.done === true) {
@@ -71,10 +73,16 @@ export function readUsage(json: unknown, into: EventTokens): void {
 }
 
 /** Counts an event's tokens into `into`: answer and reasoning from its JSON (`planned.tokensPath`), and the server's usage. */
-export function countTokens(json: unknown, planned: PlannedStream, tokenizer: ((text: string) => number) | undefined, into: EventTokens): void {
+export function countTokens(
+  json: unknown,
+  planned: PlannedStream,
+  tokenizer: ((text: string) => number) | undefined,
+  into: EventTokens,
+): void {
   into.answer = planned.tokensPath === undefined ? 0 : tokensIn(valueAt(json, planned.tokensPath), tokenizer);
   let reasoning = 0;
-  if (planned.reasoningPaths !== undefined) for (const path of planned.reasoningPaths) reasoning += tokensIn(valueAt(json, path), tokenizer);
+  if (planned.reasoningPaths !== undefined)
+    for (const path of planned.reasoningPaths) reasoning += tokensIn(valueAt(json, path), tokenizer);
   into.reasoning = reasoning;
   if (planned.usage) readUsage(json, into);
   else into.usageOutput = into.usageInput = into.usageReasoning = -1;

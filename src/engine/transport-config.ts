@@ -7,7 +7,11 @@ import type { TransportConfig } from '../transports/transport.js';
  * one: the peak connections of the run, each with the plan's pipelining, and what each of them
  * needs handed over besides (`own`).
  */
-export function transportConfig(plan: Plan, phases: PhaseRecorder, own: Pick<TransportConfig, 'captureResponses' | 'stream' | 'heads'>): TransportConfig {
+export function transportConfig(
+  plan: Plan,
+  phases: PhaseRecorder,
+  own: Pick<TransportConfig, 'captureResponses' | 'stream' | 'heads'>,
+): TransportConfig {
   return {
     url: new URL(plan.url),
     connections: peakConnections(plan),

@@ -18,7 +18,8 @@ export function askForUsage(request: PlannedRequest): PlannedRequest {
   const fields = json as Record<string, unknown>;
   if (fields.stream !== true || (fields.messages === undefined && fields.prompt === undefined)) return request;
   const options = fields.stream_options;
-  if (options !== undefined && (options === null || typeof options !== 'object' || 'include_usage' in options)) return request;
+  if (options !== undefined && (options === null || typeof options !== 'object' || 'include_usage' in options))
+    return request;
   const asked = { ...fields, stream_options: { ...(options as object | undefined), include_usage: true } };
   return { ...request, body: Buffer.from(JSON.stringify(asked)) };
 }

@@ -15,12 +15,31 @@ export interface BuildLabels {
  * `GITHUB_HEAD_REF`.
  */
 export function ciLabels(env: NodeJS.ProcessEnv = process.env): BuildLabels {
-  const first = (...names: string[]) => names.map((name) => env[name]).find((value) => value !== undefined && value !== '');
-  const commit = first('GITHUB_SHA', 'CI_COMMIT_SHA', 'GIT_COMMIT', 'BUILD_SOURCEVERSION', 'CIRCLE_SHA1', 'BUILDKITE_COMMIT');
-  const branch = first('GITHUB_HEAD_REF', 'GITHUB_REF_NAME', 'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME', 'CI_COMMIT_REF_NAME', 'BRANCH_NAME', 'GIT_BRANCH', 'BUILD_SOURCEBRANCHNAME', 'CIRCLE_BRANCH', 'BUILDKITE_BRANCH');
-  const github = env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
-    ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
-    : undefined;
+  const first = (...names: string[]) =>
+    names.map((name) => env[name]).find((value) => value !== undefined && value !== '');
+  const commit = first(
+    'GITHUB_SHA',
+    'CI_COMMIT_SHA',
+    'GIT_COMMIT',
+    'BUILD_SOURCEVERSION',
+    'CIRCLE_SHA1',
+    'BUILDKITE_COMMIT',
+  );
+  const branch = first(
+    'GITHUB_HEAD_REF',
+    'GITHUB_REF_NAME',
+    'CI_MERGE_REQUEST_SOURCE_BRANCH_NAME',
+    'CI_COMMIT_REF_NAME',
+    'BRANCH_NAME',
+    'GIT_BRANCH',
+    'BUILD_SOURCEBRANCHNAME',
+    'CIRCLE_BRANCH',
+    'BUILDKITE_BRANCH',
+  );
+  const github =
+    env.GITHUB_SERVER_URL && env.GITHUB_REPOSITORY && env.GITHUB_RUN_ID
+      ? `${env.GITHUB_SERVER_URL}/${env.GITHUB_REPOSITORY}/actions/runs/${env.GITHUB_RUN_ID}`
+      : undefined;
   const url = github ?? first('CI_JOB_URL', 'BUILD_URL', 'CIRCLE_BUILD_URL', 'BUILDKITE_BUILD_URL');
   return {
     ...(commit !== undefined ? { commit } : {}),

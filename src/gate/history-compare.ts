@@ -1,6 +1,12 @@
 import { SalvoOptionError } from '../shared/errors.js';
 import type { LoadResult } from '../shared/load-result.js';
-import { ALPHA, describeChange, parseMargin, regressed, type AssertNoRegressionOptions } from '../compare/assert-no-regression.js';
+import {
+  ALPHA,
+  describeChange,
+  parseMargin,
+  regressed,
+  type AssertNoRegressionOptions,
+} from '../compare/assert-no-regression.js';
 import { compareResults, type ComparisonRow } from '../compare/compare-results.js';
 import { baselineEntries, readHistory, type HistoryEntry, type StoredRun } from './history.js';
 import { checkSameMeasurement } from './measured.js';
@@ -93,7 +99,13 @@ export async function compareWithHistory(
   options: CompareWithHistoryOptions = {},
 ): Promise<HistoryComparison> {
   const missing = await missingHistory(dir, testId);
-  return compareWithEntries(testId, missing === undefined ? await readHistory(dir, testId) : [], candidate, options, missing);
+  return compareWithEntries(
+    testId,
+    missing === undefined ? await readHistory(dir, testId) : [],
+    candidate,
+    options,
+    missing,
+  );
 }
 
 /** `compareWithHistory` on entries already read (oldest first); `missing` says why there are none. */
@@ -106,16 +118,37 @@ export function compareWithEntries(
 ): HistoryComparison {
   const confidence = options.confidence ?? '**';
   const alpha = ALPHA[confidence];
-  if (alpha === undefined) throw new SalvoOptionError(`confidence must be '*', '**' or '***'; got ${JSON.stringify(confidence)}`, { option: 'confidence', value: confidence });
+  if (alpha === undefined)
+    throw new SalvoOptionError(`confidence must be '*', '**' or '***'; got ${JSON.stringify(confidence)}`, {
+      option: 'confidence',
+      value: confidence,
+    });
   const count = options.entries ?? DEFAULT_ENTRIES;
-  if (!Number.isInteger(count) || count < 1) throw new SalvoOptionError(`entries must be a whole number of history entries, at least 1; got ${String(count)}`, { option: 'entries', value: count });
-  const margins = Object.entries(options.margins ?? DEFAULT_MARGINS).map(([metric, margin]) => [metric, parseMargin(metric, margin)] as const);
-  if (margins.length === 0) throw new SalvoOptionError("margins must name at least one metric, such as { 'latency.p99': '5%' }", { option: 'margins', value: options.margins });
+  if (!Number.isInteger(count) || count < 1)
+    throw new SalvoOptionError(`entries must be a whole number of history entries, at least 1; got ${String(count)}`, {
+      option: 'entries',
+      value: count,
+    });
+  const margins = Object.entries(options.margins ?? DEFAULT_MARGINS).map(
+    ([metric, margin]) => [metric, parseMargin(metric, margin)] as const,
+  );
+  if (margins.length === 0)
+    throw new SalvoOptionError("margins must name at least one metric, such as { 'latency.p99': '5%' }", {
+      option: 'margins',
+      value: options.margins,
+    });
   const pool = baselineEntries(entries, count);
   const baseline = pool.flatMap((entry) => entry.runs);
   const comparison: HistoryComparison = {
     testId,
-    baseline: pool.map(({ id, addedAt, commit, branch, label, runs }) => ({ id, addedAt, ...(commit !== undefined ? { commit } : {}), ...(branch !== undefined ? { branch } : {}), ...(label !== undefined ? { label } : {}), runs: runs.length })),
+    baseline: pool.map(({ id, addedAt, commit, branch, label, runs }) => ({
+      id,
+      addedAt,
+      ...(commit !== undefined ? { commit } : {}),
+      ...(branch !== undefined ? { branch } : {}),
+      ...(label !== undefined ? { label } : {}),
+      runs: runs.length,
+    })),
     runs: { baseline: baseline.length, candidate: candidate.length },
     confidence,
     metrics: [],

@@ -18,7 +18,10 @@ type Detail = 'timeline' | 'merge' | 'phaseHistograms' | 'histogramUncorrected';
  * an entry stays a few kilobytes. The encoded latency histograms stay: every latency metric can be
  * read again from them.
  */
-export type StoredRun = Omit<LoadResult, 'timeline' | 'merge' | 'phaseHistograms' | 'histogramUncorrected' | 'byName' | 'byScenario'> & {
+export type StoredRun = Omit<
+  LoadResult,
+  'timeline' | 'merge' | 'phaseHistograms' | 'histogramUncorrected' | 'byName' | 'byScenario'
+> & {
   byName?: Record<string, Omit<NameStats, 'merge' | 'phaseHistograms' | 'histogramUncorrected'>>;
   byScenario?: Record<string, StoredRun>;
 };
@@ -70,9 +73,16 @@ const TEST_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The folder of one test id in a history, after checking the id is a safe file name. */
 function testFolder(dir: string, testId: string): string {
-  if (typeof dir !== 'string' || dir === '') throw new SalvoOptionError(`dir must be the history's folder; got ${JSON.stringify(dir)}`, { option: 'dir', value: dir });
+  if (typeof dir !== 'string' || dir === '')
+    throw new SalvoOptionError(`dir must be the history's folder; got ${JSON.stringify(dir)}`, {
+      option: 'dir',
+      value: dir,
+    });
   if (typeof testId !== 'string' || !TEST_ID.test(testId)) {
-    throw new SalvoOptionError(`testId must be letters, digits, '.', '_' or '-' (it names a folder), at most 128; got ${JSON.stringify(testId)}`, { option: 'testId', value: testId });
+    throw new SalvoOptionError(
+      `testId must be letters, digits, '.', '_' or '-' (it names a folder), at most 128; got ${JSON.stringify(testId)}`,
+      { option: 'testId', value: testId },
+    );
   }
   return join(dir, testId);
 }
@@ -82,13 +92,27 @@ export function storedRun(result: LoadResult): StoredRun {
   const { byName, byScenario, ...rest } = result;
   return {
     ...withoutDetail(rest),
-    ...(byName === undefined ? {} : { byName: Object.fromEntries(Object.entries(byName).map(([name, stats]) => [name, withoutDetail(stats)])) }),
-    ...(byScenario === undefined ? {} : { byScenario: Object.fromEntries(Object.entries(byScenario).map(([name, scenario]) => [name, storedRun(scenario)])) }),
+    ...(byName === undefined
+      ? {}
+      : { byName: Object.fromEntries(Object.entries(byName).map(([name, stats]) => [name, withoutDetail(stats)])) }),
+    ...(byScenario === undefined
+      ? {}
+      : {
+          byScenario: Object.fromEntries(
+            Object.entries(byScenario).map(([name, scenario]) => [name, storedRun(scenario)]),
+          ),
+        }),
   };
 }
 
 function withoutDetail<T extends Partial<Record<Detail, unknown>>>(stats: T): Omit<T, Detail> {
-  const { timeline: _timeline, merge: _merge, phaseHistograms: _phases, histogramUncorrected: _uncorrected, ...kept } = stats;
+  const {
+    timeline: _timeline,
+    merge: _merge,
+    phaseHistograms: _phases,
+    histogramUncorrected: _uncorrected,
+    ...kept
+  } = stats;
   return kept;
 }
 
@@ -120,13 +144,24 @@ export async function addToHistory(
 ): Promise<HistoryEntry> {
   const folder = testFolder(dir, testId);
   if (!Array.isArray(results) || results.length === 0) {
-    throw new SalvoOptionError('results must be a non-empty array of results (runLoad\'s)', { option: 'results', value: results });
+    throw new SalvoOptionError("results must be a non-empty array of results (runLoad's)", {
+      option: 'results',
+      value: results,
+    });
   }
   const keep = options.keep ?? DEFAULT_KEEP;
-  if (!Number.isInteger(keep) || keep < 1) throw new SalvoRangeError(`keep must be a whole number of entries, at least 1; got ${String(keep)}`, { option: 'keep', value: keep });
+  if (!Number.isInteger(keep) || keep < 1)
+    throw new SalvoRangeError(`keep must be a whole number of entries, at least 1; got ${String(keep)}`, {
+      option: 'keep',
+      value: keep,
+    });
   const addedAt = (options.addedAt ?? new Date()).toISOString();
   const ci = ciLabels(options.env);
-  const labels = { commit: options.commit ?? ci.commit, branch: options.branch ?? ci.branch, url: options.url ?? ci.url };
+  const labels = {
+    commit: options.commit ?? ci.commit,
+    branch: options.branch ?? ci.branch,
+    url: options.url ?? ci.url,
+  };
   const commit = labels.commit?.slice(0, 12).replace(/[^A-Za-z0-9]/g, '') || 'local';
   const id = `${addedAt.replace(/[-:]/g, '')}-${commit}-${randomBytes(4).toString('hex')}`;
   const entry: HistoryEntry = {
@@ -146,7 +181,9 @@ export async function addToHistory(
   await writeAtomically(join(folder, `${id}.json`), `${JSON.stringify(entry, null, 2)}\n`);
   const names = await entryFiles(folder);
   // Another job may be deleting the same old files: one that is already gone is fine.
-  await Promise.all(names.slice(0, Math.max(0, names.length - keep)).map((name) => rm(join(folder, name), { force: true })));
+  await Promise.all(
+    names.slice(0, Math.max(0, names.length - keep)).map((name) => rm(join(folder, name), { force: true })),
+  );
   return entry;
 }
 
@@ -169,7 +206,9 @@ export async function readHistory(dir: string, testId: string): Promise<HistoryE
   for (const name of await entryFiles(folder)) {
     const path = join(folder, name);
     // A file deleted by another job's retention between the listing and the read is simply gone.
-    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? undefined : Promise.reject(error)));
+    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' ? undefined : Promise.reject(error),
+    );
     if (text === undefined) continue;
     let entry: Partial<HistoryEntry> | undefined;
     try {
@@ -178,7 +217,10 @@ export async function readHistory(dir: string, testId: string): Promise<HistoryE
       entry = undefined;
     }
     if (entry?.format !== HISTORY_FORMAT || !Array.isArray(entry.runs)) {
-      throw new SalvoOptionError(`${path} is not a salvo history entry (format ${HISTORY_FORMAT}); move it out of the history folder`, { option: 'dir', value: dir });
+      throw new SalvoOptionError(
+        `${path} is not a salvo history entry (format ${HISTORY_FORMAT}); move it out of the history folder`,
+        { option: 'dir', value: dir },
+      );
     }
     entries.push(entry as HistoryEntry);
   }
@@ -187,8 +229,13 @@ export async function readHistory(dir: string, testId: string): Promise<HistoryE
 
 /** The test ids a history holds. */
 export async function historyTestIds(dir: string): Promise<string[]> {
-  const names = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? [] : Promise.reject(error)));
-  return names.filter((entry) => entry.isDirectory() && TEST_ID.test(entry.name)).map((entry) => entry.name).sort();
+  const names = await readdir(dir, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) =>
+    error.code === 'ENOENT' ? [] : Promise.reject(error),
+  );
+  return names
+    .filter((entry) => entry.isDirectory() && TEST_ID.test(entry.name))
+    .map((entry) => entry.name)
+    .sort();
 }
 
 /**
@@ -198,9 +245,16 @@ export async function historyTestIds(dir: string): Promise<string[]> {
 export function baselineEntries(entries: readonly HistoryEntry[], count: number): HistoryEntry[] {
   let start = 0;
   entries.forEach((entry, index) => {
-    if (entry.acceptedAt !== undefined && !(entries[start]?.acceptedAt !== undefined && entries[start]!.acceptedAt! > entry.acceptedAt)) start = index;
+    if (
+      entry.acceptedAt !== undefined &&
+      !(entries[start]?.acceptedAt !== undefined && entries[start]!.acceptedAt! > entry.acceptedAt)
+    )
+      start = index;
   });
-  return entries.slice(start).filter((entry) => entry.baseline).slice(-count);
+  return entries
+    .slice(start)
+    .filter((entry) => entry.baseline)
+    .slice(-count);
 }
 
 /**
@@ -208,12 +262,23 @@ export function baselineEntries(entries: readonly HistoryEntry[], count: number)
  * moves forward to it. It counts toward the baseline from now on, and entries older than it no longer do.
  * @throws SalvoOptionError when the test has no such entry.
  */
-export async function acceptInHistory(dir: string, testId: string, entryId?: string, acceptedAt = new Date()): Promise<HistoryEntry> {
+export async function acceptInHistory(
+  dir: string,
+  testId: string,
+  entryId?: string,
+  acceptedAt = new Date(),
+): Promise<HistoryEntry> {
   const entries = await readHistory(dir, testId);
-  const entry = entryId === undefined ? entries.at(-1) : [...entries].reverse().find((candidate) => candidate.id === entryId || candidate.commit === entryId);
+  const entry =
+    entryId === undefined
+      ? entries.at(-1)
+      : [...entries].reverse().find((candidate) => candidate.id === entryId || candidate.commit === entryId);
   if (entry === undefined) {
     const which = entryId === undefined ? 'no entries' : `no entry ${JSON.stringify(entryId)} (by id or commit)`;
-    throw new SalvoOptionError(`the history in ${dir} has ${which} for test ${testId}`, { option: 'entryId', value: entryId });
+    throw new SalvoOptionError(`the history in ${dir} has ${which} for test ${testId}`, {
+      option: 'entryId',
+      value: entryId,
+    });
   }
   const accepted: HistoryEntry = { ...entry, baseline: true, acceptedAt: acceptedAt.toISOString() };
   await writeAtomically(join(testFolder(dir, testId), `${entry.id}.json`), `${JSON.stringify(accepted, null, 2)}\n`);

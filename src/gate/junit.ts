@@ -3,14 +3,16 @@ import { gateChecks, type GateCheck, type GateOutcome } from './outcome.js';
 
 /** Text as XML 1.0 allows it in attributes and elements: markup escaped, characters it forbids dropped. */
 function xml(text: string): string {
-  return text
-    // eslint-disable-next-line no-control-regex
-    .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&apos;')
+  );
 }
 
 function testcase(check: GateCheck, classname: string): string {
@@ -45,10 +47,11 @@ export function formatJUnit(outcomes: GateOutcome | readonly GateOutcome[], time
       totals.failures += failures;
       totals.skipped += skipped;
       totals.time += time;
-      const baseline = kind === 'regression' ? outcome.comparison?.baseline ?? [] : [];
-      const properties = baseline.length === 0
-        ? ''
-        : `    <properties>\n${baseline.map((entry) => `      <property name="baseline" value="${xml([entry.id, entry.commit, entry.branch].filter(Boolean).join(' '))}"/>`).join('\n')}\n    </properties>\n`;
+      const baseline = kind === 'regression' ? (outcome.comparison?.baseline ?? []) : [];
+      const properties =
+        baseline.length === 0
+          ? ''
+          : `    <properties>\n${baseline.map((entry) => `      <property name="baseline" value="${xml([entry.id, entry.commit, entry.branch].filter(Boolean).join(' '))}"/>`).join('\n')}\n    </properties>\n`;
       suites.push(
         `  <testsuite name="${xml(`${outcome.testId} ${kind}`)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="${skipped}" ` +
           `time="${time.toFixed(3)}" timestamp="${timestamp.toISOString().slice(0, 19)}" hostname="${xml(hostname())}">\n` +

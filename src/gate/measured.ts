@@ -26,12 +26,17 @@ export interface Measured {
 }
 
 /** The shape of a stored run or a result: only the fields it has (a stored run lacks the plan). */
-type Source = Pick<LoadResult, 'url' | 'transport' | 'connections' | 'rate'> & { merge?: Pick<LoadResult['merge'], 'plan'>; byScenario?: Record<string, unknown> };
+type Source = Pick<LoadResult, 'url' | 'transport' | 'connections' | 'rate'> & {
+  merge?: Pick<LoadResult['merge'], 'plan'>;
+  byScenario?: Record<string, unknown>;
+};
 
 function targetOf(url: string): string {
   try {
     const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' || parsed.protocol.startsWith('ws') ? `${parsed.pathname}${parsed.search}` : url;
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' || parsed.protocol.startsWith('ws')
+      ? `${parsed.pathname}${parsed.search}`
+      : url;
   } catch {
     return url;
   }
@@ -40,7 +45,12 @@ function targetOf(url: string): string {
 /** What a run measured, as far as it tells. */
 export function measuredOf(run: Source): Measured {
   const plan = run.merge?.plan;
-  const scenarios = plan?.scenarios !== undefined ? Object.keys(plan.scenarios) : run.byScenario !== undefined ? Object.keys(run.byScenario) : undefined;
+  const scenarios =
+    plan?.scenarios !== undefined
+      ? Object.keys(plan.scenarios)
+      : run.byScenario !== undefined
+        ? Object.keys(run.byScenario)
+        : undefined;
   return {
     url: run.url,
     target: targetOf(run.url),
@@ -55,11 +65,18 @@ export function measuredOf(run: Source): Measured {
 }
 
 const LABELS: ReadonlyArray<[keyof Measured, string]> = [
-  ['target', 'target'], ['requests', 'requests'], ['scenarios', 'scenarios'], ['transport', 'transport'],
-  ['connections', 'connections'], ['rate', 'rate'], ['durationMs', 'duration (ms)'], ['amount', 'amount'],
+  ['target', 'target'],
+  ['requests', 'requests'],
+  ['scenarios', 'scenarios'],
+  ['transport', 'transport'],
+  ['connections', 'connections'],
+  ['rate', 'rate'],
+  ['durationMs', 'duration (ms)'],
+  ['amount', 'amount'],
 ];
 
-const show = (value: unknown) => (value === undefined ? 'none' : Array.isArray(value) ? value.join(', ') : String(value));
+const show = (value: unknown) =>
+  value === undefined ? 'none' : Array.isArray(value) ? value.join(', ') : String(value);
 
 /**
  * How `b` differs from `a`, one phrase per field: `target /work -> /api`. A field one side does not
@@ -70,7 +87,9 @@ export function differences(a: Measured, b: Measured): string[] {
   for (const [field, label] of LABELS) {
     const [x, y] = [a[field], b[field]];
     // Absent is "none" for these when both sides were read from a plan; a rate is on every result.
-    const optional = field === 'rate' || ((field === 'durationMs' || field === 'amount') && a.requests !== undefined && b.requests !== undefined);
+    const optional =
+      field === 'rate' ||
+      ((field === 'durationMs' || field === 'amount') && a.requests !== undefined && b.requests !== undefined);
     const known = optional || (x !== undefined && y !== undefined);
     if (known && show(x) !== show(y)) found.push(`${label} ${show(x)} -> ${show(y)}`);
   }
@@ -82,14 +101,21 @@ export function differences(a: Measured, b: Measured): string[] {
  * measured something else (or a candidate run unlike the first) is named with what differs.
  * @throws SalvoOptionError (option `testId`) saying what differs and what to do.
  */
-export function checkSameMeasurement(testId: string, baseline: ReadonlyArray<{ id: string; measured?: Measured; runs: readonly Source[] }>, candidate: readonly Source[]): void {
+export function checkSameMeasurement(
+  testId: string,
+  baseline: ReadonlyArray<{ id: string; measured?: Measured; runs: readonly Source[] }>,
+  candidate: readonly Source[],
+): void {
   const measured = candidate.map(measuredOf);
   const mine = measured[0];
   if (mine === undefined) return;
   for (const [index, other] of measured.entries()) {
     const found = differences(mine, other);
     if (found.length > 0) {
-      throw new SalvoOptionError(`the runs to compare measured different things: run ${index + 1} differs from run 1 (${found.join('; ')}); a build's runs must repeat one load test`, { option: 'results', value: testId });
+      throw new SalvoOptionError(
+        `the runs to compare measured different things: run ${index + 1} differs from run 1 (${found.join('; ')}); a build's runs must repeat one load test`,
+        { option: 'results', value: testId },
+      );
     }
   }
   for (const entry of baseline) {

@@ -15,23 +15,33 @@ export interface NoBaseline {
   knownTestIds?: string[];
 }
 
-const isFolder = (path: string) => stat(path).then((found) => found.isDirectory(), (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' || error.code === 'ENOTDIR' ? false : Promise.reject(error)));
+const isFolder = (path: string) =>
+  stat(path).then(
+    (found) => found.isDirectory(),
+    (error: NodeJS.ErrnoException) =>
+      error.code === 'ENOENT' || error.code === 'ENOTDIR' ? false : Promise.reject(error),
+  );
 
 /** Whether the history folder or the test's folder in it is missing, and what to say about it. */
 export async function missingHistory(dir: string, testId: string): Promise<NoBaseline | undefined> {
   if (!(await isFolder(dir))) {
     return {
       code: 'HISTORY_MISSING',
-      message: `no baseline: the history folder ${dir} does not exist, so this build was compared with nothing. ` +
+      message:
+        `no baseline: the history folder ${dir} does not exist, so this build was compared with nothing. ` +
         'If this is the first build, adding it starts the history; if the folder should be there, check the folder given (a typo?) and that the CI cache holding it was restored',
     };
   }
   if (await isFolder(join(dir, testId))) return undefined;
   const knownTestIds = await historyTestIds(dir);
-  const known = knownTestIds.length === 0 ? 'it holds no test yet' : `it holds ${knownTestIds.map((id) => JSON.stringify(id)).join(', ')}`;
+  const known =
+    knownTestIds.length === 0
+      ? 'it holds no test yet'
+      : `it holds ${knownTestIds.map((id) => JSON.stringify(id)).join(', ')}`;
   return {
     code: 'HISTORY_UNKNOWN_TEST',
-    message: `no baseline: the history in ${dir} has no test ${JSON.stringify(testId)} (${known}), so this build was compared with nothing. ` +
+    message:
+      `no baseline: the history in ${dir} has no test ${JSON.stringify(testId)} (${known}), so this build was compared with nothing. ` +
       'A typo in the test id? A new test starts its history when its first build is added',
     knownTestIds,
   };

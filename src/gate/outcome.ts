@@ -42,25 +42,60 @@ export function gateChecks(outcome: GateOutcome): GateCheck[] {
   results.forEach((result, index) => {
     for (const threshold of result.thresholds ?? []) {
       const run = results.length > 1 ? ` [run ${index + 1}]` : '';
-      checks.push({ kind: 'thresholds', name: `${thresholdLabel(threshold)}${run}`, passed: threshold.passed, message: thresholdMessage(threshold) });
+      checks.push({
+        kind: 'thresholds',
+        name: `${thresholdLabel(threshold)}${run}`,
+        passed: threshold.passed,
+        message: thresholdMessage(threshold),
+      });
     }
   });
   const comparison = outcome.comparison;
   const missing = comparison?.noBaseline;
   if (missing !== undefined && comparison!.requireBaseline === true) {
-    checks.push({ kind: 'regression', name: 'history', passed: false, failure: 'baseline', message: `${missing.code}: ${missing.message}; a baseline is required` });
+    checks.push({
+      kind: 'regression',
+      name: 'history',
+      passed: false,
+      failure: 'baseline',
+      message: `${missing.code}: ${missing.message}; a baseline is required`,
+    });
   } else if (missing !== undefined) {
-    checks.push({ kind: 'regression', name: 'history', passed: true, skipped: true, warning: true, message: `warning: ${missing.code}: ${missing.message}` });
+    checks.push({
+      kind: 'regression',
+      name: 'history',
+      passed: true,
+      skipped: true,
+      warning: true,
+      message: `warning: ${missing.code}: ${missing.message}`,
+    });
   } else if (comparison?.skipped !== undefined) {
-    checks.push({ kind: 'regression', name: 'history', passed: true, skipped: true, warning: true, message: `warning: ${comparison.skipped}` });
+    checks.push({
+      kind: 'regression',
+      name: 'history',
+      passed: true,
+      skipped: true,
+      warning: true,
+      message: `warning: ${comparison.skipped}`,
+    });
   }
   for (const [index, earlier] of (comparison?.remeasured ?? []).entries()) {
     const which = index === 0 ? 'the first measurement' : `measurement ${index + 1}`;
-    checks.push({ kind: 'regression', name: `measurement ${index + 1}`, passed: true, message: `${which} regressed (${earlier.regressed.join('; ')}), so the build was measured again; the verdict is the last measurement's` });
+    checks.push({
+      kind: 'regression',
+      name: `measurement ${index + 1}`,
+      passed: true,
+      message: `${which} regressed (${earlier.regressed.join('; ')}), so the build was measured again; the verdict is the last measurement's`,
+    });
   }
   for (const metric of comparison?.metrics ?? []) {
     const against = `${comparison!.runs.candidate} runs against ${comparison!.runs.baseline} runs of ${comparison!.baseline.length} builds`;
-    checks.push({ kind: 'regression', name: metric.metric, passed: !metric.regressed, message: `${metric.message}; ${against}` });
+    checks.push({
+      kind: 'regression',
+      name: metric.metric,
+      passed: !metric.regressed,
+      message: `${metric.message}; ${against}`,
+    });
   }
   return checks;
 }

@@ -34,10 +34,23 @@ const DEFAULT_REMEASURE = 2;
  * there is no baseline.
  * @throws what `measure` throws; SalvoRangeError for a bad `remeasure`; what `compareWithHistory` throws.
  */
-export async function runGate(dir: string, testId: string, measure: () => Promise<LoadResult[]>, options: RunGateOptions = {}): Promise<GateRun> {
-  if (typeof measure !== 'function') throw new SalvoOptionError(`measure must be a function giving the build's runs (an array of runLoad results); got ${typeof measure}`, { option: 'measure', value: measure });
+export async function runGate(
+  dir: string,
+  testId: string,
+  measure: () => Promise<LoadResult[]>,
+  options: RunGateOptions = {},
+): Promise<GateRun> {
+  if (typeof measure !== 'function')
+    throw new SalvoOptionError(
+      `measure must be a function giving the build's runs (an array of runLoad results); got ${typeof measure}`,
+      { option: 'measure', value: measure },
+    );
   const { remeasure = DEFAULT_REMEASURE, onRemeasure, ...compare } = options;
-  if (!Number.isInteger(remeasure) || remeasure < 0) throw new SalvoRangeError(`remeasure must be a whole number of measurements, 0 or more; got ${String(remeasure)}`, { option: 'remeasure', value: remeasure });
+  if (!Number.isInteger(remeasure) || remeasure < 0)
+    throw new SalvoRangeError(`remeasure must be a whole number of measurements, 0 or more; got ${String(remeasure)}`, {
+      option: 'remeasure',
+      value: remeasure,
+    });
   const earlier: Array<{ regressed: string[] }> = [];
   for (let measurement = 1; ; measurement++) {
     const results = await measure();

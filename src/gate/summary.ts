@@ -21,23 +21,38 @@ export function formatSummary(outcomes: GateOutcome | readonly GateOutcome[]): s
     const warned = checks.filter((check) => check.warning === true);
     const what = failed.some((check) => check.failure === 'baseline')
       ? 'no baseline'
-      : failed.some((check) => check.kind === 'regression') ? 'regressed' : 'threshold failed';
-    const verdict = failed.length === 0
-      ? warned.length === 0 ? '✅ passed' : '⚠️ passed without a baseline'
-      : `❌ ${what}: ${failed.map((check) => check.name).join(', ')}`;
+      : failed.some((check) => check.kind === 'regression')
+        ? 'regressed'
+        : 'threshold failed';
+    const verdict =
+      failed.length === 0
+        ? warned.length === 0
+          ? '✅ passed'
+          : '⚠️ passed without a baseline'
+        : `❌ ${what}: ${failed.map((check) => check.name).join(', ')}`;
     const lines = [`### salvo: ${cell(outcome.testId)} ${verdict}`, ''];
     for (const check of warned) lines.push(`> ⚠️ ${cell(check.message)}`, '');
     if (checks.length > 0) {
       lines.push('| check | verdict | numbers |', '|---|---|---|');
       for (const check of checks) {
-        const mark = check.skipped === true ? (check.warning === true ? '⚠️ skipped' : '⏭️ skipped') : check.passed ? '✅ passed' : '❌ failed';
+        const mark =
+          check.skipped === true
+            ? check.warning === true
+              ? '⚠️ skipped'
+              : '⏭️ skipped'
+            : check.passed
+              ? '✅ passed'
+              : '❌ failed';
         const what = metrics.has(check.name) ? `${check.name} against the history` : check.name;
         lines.push(`| \`${cell(what)}\` | ${mark} | ${cell(check.message)} |`);
       }
       lines.push('');
     }
     if (outcome.reports !== undefined && outcome.reports.length > 0) {
-      lines.push(`Reports: ${outcome.reports.map((report) => `[${cell(report.title)}](${encodeURI(report.href)})`).join(' · ')}`, '');
+      lines.push(
+        `Reports: ${outcome.reports.map((report) => `[${cell(report.title)}](${encodeURI(report.href)})`).join(' · ')}`,
+        '',
+      );
     }
     return lines.join('\n');
   });
@@ -51,7 +66,11 @@ export function formatSummary(outcomes: GateOutcome | readonly GateOutcome[]): s
  * @throws SalvoOptionError naming the file and where it came from (`file` or `GITHUB_STEP_SUMMARY`)
  * when it cannot be written (a missing folder, no permission), with the system's reason.
  */
-export async function writeSummary(markdown: string, file?: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
+export async function writeSummary(
+  markdown: string,
+  file?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
   const step = env.GITHUB_STEP_SUMMARY === '' ? undefined : env.GITHUB_STEP_SUMMARY;
   const target = file ?? step;
   if (target === undefined) return undefined;
@@ -60,7 +79,10 @@ export async function writeSummary(markdown: string, file?: string, env: NodeJS.
     await (append ? appendFile(target, markdown) : writeFile(target, markdown));
   } catch (error) {
     const from = file === undefined ? 'GITHUB_STEP_SUMMARY' : 'file';
-    throw new SalvoOptionError(`cannot write the summary to ${target} (${from === 'file' ? 'the file given' : '$GITHUB_STEP_SUMMARY'}): ${(error as Error).message}`, { option: from, value: target, cause: error });
+    throw new SalvoOptionError(
+      `cannot write the summary to ${target} (${from === 'file' ? 'the file given' : '$GITHUB_STEP_SUMMARY'}): ${(error as Error).message}`,
+      { option: from, value: target, cause: error },
+    );
   }
   return target;
 }

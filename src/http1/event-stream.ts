@@ -113,7 +113,14 @@ export class EventStream {
 
   /** The event's data: an SSE event's `data` lines joined with `\n`, an NDJSON line, a chunk. Needs `keepText`. */
   data(): string {
-    if (this.format === 'chunks') return this.#chunk === undefined ? '' : Buffer.from(this.#chunk.buffer, this.#chunk.byteOffset + this.#chunkStart, this.#chunkEnd - this.#chunkStart).toString('utf8');
+    if (this.format === 'chunks')
+      return this.#chunk === undefined
+        ? ''
+        : Buffer.from(
+            this.#chunk.buffer,
+            this.#chunk.byteOffset + this.#chunkStart,
+            this.#chunkEnd - this.#chunkStart,
+          ).toString('utf8');
     return this.#data.text();
   }
 
@@ -262,9 +269,25 @@ export class EventStream {
     const n = this.#nameLength;
     let field = OTHER;
     if (n === 4 && name[0] === 0x64 && name[1] === 0x61 && name[2] === 0x74 && name[3] === 0x61) field = DATA;
-    else if (n === 5 && name[0] === 0x65 && name[1] === 0x76 && name[2] === 0x65 && name[3] === 0x6e && name[4] === 0x74) field = EVENT;
+    else if (
+      n === 5 &&
+      name[0] === 0x65 &&
+      name[1] === 0x76 &&
+      name[2] === 0x65 &&
+      name[3] === 0x6e &&
+      name[4] === 0x74
+    )
+      field = EVENT;
     else if (n === 2 && name[0] === 0x69 && name[1] === 0x64) field = ID;
-    else if (n === 5 && name[0] === 0x72 && name[1] === 0x65 && name[2] === 0x74 && name[3] === 0x72 && name[4] === 0x79) field = RETRY;
+    else if (
+      n === 5 &&
+      name[0] === 0x72 &&
+      name[1] === 0x65 &&
+      name[2] === 0x74 &&
+      name[3] === 0x72 &&
+      name[4] === 0x79
+    )
+      field = RETRY;
     this.#field = field;
     if (field === DATA) {
       if (this.#hasData && this.#keepText) this.#data.append(NEWLINE, 0, 1);

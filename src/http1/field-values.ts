@@ -110,8 +110,10 @@ export function parseStatusLine(
     if (line[start + i] !== HTTP_SLASH[i]) return 'HPE_INVALID_CONSTANT';
   }
   const minor = line[start + 7];
-  if (line[start + 5] !== 0x31 || line[start + 6] !== 0x2e || (minor !== 0x30 && minor !== 0x31)) return 'HPE_INVALID_VERSION';
-  if (line[start + 8] !== SP || (end > start + 12 && line[start + 12] !== SP) || end < start + 12) return 'HPE_INVALID_STATUS';
+  if (line[start + 5] !== 0x31 || line[start + 6] !== 0x2e || (minor !== 0x30 && minor !== 0x31))
+    return 'HPE_INVALID_VERSION';
+  if (line[start + 8] !== SP || (end > start + 12 && line[start + 12] !== SP) || end < start + 12)
+    return 'HPE_INVALID_STATUS';
   let status = 0;
   for (let i = start + 9; i < start + 12; i++) {
     const digit = line[i]! - 0x30;

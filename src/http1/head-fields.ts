@@ -21,7 +21,11 @@ export class HeadFields {
     const nameLength = colon - start;
     if (this.heads && nameLength === CONTENT_TYPE.length && equalsLower(line, start, colon, CONTENT_TYPE)) {
       this.contentType = line.toString('latin1', valueStart, valueEnd);
-    } else if (this.body && nameLength === CONTENT_ENCODING.length && equalsLower(line, start, colon, CONTENT_ENCODING)) {
+    } else if (
+      this.body &&
+      nameLength === CONTENT_ENCODING.length &&
+      equalsLower(line, start, colon, CONTENT_ENCODING)
+    ) {
       const value = line.toString('latin1', valueStart, valueEnd);
       this.contentEncoding = this.contentEncoding === undefined ? value : `${this.contentEncoding}, ${value}`;
     }

@@ -43,9 +43,20 @@ export const enum Setting {
 
 /** HTTP/2 error codes by number (RFC 9113 section 7). */
 export const ERROR_NAMES = [
-  'NO_ERROR', 'PROTOCOL_ERROR', 'INTERNAL_ERROR', 'FLOW_CONTROL_ERROR', 'SETTINGS_TIMEOUT', 'STREAM_CLOSED',
-  'FRAME_SIZE_ERROR', 'REFUSED_STREAM', 'CANCEL', 'COMPRESSION_ERROR', 'CONNECT_ERROR', 'ENHANCE_YOUR_CALM',
-  'INADEQUATE_SECURITY', 'HTTP_1_1_REQUIRED',
+  'NO_ERROR',
+  'PROTOCOL_ERROR',
+  'INTERNAL_ERROR',
+  'FLOW_CONTROL_ERROR',
+  'SETTINGS_TIMEOUT',
+  'STREAM_CLOSED',
+  'FRAME_SIZE_ERROR',
+  'REFUSED_STREAM',
+  'CANCEL',
+  'COMPRESSION_ERROR',
+  'CONNECT_ERROR',
+  'ENHANCE_YOUR_CALM',
+  'INADEQUATE_SECURITY',
+  'HTTP_1_1_REQUIRED',
 ] as const;
 
 export const enum ErrorCode {
@@ -62,7 +73,14 @@ export const enum ErrorCode {
 export const CLIENT_PREFACE = Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1');
 
 /** Writes a frame header at `offset`; returns the offset of its payload. */
-export function writeFrameHeader(out: Uint8Array, offset: number, length: number, type: number, flags: number, streamId: number): number {
+export function writeFrameHeader(
+  out: Uint8Array,
+  offset: number,
+  length: number,
+  type: number,
+  flags: number,
+  streamId: number,
+): number {
   out[offset] = length >>> 16;
   out[offset + 1] = (length >>> 8) & 0xff;
   out[offset + 2] = length & 0xff;
@@ -80,15 +98,22 @@ export function writeUint31(out: Uint8Array, offset: number, value: number): voi
 }
 
 export function readUint31(bytes: Uint8Array, offset: number): number {
-  return ((bytes[offset]! & 0x7f) * 0x1000000) + (bytes[offset + 1]! << 16) + (bytes[offset + 2]! << 8) + bytes[offset + 3]!;
+  return (
+    (bytes[offset]! & 0x7f) * 0x1000000 + (bytes[offset + 1]! << 16) + (bytes[offset + 2]! << 8) + bytes[offset + 3]!
+  );
 }
 
 export function readUint32(bytes: Uint8Array, offset: number): number {
-  return (bytes[offset]! * 0x1000000) + (bytes[offset + 1]! << 16) + (bytes[offset + 2]! << 8) + bytes[offset + 3]!;
+  return bytes[offset]! * 0x1000000 + (bytes[offset + 1]! << 16) + (bytes[offset + 2]! << 8) + bytes[offset + 3]!;
 }
 
 /** A whole frame as one Buffer: for the rare control frames, never per request. */
-export function encodeFrame(type: number, flags: number, streamId: number, payload: Uint8Array = new Uint8Array(0)): Buffer {
+export function encodeFrame(
+  type: number,
+  flags: number,
+  streamId: number,
+  payload: Uint8Array = new Uint8Array(0),
+): Buffer {
   const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
   writeFrameHeader(frame, 0, payload.length, type, flags, streamId);
   frame.set(payload, FRAME_HEADER_BYTES);
@@ -198,7 +223,10 @@ export class FrameReader {
           this.#streamId = readUint31(header, offset + 5);
           this.#length = length;
           if (length > DEFAULT_MAX_FRAME_BYTES) {
-            this.#handler.onFramingError(ErrorCode.FRAME_SIZE_ERROR, `a ${length}-byte frame, above the 16,384 bytes allowed`);
+            this.#handler.onFramingError(
+              ErrorCode.FRAME_SIZE_ERROR,
+              `a ${length}-byte frame, above the 16,384 bytes allowed`,
+            );
             return false;
           }
           if (this.#type === FrameType.DATA) {
@@ -231,7 +259,8 @@ export class FrameReader {
           at += take;
           if (this.#payloadFilled < this.#length) return true;
           this.#state = State.HEADER;
-          if (!this.#handler.onFrame(this.#type, this.#flags, this.#streamId, this.#payload, 0, this.#length)) return false;
+          if (!this.#handler.onFrame(this.#type, this.#flags, this.#streamId, this.#payload, 0, this.#length))
+            return false;
           break;
         }
         case State.DATA_PAD_LENGTH: {
@@ -263,6 +292,11 @@ export class FrameReader {
   #endData(): boolean {
     this.#state = State.HEADER;
     const padded = (this.#flags & Flag.PADDED) !== 0;
-    return this.#handler.onDataEnd(this.#streamId, this.#flags, this.#length, padded ? this.#length - 1 - this.#padding : this.#length);
+    return this.#handler.onDataEnd(
+      this.#streamId,
+      this.#flags,
+      this.#length,
+      padded ? this.#length - 1 - this.#padding : this.#length,
+    );
   }
 }

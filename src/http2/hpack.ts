@@ -129,7 +129,9 @@ export class HpackDecoder {
   #count = 0;
   readonly #cursor: Cursor = { pos: 0 };
   /** The last literal value indexed under each static name, encoded (length prefix included) and decoded. */
-  readonly #recentBytes: Array<Uint8Array | undefined> = new Array<Uint8Array | undefined>(STATIC_LENGTH + 1).fill(undefined);
+  readonly #recentBytes: Array<Uint8Array | undefined> = new Array<Uint8Array | undefined>(STATIC_LENGTH + 1).fill(
+    undefined,
+  );
   readonly #recentValues: string[] = new Array<string>(STATIC_LENGTH + 1).fill('');
   /**
    * The content-length of the last block decoded: NO_CONTENT_LENGTH, its value, or BAD_CONTENT_LENGTH
@@ -210,7 +212,8 @@ export class HpackDecoder {
         if (index < 0) return -1;
         const indexedName = index === 0 ? this.#literalName(block, end) : this.#name(index);
         if (indexedName === undefined) return -1;
-        const literal = index > 0 && index <= STATIC_LENGTH ? this.#repeatedString(index, block, end) : this.#string(block, end);
+        const literal =
+          index > 0 && index <= STATIC_LENGTH ? this.#repeatedString(index, block, end) : this.#string(block, end);
         if (literal === undefined) return -1;
         name = indexedName;
         value = literal;
@@ -235,7 +238,12 @@ export class HpackDecoder {
             kind = this.#skipName(block, end);
             if (kind < 0) return -1;
           } else if (index <= STATIC_LENGTH) {
-            kind = index >= FIRST_STATUS && index < FIRST_REGULAR ? STATUS_NAME : index === CONTENT_LENGTH_INDEX ? CONTENT_LENGTH_NAME : OTHER_NAME;
+            kind =
+              index >= FIRST_STATUS && index < FIRST_REGULAR
+                ? STATUS_NAME
+                : index === CONTENT_LENGTH_INDEX
+                  ? CONTENT_LENGTH_NAME
+                  : OTHER_NAME;
           } else {
             const slot = this.#slot(index);
             if (slot < 0) return -1;
@@ -357,7 +365,9 @@ export class HpackDecoder {
     if (length < 0 || length > end - start) return -1;
     cursor.pos = start + length;
     if (bytesEqual(block, start, start + length, huffman ? STATUS_HUFFMAN : STATUS_RAW)) return STATUS_NAME;
-    return bytesEqual(block, start, start + length, huffman ? CONTENT_LENGTH_HUFFMAN : CONTENT_LENGTH_RAW) ? CONTENT_LENGTH_NAME : OTHER_NAME;
+    return bytesEqual(block, start, start + length, huffman ? CONTENT_LENGTH_HUFFMAN : CONTENT_LENGTH_RAW)
+      ? CONTENT_LENGTH_NAME
+      : OTHER_NAME;
   }
 
   /** Adds an entry, evicting the oldest first; one larger than the table empties it (section 4.4). */

@@ -3,7 +3,14 @@ import { DEFAULT_MAX_FRAME_BYTES, encodeFrame, Flag, FRAME_HEADER_BYTES, FrameTy
 import { encodeHeaderBlock } from './hpack-encoder.js';
 
 /** Headers that are HTTP/1.1 connection-specific and forbidden in HTTP/2 (RFC 9113 8.2.2). */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'host']);
+const CONNECTION_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
 
 /** A request pre-encoded once per run: HEADERS (and CONTINUATION) frames whose stream id is patched per stream. */
 export interface H2Request {
@@ -27,7 +34,9 @@ function encodeRequestFrames(block: Buffer, body: Buffer | undefined, head: bool
     const first = at === 0;
     const last = at + length === block.length;
     const flags = (last ? Flag.END_HEADERS : 0) | (first && body === undefined ? Flag.END_STREAM : 0);
-    frames.push(encodeFrame(first ? FrameType.HEADERS : FrameType.CONTINUATION, flags, 0, block.subarray(at, at + length)));
+    frames.push(
+      encodeFrame(first ? FrameType.HEADERS : FrameType.CONTINUATION, flags, 0, block.subarray(at, at + length)),
+    );
     frameStarts.push(offset);
     offset += FRAME_HEADER_BYTES + length;
     at += length;

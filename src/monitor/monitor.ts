@@ -56,10 +56,13 @@ export class ServerMonitor {
 
   #schedule(): void {
     const at = Math.min(this.#startMs! + this.#samples * 1000, this.#endMs);
-    this.#timer = setTimeout(() => {
-      this.#sample();
-      if (at < this.#endMs) this.#schedule();
-    }, Math.max(0, at - wallClockMs()));
+    this.#timer = setTimeout(
+      () => {
+        this.#sample();
+        if (at < this.#endMs) this.#schedule();
+      },
+      Math.max(0, at - wallClockMs()),
+    );
   }
 
   #sample(): void {
@@ -118,7 +121,8 @@ export class ServerMonitor {
     if (this.#startMs === undefined) return undefined;
     const series = this.#series();
     const failed = series.filter((s) => s.error !== undefined);
-    if (failed.length > 0) addWarning(warnings, MONITOR_UNAVAILABLE, unavailableMessage(this.#watched.filter((w) => w.error !== undefined)));
+    if (failed.length > 0)
+      addWarning(warnings, MONITOR_UNAVAILABLE, unavailableMessage(this.#watched.filter((w) => w.error !== undefined)));
     return series;
   }
 
@@ -130,7 +134,9 @@ export class ServerMonitor {
       ...this.#sameProcess(watched),
       ...(watched.error !== undefined ? { error: watched.error.message } : {}),
       startedAt: this.#startMs ?? 0,
-      seconds: Array.from({ length: Math.max(0, this.#samples - 1) }, (_, i) => difference(watched.readings[i], watched.readings[i + 1])),
+      seconds: Array.from({ length: Math.max(0, this.#samples - 1) }, (_, i) =>
+        difference(watched.readings[i], watched.readings[i + 1]),
+      ),
     }));
   }
 
@@ -158,7 +164,8 @@ function coresOf(readings: ReadonlyArray<Reading | undefined>): { cores?: number
 function difference(from: Reading | undefined, to: Reading | undefined): ServerReadingSecond | null {
   if (from === undefined || to === undefined) return null;
   const second: ServerReadingSecond = { wallMs: to.atMs - from.atMs };
-  if (from.cpuSeconds !== undefined && to.cpuSeconds !== undefined) second.cpuMs = Math.max(0, (to.cpuSeconds - from.cpuSeconds) * 1000);
+  if (from.cpuSeconds !== undefined && to.cpuSeconds !== undefined)
+    second.cpuMs = Math.max(0, (to.cpuSeconds - from.cpuSeconds) * 1000);
   if (to.rssBytes !== undefined) second.rssBytes = to.rssBytes;
   // A counter that went down was reset (an exporter restarted): that second is unknown, not negative.
   // The monitor's own scrapes in between: the response to the first, the request of the second.
@@ -176,7 +183,11 @@ function difference(from: Reading | undefined, to: Reading | undefined): ServerR
 function unavailableMessage(failed: Watched[]): string {
   const parts = failed.map(({ source, readings, error }) => {
     const answered = readings.some((reading) => reading !== undefined);
-    const when = !answered ? 'never answered' : error!.sample === 0 ? 'did not answer at the start' : `stopped answering at second ${error!.sample}`;
+    const when = !answered
+      ? 'never answered'
+      : error!.sample === 0
+        ? 'did not answer at the start'
+        : `stopped answering at second ${error!.sample}`;
     return `${source.name} ${when} (${error!.message})`;
   });
   return (

@@ -36,13 +36,22 @@ export class ProcessSource implements MonitorSource {
   }
 
   async read(): Promise<Omit<Reading, 'atMs'>> {
-    if (process.platform !== 'linux') throw new Error(`reading a process needs Linux's /proc (this is ${process.platform})`);
+    if (process.platform !== 'linux')
+      throw new Error(`reading a process needs Linux's /proc (this is ${process.platform})`);
     let stat: string, status: string;
     try {
-      [stat, status] = await Promise.all([readFile(`/proc/${this.#pid}/stat`, 'latin1'), readFile(`/proc/${this.#pid}/status`, 'latin1')]);
+      [stat, status] = await Promise.all([
+        readFile(`/proc/${this.#pid}/stat`, 'latin1'),
+        readFile(`/proc/${this.#pid}/status`, 'latin1'),
+      ]);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      throw new Error(code === 'ENOENT' ? `no process ${this.#pid} (it exited, or never ran)` : `cannot read /proc/${this.#pid}: ${code ?? String(error)}`, { cause: error });
+      throw new Error(
+        code === 'ENOENT'
+          ? `no process ${this.#pid} (it exited, or never ran)`
+          : `cannot read /proc/${this.#pid}: ${code ?? String(error)}`,
+        { cause: error },
+      );
     }
     // The command name (field 2) is in parentheses and may hold spaces: count fields after its last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

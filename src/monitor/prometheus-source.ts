@@ -23,7 +23,10 @@ const NOT_BUSY = new Set(['idle', 'iowait', 'steal']);
 /** A metrics page larger than this is not what a monitor should read each second. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
-function sum(family: MetricFamily | undefined, keep: (labels: Record<string, string>) => boolean = () => true): number | undefined {
+function sum(
+  family: MetricFamily | undefined,
+  keep: (labels: Record<string, string>) => boolean = () => true,
+): number | undefined {
   if (family === undefined) return undefined;
   let total = 0;
   for (const metric of family.metrics) if (keep(metric.labels ?? {})) total += Number(metric.value);
@@ -36,7 +39,10 @@ function sum(family: MetricFamily | undefined, keep: (labels: Record<string, str
  * chosen devices. Anything else is one process, as prom-client (and most clients) export it:
  * `process_cpu_seconds_total`, `process_resident_memory_bytes`, and Node's event-loop lag.
  */
-export function readMetrics(text: string, devices: readonly string[] | undefined): { scope: 'process' | 'machine'; reading: Omit<Reading, 'atMs'> } {
+export function readMetrics(
+  text: string,
+  devices: readonly string[] | undefined,
+): { scope: 'process' | 'machine'; reading: Omit<Reading, 'atMs'> } {
   const families = new Map(parse(text).map((family) => [family.name, family]));
   const reading: Omit<Reading, 'atMs'> = {};
   const set = (field: Exclude<keyof Reading, 'atMs' | 'ownBytes' | 'readMs'>, value: number | undefined) => {
@@ -44,7 +50,10 @@ export function readMetrics(text: string, devices: readonly string[] | undefined
   };
   const cpu = families.get('node_cpu_seconds_total');
   if (cpu !== undefined) {
-    set('cpuSeconds', sum(cpu, (labels) => !NOT_BUSY.has(labels.mode ?? '')));
+    set(
+      'cpuSeconds',
+      sum(cpu, (labels) => !NOT_BUSY.has(labels.mode ?? '')),
+    );
     set('cores', new Set(cpu.metrics.map((metric) => metric.labels?.cpu)).size);
     const total = sum(families.get('node_memory_MemTotal_bytes'));
     const available = sum(families.get('node_memory_MemAvailable_bytes'));
@@ -77,7 +86,10 @@ export class PrometheusSource implements MonitorSource {
     this.name = url;
     this.#url = new URL(url);
     this.#devices = devices;
-    this.#agent = this.#url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: 1 }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+    this.#agent =
+      this.#url.protocol === 'https:'
+        ? new HttpsAgent({ keepAlive: true, maxSockets: 1 })
+        : new HttpAgent({ keepAlive: true, maxSockets: 1 });
   }
 
   async read(timeoutMs: number): Promise<Omit<Reading, 'atMs'> & { atMs: number }> {
@@ -88,7 +100,9 @@ export class PrometheusSource implements MonitorSource {
     const { scope, reading } = readMetrics(text, this.#devices);
     this.scope = scope;
     if (reading.cpuSeconds === undefined && reading.rssBytes === undefined && reading.receivedBytes === undefined) {
-      throw new Error('its metrics have none of node_cpu_seconds_total, process_cpu_seconds_total, process_resident_memory_bytes');
+      throw new Error(
+        'its metrics have none of node_cpu_seconds_total, process_cpu_seconds_total, process_resident_memory_bytes',
+      );
     }
     const ownBytes = scope === 'machine' ? this.#ownBytes(requestBytes, responseBytes) : undefined;
     return { ...reading, ...(ownBytes !== undefined ? { ownBytes } : {}), atMs };
@@ -102,7 +116,10 @@ export class PrometheusSource implements MonitorSource {
   #ownBytes(requestBytes: number, responseBytes: number): Reading['ownBytes'] {
     if (LOOPBACK.test(this.#url.hostname)) {
       if (this.#devices !== undefined && !this.#devices.includes('lo')) return undefined;
-      return { before: { received: requestBytes, sent: requestBytes }, after: { received: responseBytes, sent: responseBytes } };
+      return {
+        before: { received: requestBytes, sent: requestBytes },
+        after: { received: responseBytes, sent: responseBytes },
+      };
     }
     if (this.#devices !== undefined) return undefined;
     return { before: { received: requestBytes, sent: 0 }, after: { received: 0, sent: responseBytes } };
@@ -114,32 +131,37 @@ export class PrometheusSource implements MonitorSource {
       let written = 0;
       let read = 0;
       // node_exporter's page is about 6 times smaller gzipped: less of the monitor in the network it reports.
-      const req = request(this.#url, { agent: this.#agent, headers: { accept: 'text/plain', 'accept-encoding': 'gzip' } }, (response: IncomingMessage) => {
-        if (response.statusCode !== 200) {
-          response.resume();
-          reject(new Error(`HTTP ${response.statusCode}`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let length = 0;
-        response.on('data', (chunk: Buffer) => {
-          length += chunk.length;
-          if (length > MAX_BODY_BYTES) req.destroy(new Error(`metrics page over ${MAX_BODY_BYTES} bytes`));
-          else chunks.push(chunk);
-        });
-        response.on('end', () => {
-          clearTimeout(timer);
-          const requestBytes = req.socket === null ? 0 : req.socket.bytesWritten - written;
-          const responseBytes = req.socket === null ? 0 : req.socket.bytesRead - read;
-          const body = Buffer.concat(chunks);
-          if (response.headers['content-encoding'] !== 'gzip') return resolve({ text: body.toString('utf8'), requestBytes, responseBytes });
-          gunzip(body, { maxOutputLength: MAX_BODY_BYTES }, (error, text) => {
-            if (error !== null) reject(new Error(`its gzipped page does not inflate: ${error.message}`));
-            else resolve({ text: text.toString('utf8'), requestBytes, responseBytes });
+      const req = request(
+        this.#url,
+        { agent: this.#agent, headers: { accept: 'text/plain', 'accept-encoding': 'gzip' } },
+        (response: IncomingMessage) => {
+          if (response.statusCode !== 200) {
+            response.resume();
+            reject(new Error(`HTTP ${response.statusCode}`));
+            return;
+          }
+          const chunks: Buffer[] = [];
+          let length = 0;
+          response.on('data', (chunk: Buffer) => {
+            length += chunk.length;
+            if (length > MAX_BODY_BYTES) req.destroy(new Error(`metrics page over ${MAX_BODY_BYTES} bytes`));
+            else chunks.push(chunk);
           });
-        });
-        response.on('error', reject);
-      });
+          response.on('end', () => {
+            clearTimeout(timer);
+            const requestBytes = req.socket === null ? 0 : req.socket.bytesWritten - written;
+            const responseBytes = req.socket === null ? 0 : req.socket.bytesRead - read;
+            const body = Buffer.concat(chunks);
+            if (response.headers['content-encoding'] !== 'gzip')
+              return resolve({ text: body.toString('utf8'), requestBytes, responseBytes });
+            gunzip(body, { maxOutputLength: MAX_BODY_BYTES }, (error, text) => {
+              if (error !== null) reject(new Error(`its gzipped page does not inflate: ${error.message}`));
+              else resolve({ text: text.toString('utf8'), requestBytes, responseBytes });
+            });
+          });
+          response.on('error', reject);
+        },
+      );
       req.on('socket', (socket) => {
         written = socket.bytesWritten;
         read = socket.bytesRead;

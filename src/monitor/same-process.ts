@@ -16,7 +16,11 @@ const FLOOR_CORES = 0.1;
  * the rule is that one constant, at least 0, lies within every sample's tolerance of its difference.
  * Two processes drift apart by their different CPU rates; the same one stays put however busy.
  */
-export function sameProcess(pid: ReadonlyArray<Reading | undefined>, page: ReadonlyArray<Reading | undefined>, cores: number): boolean {
+export function sameProcess(
+  pid: ReadonlyArray<Reading | undefined>,
+  page: ReadonlyArray<Reading | undefined>,
+  cores: number,
+): boolean {
   const rate = Math.min(cores, Math.max(FLOOR_CORES, 2 * peakRate(pid)));
   // The constant is the CPU the page did not see: never below 0 (less a tick or two).
   let low = -TICKS_SECONDS;
@@ -26,7 +30,13 @@ export function sameProcess(pid: ReadonlyArray<Reading | undefined>, page: Reado
     const mine = pid[i];
     const theirs = page[i];
     if (mine === undefined || theirs === undefined) continue;
-    if (mine.processStartS === undefined || theirs.processStartS === undefined || mine.cpuSeconds === undefined || theirs.cpuSeconds === undefined) return false;
+    if (
+      mine.processStartS === undefined ||
+      theirs.processStartS === undefined ||
+      mine.cpuSeconds === undefined ||
+      theirs.cpuSeconds === undefined
+    )
+      return false;
     if (Math.abs(mine.processStartS - theirs.processStartS) > SAME_START_SECONDS) return false;
     const tolerance = TICKS_SECONDS + (rate * span(mine, theirs)) / 1000;
     const offset = mine.cpuSeconds - theirs.cpuSeconds;

@@ -35,7 +35,11 @@ export interface LiveOutputs {
 export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promise<LiveOutputs> {
   const { compress } = (await import('snappyjs')).default;
   const kind: SeriesKind = { messages: countsMessages(plan.kind), ...(plan.kind === 'task' ? { calls: true } : {}) };
-  if (plan.stream !== undefined) kind.stream = { tokens: plan.stream.tokensPath !== undefined || plan.stream.tokensFunction, delivery: plan.stream.timestampField !== undefined };
+  if (plan.stream !== undefined)
+    kind.stream = {
+      tokens: plan.stream.tokensPath !== undefined || plan.stream.tokensFunction,
+      delivery: plan.stream.timestampField !== undefined,
+    };
   let generated: string | undefined;
   const writers = outputs.map((output) => {
     let testid = output.labels['testid'];
@@ -89,7 +93,15 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
         const timestampMs = stamp(anchorMs + (summary.second + 1) * 1000);
         stamps.set(summary.second, timestampMs);
         if (stamps.size > 60) stamps.delete(stamps.keys().next().value!);
-        writeCounters(timestampMs, [...secondPoints(kind, summary, totals), ...names.secondPoints(summary.byName), ...(streams?.secondPoints(summary.stream) ?? [])], anchorMs);
+        writeCounters(
+          timestampMs,
+          [
+            ...secondPoints(kind, summary, totals),
+            ...names.secondPoints(summary.byName),
+            ...(streams?.secondPoints(summary.stream) ?? []),
+          ],
+          anchorMs,
+        );
       } catch (error) {
         process.emitWarning(`salvo: outputs failed to take a second: ${String(error)}`);
       }
@@ -100,7 +112,11 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
       if (timestampMs !== undefined) write(timestampMs, serverPoints(server));
     },
     async finish(result) {
-      writeCounters(stamp(Date.now()), [...resultPoints(kind, result), ...names.resultPoints(result), ...(streams?.resultPoints(result.stream) ?? [])], result.startedAt);
+      writeCounters(
+        stamp(Date.now()),
+        [...resultPoints(kind, result), ...names.resultPoints(result), ...(streams?.resultPoints(result.stream) ?? [])],
+        result.startedAt,
+      );
       const deadline = Date.now() + FINAL_FLUSH_MS;
       await Promise.all(writers.map((writer) => writer.close(deadline)));
       const failures = writers.map((writer) => writer.failure()).filter((failure) => failure !== undefined);

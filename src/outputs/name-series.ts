@@ -73,7 +73,7 @@ export class NameSeries {
         result.warnings,
         'TOO_MANY_NAMES',
         `the run had ${MAX_NAME_LABELS + this.#overflow} request names; outputs wrote the first ${MAX_NAME_LABELS} as name labels and the other ${this.#overflow} together as name="${OTHER_NAME}", ` +
-          'so that the time-series database gets a bounded number of series. Give requests whose path carries ids a name of their own (requests[i].name), or set one in setupRequest\'s step.',
+          "so that the time-series database gets a bounded number of series. Give requests whose path carries ids a name of their own (requests[i].name), or set one in setupRequest's step.",
       );
     }
     return this.#counters();

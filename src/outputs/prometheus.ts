@@ -56,7 +56,10 @@ export class PrometheusWriter {
     this.#labels = Object.entries(labels);
     this.#compress = compress;
     const url = new URL(output.url);
-    this.#agent = url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true, maxSockets: 1 }) : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+    this.#agent =
+      url.protocol === 'https:'
+        ? new HttpsAgent({ keepAlive: true, maxSockets: 1 })
+        : new HttpAgent({ keepAlive: true, maxSockets: 1 });
   }
 
   /**
@@ -107,7 +110,9 @@ export class PrometheusWriter {
     if (this.#firstFailure === undefined) return undefined;
     const unsent = this.#queue.length + (this.#inFlight?.batches.length ?? 0);
     const lost = [
-      this.#droppedSeconds > 0 ? `${this.#droppedSeconds} s of samples dropped (${MAX_BUFFERED_SECONDS} s are buffered)` : '',
+      this.#droppedSeconds > 0
+        ? `${this.#droppedSeconds} s of samples dropped (${MAX_BUFFERED_SECONDS} s are buffered)`
+        : '',
       unsent > 0 ? `${unsent} s of samples, the final totals among them, not written by the end` : '',
     ].filter((part) => part !== '');
     return (
@@ -224,7 +229,9 @@ export class PrometheusWriter {
       request.destroy();
       settle({ ok: false, retry: true, reason: `no answer in ${WRITE_TIMEOUT_MS / 1000} s` });
     });
-    request.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, retry: true, reason: error.code ?? error.message }));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      settle({ ok: false, retry: true, reason: error.code ?? error.message }),
+    );
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;
       let text = '';
@@ -232,7 +239,9 @@ export class PrometheusWriter {
       response.on('data', (chunk: string) => {
         if (text.length < 200) text += chunk;
       });
-      response.on('error', () => settle({ ok: false, retry: true, reason: `HTTP ${status}, then the response broke off` }));
+      response.on('error', () =>
+        settle({ ok: false, retry: true, reason: `HTTP ${status}, then the response broke off` }),
+      );
       response.on('end', () => {
         if (status >= 200 && status < 300) return settle({ ok: true });
         // 4xx but 429 is the samples' fault (out of order, too old, bad labels): sending them again fails again.

@@ -68,6 +68,7 @@ export class StreamSeries {
 function quantiles(points: Point[], name: string, encoded: string): void {
   if (encoded === '') return;
   const histogram = decodeHistogram(encoded);
-  for (const [label, percentile] of QUANTILES) points.push({ name, label: ['quantile', label], value: histogram.getValueAtPercentile(percentile) / 1e6 });
+  for (const [label, percentile] of QUANTILES)
+    points.push({ name, label: ['quantile', label], value: histogram.getValueAtPercentile(percentile) / 1e6 });
   histogram.destroy();
 }

@@ -25,7 +25,8 @@ export function withOneTestId(outputs: unknown): unknown {
   const labelled = outputs.map((output: unknown) => {
     if (typeof output !== 'object' || output === null) return output;
     const { labels } = output as OutputOptions;
-    if (labels !== undefined && (typeof labels !== 'object' || labels === null || labels['testid'] !== undefined)) return output;
+    if (labels !== undefined && (typeof labels !== 'object' || labels === null || labels['testid'] !== undefined))
+      return output;
     generated ??= generatedTestId(undefined);
     return { ...output, labels: { ...labels, testid: generated } };
   });

@@ -16,7 +16,9 @@ function objective(result: CapacityResult): CompiledThreshold[] {
 function verdict(step: CapacityStep): string {
   if (step.passed) return '<span class="pass">pass</span>';
   const why = step.failures.map(escapeHtml).join('; ');
-  return step.limitedBy === undefined ? `stopped: ${why}` : `<span class="fail">fail</span> (${escapeHtml(step.limitedBy)}): ${why}`;
+  return step.limitedBy === undefined
+    ? `stopped: ${why}`
+    : `<span class="fail">fail</span> (${escapeHtml(step.limitedBy)}): ${why}`;
 }
 
 /**
@@ -30,34 +32,103 @@ function capacityCharts(result: CapacityResult, slo: readonly CompiledThreshold[
   const x = steps.map((_, index) => index + 1);
   const column = (read: (step: CapacityStep) => number | null) => steps.map(read);
   const rates: ChartSeries[] = [
-    { label: 'offered', color: COLORS.grey, scale: 'y', values: column((s) => s.rate), unit: ' req/s', points: true, dash: [4, 4] },
-    { label: 'sent', color: COLORS.purple, scale: 'y', values: column((s) => s.sentRate), unit: ' req/s', points: true },
-    { label: 'achieved', color: COLORS.green, scale: 'y', values: column((s) => s.achievedRate), unit: ' req/s', points: true },
+    {
+      label: 'offered',
+      color: COLORS.grey,
+      scale: 'y',
+      values: column((s) => s.rate),
+      unit: ' req/s',
+      points: true,
+      dash: [4, 4],
+    },
+    {
+      label: 'sent',
+      color: COLORS.purple,
+      scale: 'y',
+      values: column((s) => s.sentRate),
+      unit: ' req/s',
+      points: true,
+    },
+    {
+      label: 'achieved',
+      color: COLORS.green,
+      scale: 'y',
+      values: column((s) => s.achievedRate),
+      unit: ' req/s',
+      points: true,
+    },
   ];
   if (result.capacity !== undefined) {
-    rates.push({ label: 'capacity', color: COLORS.blue, scale: 'y', values: x.map(() => result.capacity!), unit: ' req/s', dash: [2, 6] });
+    rates.push({
+      label: 'capacity',
+      color: COLORS.blue,
+      scale: 'y',
+      values: x.map(() => result.capacity!),
+      unit: ' req/s',
+      dash: [2, 6],
+    });
   }
   const latency: ChartSeries[] = [
     { label: 'p50', color: COLORS.blue, scale: 'y', values: column((s) => s.p50), unit: ' ms', points: true },
     { label: 'p99', color: COLORS.orange, scale: 'y', values: column((s) => s.p99), unit: ' ms', points: true },
   ];
   for (const threshold of slo.filter((t) => /^latency(Uncorrected)?\./.test(t.metric))) {
-    if (threshold.metric !== 'latency.p50' && threshold.metric !== 'latency.p99' && !latency.some((s) => s.label === threshold.metric)) {
-      latency.push({ label: threshold.metric, color: COLORS.teal, scale: 'y', values: column((s) => (s.result === undefined ? null : threshold.read(s.result) ?? null)), unit: ' ms', points: true });
+    if (
+      threshold.metric !== 'latency.p50' &&
+      threshold.metric !== 'latency.p99' &&
+      !latency.some((s) => s.label === threshold.metric)
+    ) {
+      latency.push({
+        label: threshold.metric,
+        color: COLORS.teal,
+        scale: 'y',
+        values: column((s) => (s.result === undefined ? null : (threshold.read(s.result) ?? null))),
+        unit: ' ms',
+        points: true,
+      });
     }
-    latency.push({ label: `SLO ${threshold.metric} ${threshold.expression}`, color: COLORS.red, scale: 'y', values: x.map(() => threshold.value), unit: ' ms', dash: [6, 4] });
+    latency.push({
+      label: `SLO ${threshold.metric} ${threshold.expression}`,
+      color: COLORS.red,
+      scale: 'y',
+      values: x.map(() => threshold.value),
+      unit: ' ms',
+      dash: [6, 4],
+    });
   }
   if (steps.some((s) => !s.passed)) {
-    latency.push({ label: 'failed step (p99)', color: COLORS.red, scale: 'y', values: column((s) => (s.passed ? null : s.p99)), unit: ' ms', pointsOnly: true });
+    latency.push({
+      label: 'failed step (p99)',
+      color: COLORS.red,
+      scale: 'y',
+      values: column((s) => (s.passed ? null : s.p99)),
+      unit: ' ms',
+      pointsOnly: true,
+    });
   }
   const byStep = { xKind: 'linear' as const, x, xLabel: 'step', xUnit: '' };
   // A failed step far above the objective would flatten the SLO line on a linear axis: then it is log-scaled.
-  const objectives = latency.filter((s) => s.label.startsWith('SLO ')).flatMap((s) => s.values.filter((v): v is number => v !== null));
+  const objectives = latency
+    .filter((s) => s.label.startsWith('SLO '))
+    .flatMap((s) => s.values.filter((v): v is number => v !== null));
   const values = latency.flatMap((s) => s.values.filter((v): v is number => v !== null && v > 0));
   const yLog = objectives.length > 0 && Math.max(...values) > 5 * Math.max(...objectives);
   return [
-    { id: 'chart-capacity-rate', title: 'Offered and achieved rate by step', ...byStep, yLabel: 'req/s', series: rates },
-    { id: 'chart-capacity-latency', title: `Latency by step, with the SLO${yLog ? ' (log scale)' : ''}`, ...byStep, yLabel: 'ms', ...(yLog ? { yLog } : {}), series: latency },
+    {
+      id: 'chart-capacity-rate',
+      title: 'Offered and achieved rate by step',
+      ...byStep,
+      yLabel: 'req/s',
+      series: rates,
+    },
+    {
+      id: 'chart-capacity-latency',
+      title: `Latency by step, with the SLO${yLog ? ' (log scale)' : ''}`,
+      ...byStep,
+      yLabel: 'ms',
+      ...(yLog ? { yLog } : {}),
+      series: latency,
+    },
   ];
 }
 
@@ -65,7 +136,8 @@ function capacityCharts(result: CapacityResult, slo: readonly CompiledThreshold[
 const STREAM_TIME = /^stream\.(firstEvent|gap|duration|delivery|ttft|itl|tpot)\./;
 
 /** A number to draw, or null (a gap) for a figure the step lacks (NaN, `null` from JSON). */
-const drawn = (value: number | null | undefined): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const drawn = (value: number | null | undefined): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null;
 
 /**
  * A search over a streaming endpoint: each step's output tokens per second (events per second
@@ -78,19 +150,53 @@ function streamChart(result: CapacityResult, slo: readonly CompiledThreshold[]):
   const x = streams.map((_, index) => index + 1);
   const shown = tokens ? 'stream.ttft.p99' : 'stream.firstEvent.p99';
   const series: ChartSeries[] = [
-    { label: tokens ? 'output tokens/s' : 'events/s', color: COLORS.green, scale: 'y', values: streams.map((s) => drawn(tokens ? s?.outputTokensPerSecond : s?.perSecond)), unit: '/s', points: true },
-    { label: tokens ? 'TTFT p99' : 'first event p99', color: COLORS.orange, scale: 'y2', values: streams.map((s) => drawn(tokens ? s?.ttft?.p99 : s?.firstEvent?.p99)), unit: ' ms', points: true },
+    {
+      label: tokens ? 'output tokens/s' : 'events/s',
+      color: COLORS.green,
+      scale: 'y',
+      values: streams.map((s) => drawn(tokens ? s?.outputTokensPerSecond : s?.perSecond)),
+      unit: '/s',
+      points: true,
+    },
+    {
+      label: tokens ? 'TTFT p99' : 'first event p99',
+      color: COLORS.orange,
+      scale: 'y2',
+      values: streams.map((s) => drawn(tokens ? s?.ttft?.p99 : s?.firstEvent?.p99)),
+      unit: ' ms',
+      points: true,
+    },
   ];
   for (const threshold of slo.filter((t) => STREAM_TIME.test(t.metric))) {
     if (threshold.metric !== shown && !series.some((s) => s.label === threshold.metric)) {
-      series.push({ label: threshold.metric, color: COLORS.teal, scale: 'y2', values: result.steps.map((s) => (s.result === undefined ? null : drawn(threshold.read(s.result)))), unit: ' ms', points: true });
+      series.push({
+        label: threshold.metric,
+        color: COLORS.teal,
+        scale: 'y2',
+        values: result.steps.map((s) => (s.result === undefined ? null : drawn(threshold.read(s.result)))),
+        unit: ' ms',
+        points: true,
+      });
     }
-    series.push({ label: `SLO ${threshold.metric} ${threshold.expression}`, color: COLORS.red, scale: 'y2', values: x.map(() => threshold.value), unit: ' ms', dash: [6, 4] });
+    series.push({
+      label: `SLO ${threshold.metric} ${threshold.expression}`,
+      color: COLORS.red,
+      scale: 'y2',
+      values: x.map(() => threshold.value),
+      unit: ' ms',
+      dash: [6, 4],
+    });
   }
   return {
     id: 'chart-capacity-stream',
     title: tokens ? 'Output tokens per second and TTFT by step' : 'Events per second and time to first event by step',
-    xKind: 'linear', x, xLabel: 'step', xUnit: '', yLabel: tokens ? 'tokens/s' : 'events/s', y2Label: 'ms', series,
+    xKind: 'linear',
+    x,
+    xLabel: 'step',
+    xUnit: '',
+    yLabel: tokens ? 'tokens/s' : 'events/s',
+    y2Label: 'ms',
+    series,
   };
 }
 
@@ -104,9 +210,27 @@ function stepsTable(result: CapacityResult): string {
   const streamHead = streamed ? (tokens ? ['tokens/s', 'TTFT p99'] : ['events/s', 'first event p99']) : [];
   const streamCells = (step: CapacityStep) => {
     const stream = step.result?.stream;
-    return !streamed ? [] : tokens ? [number(stream?.outputTokensPerSecond), ms(stream?.ttft?.p99)] : [number(stream?.perSecond), ms(stream?.firstEvent?.p99)];
+    return !streamed
+      ? []
+      : tokens
+        ? [number(stream?.outputTokensPerSecond), ms(stream?.ttft?.p99)]
+        : [number(stream?.perSecond), ms(stream?.firstEvent?.p99)];
   };
-  const head = ['step', 'phase', 'offered req/s', 'sent/s', 'achieved/s', 'p50', 'p99', 'p99 from write', ...streamHead, 'errors', 'missed', ...(monitored ? ['server CPU', 'CPU per request', 'machine CPU'] : []), 'verdict'];
+  const head = [
+    'step',
+    'phase',
+    'offered req/s',
+    'sent/s',
+    'achieved/s',
+    'p50',
+    'p99',
+    'p99 from write',
+    ...streamHead,
+    'errors',
+    'missed',
+    ...(monitored ? ['server CPU', 'CPU per request', 'machine CPU'] : []),
+    'verdict',
+  ];
   const cpu = (percent: number | undefined) => (percent === undefined ? 'n/a' : `${number(percent)}%`);
   const rows = result.steps.map((step, index) => [
     String(index + 1),
@@ -120,16 +244,36 @@ function stepsTable(result: CapacityResult): string {
     ...streamCells(step),
     percent(step.errorRate),
     number(step.missed),
-    ...(monitored ? [cpu(step.result?.server?.cpuPercent), ms(step.result?.server?.cpuPerRequestMs), cpu(step.result?.server?.machine?.cpuPercent)] : []),
+    ...(monitored
+      ? [
+          cpu(step.result?.server?.cpuPercent),
+          ms(step.result?.server?.cpuPerRequestMs),
+          cpu(step.result?.server?.machine?.cpuPercent),
+        ]
+      : []),
     verdict(step),
   ]);
-  return section('Steps', table(head, rows, { className: 'numbers', id: 'capacity-steps', textColumns: [head.length - 1], caption: 'Every step of the search, in the order run' }), 'steps');
+  return section(
+    'Steps',
+    table(head, rows, {
+      className: 'numbers',
+      id: 'capacity-steps',
+      textColumns: [head.length - 1],
+      caption: 'Every step of the search, in the order run',
+    }),
+    'steps',
+  );
 }
 
 /** The confirming run(s): the longer runs at the answer, with what each measured. */
 function confirmSection(result: CapacityResult): string {
   const confirms = result.steps.flatMap((step, index) => (step.phase === 'confirm' ? [[step, index] as const] : []));
-  if (confirms.length === 0) return section('Confirming run', '<p>No confirming run (confirmDuration 0, or the search ended before one).</p>', 'confirm');
+  if (confirms.length === 0)
+    return section(
+      'Confirming run',
+      '<p>No confirming run (confirmDuration 0, or the search ended before one).</p>',
+      'confirm',
+    );
   const rows = confirms.map(([step, index]) => [
     String(index + 1),
     number(step.rate),
@@ -138,7 +282,14 @@ function confirmSection(result: CapacityResult): string {
     ms(step.p99),
     verdict(step),
   ]);
-  return section('Confirming run', table(['step', 'rate req/s', 'measured', 'achieved/s', 'p99', 'verdict'], rows, { className: 'numbers', textColumns: [5] }), 'confirm');
+  return section(
+    'Confirming run',
+    table(['step', 'rate req/s', 'measured', 'achieved/s', 'p99', 'verdict'], rows, {
+      className: 'numbers',
+      textColumns: [5],
+    }),
+    'confirm',
+  );
 }
 
 function sloText(result: CapacityResult, slo: readonly CompiledThreshold[]): string {
@@ -158,17 +309,27 @@ export function renderCapacityReport(result: CapacityResult): string {
   const stream = streamChart(result, slo);
   const charts = [...capacityCharts(result, slo), ...(stream === undefined ? [] : [stream])];
   const found = result.capacity === undefined ? 'none' : `${number(result.capacity)} req/s`;
-  const badge = result.capacity === undefined
-    ? '<span class="badge failed">no capacity found</span>'
-    : `<span class="badge ${result.confirmed ? 'passed' : 'aborted'}">${result.confirmed ? 'confirmed' : 'not confirmed'}</span>`;
-  const header = `<h1>salvo capacity <span class="url">${escapeHtml(result.url)}</span>${badge}</h1>` +
+  const badge =
+    result.capacity === undefined
+      ? '<span class="badge failed">no capacity found</span>'
+      : `<span class="badge ${result.confirmed ? 'passed' : 'aborted'}">${result.confirmed ? 'confirmed' : 'not confirmed'}</span>`;
+  const header =
+    `<h1>salvo capacity <span class="url">${escapeHtml(result.url)}</span>${badge}</h1>` +
     `<p class="meta">${escapeHtml(`SLO ${sloText(result, slo)} · precision ${number(result.precision * 100)}% · ${result.steps.length} steps in ${number(result.durationMs / 1000)} s${result.aborted ? ' · aborted' : ''}`)}</p>`;
   const body = [
     cards([
-      ['capacity', found, result.capacity === undefined ? undefined : result.confirmed ? 'confirmed by a longer run' : 'not confirmed'],
+      [
+        'capacity',
+        found,
+        result.capacity === undefined ? undefined : result.confirmed ? 'confirmed by a longer run' : 'not confirmed',
+      ],
       ['limited by', result.limitedBy],
       ['highest passed', result.highestPassed === undefined ? 'none' : `${number(result.highestPassed)} req/s`],
-      ['lowest failed', result.lowestFailed === undefined ? 'none' : `${number(result.lowestFailed)} req/s`, 'on the server'],
+      [
+        'lowest failed',
+        result.lowestFailed === undefined ? 'none' : `${number(result.lowestFailed)} req/s`,
+        'on the server',
+      ],
     ]),
     section('Outcome', `<p id="capacity-message">${escapeHtml(result.message)}</p>`, 'outcome'),
     chartGrid(charts),

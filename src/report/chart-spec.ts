@@ -35,4 +35,12 @@ export interface ChartSpec {
   series: ChartSeries[];
 }
 
-export const COLORS = { blue: '#2563eb', orange: '#ea580c', green: '#16a34a', red: '#dc2626', grey: '#6b7280', purple: '#7c3aed', teal: '#0d9488' };
+export const COLORS = {
+  blue: '#2563eb',
+  orange: '#ea580c',
+  green: '#16a34a',
+  red: '#dc2626',
+  grey: '#6b7280',
+  purple: '#7c3aed',
+  teal: '#0d9488',
+};

@@ -33,7 +33,9 @@ export function partialLastSecond(result: LoadResult): number | undefined {
 export function timelineX(result: LoadResult): number[] {
   const timeline = result.timeline ?? [];
   const share = partialLastSecond(result);
-  return timeline.map((entry, i) => (share !== undefined && i === timeline.length - 1 ? entry.second + share : entry.second + 1));
+  return timeline.map((entry, i) =>
+    share !== undefined && i === timeline.length - 1 ? entry.second + share : entry.second + 1,
+  );
 }
 
 function timelineCharts(result: LoadResult): ChartSpec[] {
@@ -44,38 +46,84 @@ function timelineCharts(result: LoadResult): ChartSpec[] {
   const x = timelineX(result);
   const column = (read: (entry: TimelineEntry) => number) => timeline.map(read);
   // A second that timed nothing is a gap: NaN in memory, null from JSON, 0 in results saved before 1.0.
-  const latency = (read: (entry: TimelineEntry) => number) => timeline.map((entry) => timedLatency(read(entry), entry.completed));
+  const latency = (read: (entry: TimelineEntry) => number) =>
+    timeline.map((entry) => timedLatency(read(entry), entry.completed));
   // A count of the last partial second, per second of its length: 200 in 0.2 s is 1,000/s, not 200/s.
   const share = partialLastSecond(result) ?? 1;
-  const perSecond = (read: (entry: TimelineEntry) => number) => timeline.map((entry, i) => (i === timeline.length - 1 ? read(entry) / share : read(entry)));
+  const perSecond = (read: (entry: TimelineEntry) => number) =>
+    timeline.map((entry, i) => (i === timeline.length - 1 ? read(entry) / share : read(entry)));
   const throughput: ChartSeries[] = [
     { label: words.completed, color: COLORS.blue, scale: 'y', values: perSecond((e) => e.completed), unit: '/s' },
   ];
   // A listen-only run sends nothing: a line along zero would only hide the axis.
-  if (timeline.some((e) => e.sent > 0)) throughput.push({ label: 'sent', color: COLORS.grey, scale: 'y', values: perSecond((e) => e.sent), unit: '/s', dash: [4, 4] });
+  if (timeline.some((e) => e.sent > 0))
+    throughput.push({
+      label: 'sent',
+      color: COLORS.grey,
+      scale: 'y',
+      values: perSecond((e) => e.sent),
+      unit: '/s',
+      dash: [4, 4],
+    });
   if (wholeTarget(result) && timeline.some((entry) => entry.targetRate !== undefined)) {
-    throughput.push({ label: 'target', color: COLORS.green, scale: 'y', values: timeline.map((e) => e.targetRate ?? null), unit: '/s', dash: [2, 6] });
+    throughput.push({
+      label: 'target',
+      color: COLORS.green,
+      scale: 'y',
+      values: timeline.map((e) => e.targetRate ?? null),
+      unit: '/s',
+      dash: [2, 6],
+    });
   }
   const overTime = (id: string, title: string, yLabel: string, series: ChartSeries[], y2Label?: string): ChartSpec => ({
-    id, title, xKind: 'seconds', x, yLabel, series, ...(y2Label === undefined ? {} : { y2Label }),
+    id,
+    title,
+    xKind: 'seconds',
+    x,
+    yLabel,
+    series,
+    ...(y2Label === undefined ? {} : { y2Label }),
   });
   const charts: ChartSpec[] = [
-    overTime('chart-throughput', words.handshakes ? 'Messages per second' : 'Requests per second', `${words.units}/s`, throughput),
+    overTime(
+      'chart-throughput',
+      words.handshakes ? 'Messages per second' : 'Requests per second',
+      `${words.units}/s`,
+      throughput,
+    ),
     overTime('chart-latency', words.handshakes ? 'Message latency over time' : 'Latency over time', 'ms', [
       { label: 'p50', color: COLORS.blue, scale: 'y', values: latency((e) => e.p50), unit: ' ms' },
       { label: 'p99', color: COLORS.orange, scale: 'y', values: latency((e) => e.p99), unit: ' ms' },
     ]),
-    overTime('chart-errors', 'Errors and open connections', 'errors/s', [
-      { label: 'errors', color: COLORS.red, scale: 'y', values: perSecond((e) => e.errors), unit: '/s' },
-      { label: 'open connections', color: COLORS.purple, scale: 'y2', values: column((e) => e.connections), unit: '' },
-    ], 'connections'),
+    overTime(
+      'chart-errors',
+      'Errors and open connections',
+      'errors/s',
+      [
+        { label: 'errors', color: COLORS.red, scale: 'y', values: perSecond((e) => e.errors), unit: '/s' },
+        {
+          label: 'open connections',
+          color: COLORS.purple,
+          scale: 'y2',
+          values: column((e) => e.connections),
+          unit: '',
+        },
+      ],
+      'connections',
+    ),
   ];
   const cpu = optionalSeries(timeline, 'cpuPercent');
   if (cpu !== undefined) {
     const series: ChartSeries[] = [{ label: 'CPU', color: COLORS.orange, scale: 'y', values: cpu, unit: '%' }];
     const utilization = optionalSeries(timeline, 'eventLoopUtilization');
     if (utilization !== undefined) {
-      series.push({ label: 'event loop busy', color: COLORS.blue, scale: 'y', values: utilization.map((u) => u * 100), unit: '%' });
+      series.push({
+        label: 'event loop busy',
+        color: COLORS.blue,
+        scale: 'y',
+        values: utilization.map((u) => u * 100),
+        unit: '%',
+      });
     }
     charts.push(overTime('chart-generator', "Load generator's CPU", '% of one core', series));
   }
@@ -104,7 +152,16 @@ export function spectraChart(
   const series: ChartSeries[] = lines.flatMap((line, index) =>
     spectra[index]!.length === 0
       ? []
-      : [{ label: line.label, color: line.color, scale: 'y' as const, values: x.map((k) => byX.get(k)![index]!), unit: ' ms', ...(line.dash ? { dash: line.dash } : {}) }],
+      : [
+          {
+            label: line.label,
+            color: line.color,
+            scale: 'y' as const,
+            values: x.map((k) => byX.get(k)![index]!),
+            unit: ' ms',
+            ...(line.dash ? { dash: line.dash } : {}),
+          },
+        ],
   );
   return { id, title, xKind: 'percentile', x, yLabel: 'ms', series };
 }
@@ -114,7 +171,9 @@ function spectrumChart(result: LoadResult): ChartSpec | undefined {
   const differs = result.histogramUncorrected !== undefined && result.histogramUncorrected !== result.histogram;
   return spectraChart('chart-spectrum', 'Latency by percentile', [
     { label: result.rate === undefined ? 'latency' : 'corrected', color: COLORS.blue, histogram: result.histogram },
-    ...(differs ? [{ label: 'uncorrected', color: COLORS.grey, histogram: result.histogramUncorrected, dash: [4, 4] }] : []),
+    ...(differs
+      ? [{ label: 'uncorrected', color: COLORS.grey, histogram: result.histogramUncorrected, dash: [4, 4] }]
+      : []),
   ]);
 }
 

@@ -1,5 +1,10 @@
 import type { AssertNoRegressionOptions } from '../compare/assert-no-regression.js';
-import { compareResults, type Comparison, type ComparisonRow, type ConfidenceLevel } from '../compare/compare-results.js';
+import {
+  compareResults,
+  type Comparison,
+  type ComparisonRow,
+  type ConfidenceLevel,
+} from '../compare/compare-results.js';
 import type { ComparisonRuns } from '../compare/run-comparison.js';
 import { addEncodedInto, createHistogram, encodeHistogram } from '../stats/histogram.js';
 import type { LoadResult } from '../shared/load-result.js';
@@ -65,10 +70,24 @@ function intervalBars(row: ComparisonRow): string {
   return `<span class="ci" aria-hidden="true">${bars.join('')}<span class="ci-zero"></span></span>`;
 }
 
-const VERDICT_WORDS: Record<RowVerdict, string> = { better: 'better', worse: 'worse', same: 'no significant change', regressed: 'regressed' };
+const VERDICT_WORDS: Record<RowVerdict, string> = {
+  better: 'better',
+  worse: 'worse',
+  same: 'no significant change',
+  regressed: 'regressed',
+};
 
 function rowsTable(comparison: Comparison, verdicts: ReadonlyMap<string, RowVerdict>): string {
-  const head = ['metric', 'baseline', 'candidate', 'improvement', 'p-value', 'stars', 'intervals of the difference', 'verdict'];
+  const head = [
+    'metric',
+    'baseline',
+    'candidate',
+    'improvement',
+    'p-value',
+    'stars',
+    'intervals of the difference',
+    'verdict',
+  ];
   const rows = comparison.rows.map((row) => {
     const verdict = verdicts.get(row.metric) ?? 'same';
     return [
@@ -78,18 +97,36 @@ function rowsTable(comparison: Comparison, verdicts: ReadonlyMap<string, RowVerd
       signedPercent(row.improvement),
       row.pValue < 0.0001 ? '< 0.0001' : row.pValue.toFixed(4),
       `<span aria-label="${row.confidence === '' ? 'not significant' : `significant at ${row.confidence}`}">${row.confidence || '–'}</span>`,
-      row.intervals === null || row.intervals === undefined ? 'n/a' : intervalBars(row) + LEVELS.map((level) => intervalCell(row, level)).join(''),
+      row.intervals === null || row.intervals === undefined
+        ? 'n/a'
+        : intervalBars(row) + LEVELS.map((level) => intervalCell(row, level)).join(''),
       `<span class="${verdict === 'better' ? 'better' : verdict === 'same' ? '' : 'worse'}">${VERDICT_WORDS[verdict]}</span>`,
     ];
   });
   const note = `<p class="meta">Improvement is positive when the candidate is better. The intervals are of the difference of means, candidate − baseline, in the metric's unit, at 95, 99 and 99.9% confidence (Welch's t-test on per-run values); the bars draw them around zero, nested, the 95% one darkest: an interval that does not cross zero is a change. Stars: * p &lt; 0.05, ** p &lt; 0.01, *** p &lt; 0.001.</p>`;
-  return section('Metrics', note + table(head, rows, { className: 'numbers comparison', id: 'comparison-rows', caption: `${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate runs` }), 'metrics');
+  return section(
+    'Metrics',
+    note +
+      table(head, rows, {
+        className: 'numbers comparison',
+        id: 'comparison-rows',
+        caption: `${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate runs`,
+      }),
+    'metrics',
+  );
 }
 
 /** What a report can be given: runs with their comparison, runs alone (compared here), or a bare comparison. */
-export type ComparisonReportInput = ComparisonRuns | Comparison | { baseline: LoadResult | LoadResult[]; candidate: LoadResult | LoadResult[]; comparison?: Comparison };
+export type ComparisonReportInput =
+  | ComparisonRuns
+  | Comparison
+  | { baseline: LoadResult | LoadResult[]; candidate: LoadResult | LoadResult[]; comparison?: Comparison };
 
-function runsOf(input: ComparisonReportInput): { comparison: Comparison; baseline: LoadResult[]; candidate: LoadResult[] } {
+function runsOf(input: ComparisonReportInput): {
+  comparison: Comparison;
+  baseline: LoadResult[];
+  candidate: LoadResult[];
+} {
   if ('rows' in input) return { comparison: input, baseline: [], candidate: [] };
   const baseline = input.baseline === undefined ? [] : ([] as LoadResult[]).concat(input.baseline);
   const candidate = input.candidate === undefined ? [] : ([] as LoadResult[]).concat(input.candidate);
@@ -104,7 +141,10 @@ function runsOf(input: ComparisonReportInput): { comparison: Comparison; baselin
  * stars and intervals at 95/99/99.9% with a bar of the 99% one, and the verdict: with `margins`,
  * whether `assertNoRegression` would pass; without, what got significantly better or worse.
  */
-export function renderComparisonReport(input: ComparisonReportInput, options: RenderComparisonReportOptions = {}): string {
+export function renderComparisonReport(
+  input: ComparisonReportInput,
+  options: RenderComparisonReportOptions = {},
+): string {
   const { comparison, baseline, candidate } = runsOf(input);
   const verdict = comparisonVerdict(comparison, options);
   const spectra = spectraChart('chart-comparison-spectrum', 'Latency by percentile, both sides', [
@@ -113,7 +153,8 @@ export function renderComparisonReport(input: ComparisonReportInput, options: Re
   ]);
   const charts = spectra === undefined ? [] : [spectra];
   const urls = [...new Set([...baseline, ...candidate].map((run) => run.url))];
-  const header = `<h1>salvo compare${urls.length === 0 ? '' : ` <span class="url">${escapeHtml(urls.join(' vs '))}</span>`}<span class="badge ${verdict.tone}">${escapeHtml(verdict.badge)}</span></h1>` +
+  const header =
+    `<h1>salvo compare${urls.length === 0 ? '' : ` <span class="url">${escapeHtml(urls.join(' vs '))}</span>`}<span class="badge ${verdict.tone}">${escapeHtml(verdict.badge)}</span></h1>` +
     `<p class="meta">${escapeHtml(`${comparison.runs.baseline} baseline and ${comparison.runs.candidate} candidate runs · ${comparison.rows.length} metrics`)}</p>`;
   const counts = (kind: RowVerdict) => [...verdict.rows.values()].filter((v) => v === kind).length;
   const body = [
@@ -125,8 +166,16 @@ export function renderComparisonReport(input: ComparisonReportInput, options: Re
     ]),
     section('Verdict', `<p id="verdict">${escapeHtml(verdict.sentence)}</p>`, 'verdict-section'),
     chartGrid(charts),
-    spectra === undefined ? '<p class="meta" id="no-spectra">No latency histograms in this comparison (a bare compareResults result has no runs): no spectra.</p>' : '',
+    spectra === undefined
+      ? '<p class="meta" id="no-spectra">No latency histograms in this comparison (a bare compareResults result has no runs): no spectra.</p>'
+      : '',
     rowsTable(comparison, verdict.rows),
   ];
-  return renderPage({ title: 'salvo compare', header, body: body.join('\n'), charts, footer: 'salvo comparison report' });
+  return renderPage({
+    title: 'salvo compare',
+    header,
+    body: body.join('\n'),
+    charts,
+    footer: 'salvo comparison report',
+  });
 }

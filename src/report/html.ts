@@ -11,7 +11,9 @@ export function escapeHtml(text: string): string {
 
 /** Milliseconds: 3 decimals below 10 ms, 2 above; `n/a` for a missing value. */
 export function ms(value: number | null | undefined): string {
-  return typeof value === 'number' && Number.isFinite(value) ? `${(Math.abs(value) < 10 ? FINE : DECIMAL).format(value)} ms` : 'n/a';
+  return typeof value === 'number' && Number.isFinite(value)
+    ? `${(Math.abs(value) < 10 ? FINE : DECIMAL).format(value)} ms`
+    : 'n/a';
 }
 
 /** A count with separators, or a rate with up to 3 decimals below 10 and 2 above. */
@@ -55,7 +57,10 @@ export function table(
   const text = new Set(options.textColumns ?? []);
   const headCells = head.map((cell, i) => `<th scope="col"${text.has(i) ? ' class="text"' : ''}>${cell}</th>`).join('');
   const body = rows
-    .map((row) => `<tr>${row.map((cell, i) => (i === 0 && rowHeaders ? `<th scope="row">${cell}</th>` : `<td${text.has(i) ? ' class="text"' : ''}>${cell}</td>`)).join('')}</tr>`)
+    .map(
+      (row) =>
+        `<tr>${row.map((cell, i) => (i === 0 && rowHeaders ? `<th scope="row">${cell}</th>` : `<td${text.has(i) ? ' class="text"' : ''}>${cell}</td>`)).join('')}</tr>`,
+    )
     .join('');
   const attributes = `${options.id === undefined ? '' : ` id="${options.id}"`}${options.className === undefined ? '' : ` class="${options.className}"`}`;
   const caption = options.caption === undefined ? '' : `<caption>${escapeHtml(options.caption)}</caption>`;

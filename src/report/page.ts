@@ -79,7 +79,10 @@ export interface PageParts {
 export function chartGrid(charts: readonly ChartSpec[]): string {
   if (charts.length === 0) return '';
   const boxes = charts
-    .map((chart) => `<figure class="chart" aria-labelledby="${chart.id}-title"><h2 id="${chart.id}-title">${escapeHtml(chart.title)}</h2><div class="plot" id="${chart.id}" aria-hidden="true"></div></figure>`)
+    .map(
+      (chart) =>
+        `<figure class="chart" aria-labelledby="${chart.id}-title"><h2 id="${chart.id}-title">${escapeHtml(chart.title)}</h2><div class="plot" id="${chart.id}" aria-hidden="true"></div></figure>`,
+    )
     .join('');
   return `<div class="charts">${boxes}</div>`;
 }

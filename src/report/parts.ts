@@ -21,7 +21,9 @@ interface Part {
 
 function statuses(codes: Record<string, number>): string {
   const entries = Object.entries(codes);
-  return entries.length === 0 ? '–' : escapeHtml(entries.map(([code, count]) => `${code}: ${number(count)}`).join(', '));
+  return entries.length === 0
+    ? '–'
+    : escapeHtml(entries.map(([code, count]) => `${code}: ${number(count)}`).join(', '));
 }
 
 /** A row per part; a scenario's target rate last, when some scenario has one. */
@@ -38,7 +40,17 @@ function partsTable(heading: string, parts: Record<string, Part>, id: string): s
     statuses(part.statusCodes),
     ...(targets ? [part.rate === undefined ? '–' : number(part.rate)] : []),
   ]);
-  const header = [heading, 'requests/s', 'p50 (ms)', 'p99 (ms)', 'sent', 'completed', 'errors', 'status codes', ...(targets ? ['target/s'] : [])];
+  const header = [
+    heading,
+    'requests/s',
+    'p50 (ms)',
+    'p99 (ms)',
+    'sent',
+    'completed',
+    'errors',
+    'status codes',
+    ...(targets ? ['target/s'] : []),
+  ];
   return table(header, rows, { id, textColumns: [7] });
 }
 
@@ -50,8 +62,10 @@ function hasNames(result: LoadResult): result is LoadResult & { byName: NonNulla
 /** The scenarios side by side, then the names: a table each, when the result has them. */
 export function partsSections(result: LoadResult): string {
   const sections: string[] = [];
-  if (result.byScenario !== undefined) sections.push(section('Scenarios', partsTable('scenario', result.byScenario, 'scenarios-table'), 'scenarios'));
-  if (hasNames(result)) sections.push(section('Requests by name', partsTable('name', result.byName, 'names-table'), 'names'));
+  if (result.byScenario !== undefined)
+    sections.push(section('Scenarios', partsTable('scenario', result.byScenario, 'scenarios-table'), 'scenarios'));
+  if (hasNames(result))
+    sections.push(section('Requests by name', partsTable('name', result.byName, 'names-table'), 'names'));
   return sections.join('\n');
 }
 
@@ -69,7 +83,9 @@ export function partsCharts(result: LoadResult): ChartSpec[] {
       label: name,
       ...lineStyle(index),
       scale: 'y',
-      values: timeline.map((entry) => timedLatency(entry.byName?.[name]?.p99 ?? null, entry.byName?.[name]?.completed ?? 0)),
+      values: timeline.map((entry) =>
+        timedLatency(entry.byName?.[name]?.p99 ?? null, entry.byName?.[name]?.completed ?? 0),
+      ),
       unit: ' ms',
     }));
     charts.push({ id: 'chart-names-latency', title: 'p99 latency by name', xKind: 'seconds', x, yLabel: 'ms', series });
@@ -85,7 +101,14 @@ export function partsCharts(result: LoadResult): ChartSpec[] {
       });
       return { label: scenario, ...lineStyle(index), scale: 'y', values, unit: '/s' };
     });
-    charts.push({ id: 'chart-scenarios-throughput', title: 'Completed per second by scenario', xKind: 'seconds', x, yLabel: 'requests/s', series });
+    charts.push({
+      id: 'chart-scenarios-throughput',
+      title: 'Completed per second by scenario',
+      xKind: 'seconds',
+      x,
+      yLabel: 'requests/s',
+      series,
+    });
   }
   return charts;
 }

@@ -31,12 +31,17 @@ function badge(result: LoadResult): string {
   const codes = new Set((Array.isArray(result.warnings) ? result.warnings : []).map((warning) => warning.code));
   const judged = result.thresholds !== undefined && result.thresholds.length > 0;
   const failedThreshold = judged && result.thresholds!.some((threshold) => !threshold.passed);
-  const [tone, text] = result.aborted ? ['aborted', 'aborted']
-    : failedThreshold ? ['failed', 'thresholds failed']
-    : codes.has('NO_SUCCESS') || result.ok === false ? ['failed', 'no request succeeded']
-    : codes.has('MOSTLY_FAILED') ? ['failed', 'most requests failed']
-    : judged ? ['passed', 'thresholds passed']
-    : ['neutral', 'no thresholds'];
+  const [tone, text] = result.aborted
+    ? ['aborted', 'aborted']
+    : failedThreshold
+      ? ['failed', 'thresholds failed']
+      : codes.has('NO_SUCCESS') || result.ok === false
+        ? ['failed', 'no request succeeded']
+        : codes.has('MOSTLY_FAILED')
+          ? ['failed', 'most requests failed']
+          : judged
+            ? ['passed', 'thresholds passed']
+            : ['neutral', 'no thresholds'];
   return `<span class="badge ${tone}">${text}</span>`;
 }
 
@@ -47,14 +52,23 @@ function header(result: LoadResult): string {
   if (exchange !== undefined) meta.push(exchange);
   const noun = words.handshakes ? 'client' : 'connection';
   const most = Math.max(...(result.merge?.plan?.stages ?? []).map((stage) => stage.connections ?? 0));
-  meta.push(most > result.connections ? `${number(result.connections)} to ${plural(most, noun)} in stages` : plural(result.connections, noun));
+  meta.push(
+    most > result.connections
+      ? `${number(result.connections)} to ${plural(most, noun)} in stages`
+      : plural(result.connections, noun),
+  );
   const depth = concurrencyPerConnection(result);
   if (depth !== undefined) meta.push(depth);
   meta.push(plural(result.workers, 'worker'), `${(result.durationMs / 1000).toFixed(2)} s measured`);
   const range = result.timeline === undefined ? undefined : targetRateRange(result);
   const stages = rateStagesText(result);
   if (stages !== undefined) meta.push(`target rate ${stages} (${number(range![0])} to ${number(range![1])}/s)`);
-  else if (range !== undefined) meta.push(range[0] === range[1] ? `target rate ${number(range[0])}/s` : `target rate ${number(range[0])} to ${number(range[1])}/s in stages`);
+  else if (range !== undefined)
+    meta.push(
+      range[0] === range[1]
+        ? `target rate ${number(range[0])}/s`
+        : `target rate ${number(range[0])} to ${number(range[1])}/s in stages`,
+    );
   const segment = result.merge?.segment;
   if (segment !== undefined) meta.push(`segment ${segment.index + 1} of ${segment.count}`);
   return `<h1>salvo <span class="url">${escapeHtml(result.url)}</span>${badge(result)}</h1><p class="meta">${escapeHtml(meta.join(' · '))}</p>`;
@@ -76,11 +90,12 @@ export function renderReport(result: LoadResult): string {
   // The server's charts (`monitor`) under the load's, on the same time axis.
   const charts = [...reportCharts(result), ...streamCharts(result), ...partsCharts(result), ...serverCharts(result)];
   const share = partialLastSecond(result);
-  const shortRun = (result.timeline ?? []).length < 2
-    ? '<p class="meta" id="no-timeline">The run was shorter than two seconds: no charts over time.</p>'
-    : share === undefined
-      ? ''
-      : `<p class="meta" id="partial-second">The run ended ${number(share * 1000)} ms into its last second: the charts' last point is at ${number(result.durationMs / 1000)} s, its counts per second of that part.</p>`;
+  const shortRun =
+    (result.timeline ?? []).length < 2
+      ? '<p class="meta" id="no-timeline">The run was shorter than two seconds: no charts over time.</p>'
+      : share === undefined
+        ? ''
+        : `<p class="meta" id="partial-second">The run ended ${number(share * 1000)} ms into its last second: the charts' last point is at ${number(result.durationMs / 1000)} s, its counts per second of that part.</p>`;
   const body = [
     summaryCards(result),
     streamCards(result),

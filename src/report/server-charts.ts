@@ -12,7 +12,8 @@ export function serverCharts(result: LoadResult): ChartSpec[] {
   if (result.server === undefined || timeline.length < 2) return [];
   // The monitor's last second ends with the run: its figures are per second already.
   const x = timelineX(result);
-  const column = (read: (second: ServerSecond) => number | undefined) => timeline.map((entry) => (entry.server === undefined ? null : (read(entry.server) ?? null)));
+  const column = (read: (second: ServerSecond) => number | undefined) =>
+    timeline.map((entry) => (entry.server === undefined ? null : (read(entry.server) ?? null)));
   const has = (values: Array<number | null>) => values.some((value) => value !== null);
   const charts: ChartSpec[] = [];
   const cores = (count: number | undefined) => (count === undefined ? '' : ` (${count} core${count === 1 ? '' : 's'})`);
@@ -46,7 +47,14 @@ export function serverCharts(result: LoadResult): ChartSpec[] {
       { label: 'received', color: '#2563eb', scale: 'y', values: megabytes(received), unit: ' MB/s' },
       { label: 'sent', color: '#ea580c', scale: 'y', values: megabytes(sent), unit: ' MB/s', dash: [4, 4] },
     ];
-    charts.push({ id: 'chart-machine-network', title: "Machine network (the monitor's scrapes left out)", xKind: 'seconds', x, yLabel: 'MB/s', series });
+    charts.push({
+      id: 'chart-machine-network',
+      title: "Machine network (the monitor's scrapes left out)",
+      xKind: 'seconds',
+      x,
+      yLabel: 'MB/s',
+      series,
+    });
   }
   return charts;
 }

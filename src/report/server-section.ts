@@ -13,21 +13,60 @@ export function serverSection(result: LoadResult): string {
   const unit = runWords(result).unit;
   const rows: string[][] = [];
   const add = (scope: string, measure: string, value: string) => rows.push([scope, escapeHtml(measure), value]);
-  if (server.cpuPercent !== undefined) add('server', `CPU${server.cores === undefined ? '' : ` (of ${server.cores} cores)`}`, `${number(server.cpuPercent)}% of a core`);
+  if (server.cpuPercent !== undefined)
+    add(
+      'server',
+      `CPU${server.cores === undefined ? '' : ` (of ${server.cores} cores)`}`,
+      `${number(server.cpuPercent)}% of a core`,
+    );
   if (server.cpuPerRequestMs !== undefined) add('server', `CPU per ${unit}`, ms(server.cpuPerRequestMs));
-  if (server.memory !== undefined) add('server', 'resident memory (mean, peak)', `${bytes(server.memory.rssBytes)}, ${bytes(server.memory.peakRssBytes)}`);
+  if (server.memory !== undefined)
+    add(
+      'server',
+      'resident memory (mean, peak)',
+      `${bytes(server.memory.rssBytes)}, ${bytes(server.memory.peakRssBytes)}`,
+    );
   if (server.eventLoopLagMs !== undefined) add('server', 'event-loop lag (highest second)', ms(server.eventLoopLagMs));
   const machine = server.machine;
-  if (machine?.cpuPercent !== undefined) add('machine', `CPU${machine.cores === undefined ? '' : ` (of ${machine.cores} cores)`}`, `${number(machine.cpuPercent)}% of a core`);
-  if (machine?.memory !== undefined) add('machine', 'memory in use (mean, peak)', `${bytes(machine.memory.usedBytes)}, ${bytes(machine.memory.peakUsedBytes)}`);
-  if (machine?.network !== undefined) add('machine', 'network in, out', `${bytes(machine.network.receivedBytesPerSecond)}/s, ${bytes(machine.network.sentBytesPerSecond)}/s`);
+  if (machine?.cpuPercent !== undefined)
+    add(
+      'machine',
+      `CPU${machine.cores === undefined ? '' : ` (of ${machine.cores} cores)`}`,
+      `${number(machine.cpuPercent)}% of a core`,
+    );
+  if (machine?.memory !== undefined)
+    add(
+      'machine',
+      'memory in use (mean, peak)',
+      `${bytes(machine.memory.usedBytes)}, ${bytes(machine.memory.peakUsedBytes)}`,
+    );
+  if (machine?.network !== undefined)
+    add(
+      'machine',
+      'network in, out',
+      `${bytes(machine.network.receivedBytesPerSecond)}/s, ${bytes(machine.network.sentBytesPerSecond)}/s`,
+    );
   const sources = server.sources.map((source) => [
     `<code>${escapeHtml(source.source)}</code>`,
     source.scope,
     source.sameProcessAs !== undefined
       ? `the process of ${escapeHtml(source.sameProcessAs)}: counted once`
-      : source.answered ? `answered all ${number(source.seconds)} s` : `<span class="fail">${escapeHtml(source.error ?? 'missed samples')}</span> (${number(source.seconds)} s answered)`,
+      : source.answered
+        ? `answered all ${number(source.seconds)} s`
+        : `<span class="fail">${escapeHtml(source.error ?? 'missed samples')}</span> (${number(source.seconds)} s answered)`,
   ]);
-  const figures = rows.length === 0 ? '<p>No source gave a figure.</p>' : table(['scope', 'measure', 'value'], rows, { className: 'keyvalue', id: 'server-table', textColumns: [0, 1] });
-  return section('Server (monitor)', figures + table(['source', 'scope', 'answered'], sources, { className: 'keyvalue', id: 'server-sources', textColumns: [0, 1, 2] }), 'server');
+  const figures =
+    rows.length === 0
+      ? '<p>No source gave a figure.</p>'
+      : table(['scope', 'measure', 'value'], rows, { className: 'keyvalue', id: 'server-table', textColumns: [0, 1] });
+  return section(
+    'Server (monitor)',
+    figures +
+      table(['source', 'scope', 'answered'], sources, {
+        className: 'keyvalue',
+        id: 'server-sources',
+        textColumns: [0, 1, 2],
+      }),
+    'server',
+  );
 }

@@ -71,18 +71,32 @@ const US_PER_MS = 1000;
  * The stages as planned (`merge.plan`), or as a WebSocket run measured them when an older result
  * has no plan. Each stage's target is where it ends; `start` is where the first one starts.
  */
-function plannedStages(result: LoadResult): { kind: 'connections' | 'rate'; stages: PlannedStep[]; start: number } | undefined {
+function plannedStages(
+  result: LoadResult,
+): { kind: 'connections' | 'rate'; stages: PlannedStep[]; start: number } | undefined {
   const plan = result.merge?.plan;
   const stages = plan?.stages;
   if (stages !== undefined && stages.length > 0) {
     if (stages[0]!.connections !== undefined) {
-      return { kind: 'connections', start: plan!.connections, stages: stages.map((s) => ({ durationMs: s.durationMs, target: s.connections ?? 0 })) };
+      return {
+        kind: 'connections',
+        start: plan!.connections,
+        stages: stages.map((s) => ({ durationMs: s.durationMs, target: s.connections ?? 0 })),
+      };
     }
-    return { kind: 'rate', start: plan!.rate ?? 0, stages: stages.map((s) => ({ durationMs: s.durationMs, target: s.rate ?? 0 })) };
+    return {
+      kind: 'rate',
+      start: plan!.rate ?? 0,
+      stages: stages.map((s) => ({ durationMs: s.durationMs, target: s.rate ?? 0 })),
+    };
   }
   const measured = result.websocket?.stages;
   if (measured === undefined || measured.length === 0) return undefined;
-  return { kind: 'connections', start: result.connections, stages: measured.map((s) => ({ durationMs: s.durationMs, target: s.connections })) };
+  return {
+    kind: 'connections',
+    start: result.connections,
+    stages: measured.map((s) => ({ durationMs: s.durationMs, target: s.connections })),
+  };
 }
 
 /**
@@ -91,8 +105,12 @@ function plannedStages(result: LoadResult): { kind: 'connections' | 'rate'; stag
  * connecting period, are left out; every stage of a ramp that never holds.
  */
 function stepStages(stages: readonly PlannedStep[], start: number): { indices: number[]; holding: boolean } {
-  const holds = stages.flatMap((stage, index) => (stage.target === (index === 0 ? start : stages[index - 1]!.target) ? [index] : []));
-  return holds.length > 0 ? { indices: holds, holding: true } : { indices: stages.map((_, index) => index), holding: false };
+  const holds = stages.flatMap((stage, index) =>
+    stage.target === (index === 0 ? start : stages[index - 1]!.target) ? [index] : [],
+  );
+  return holds.length > 0
+    ? { indices: holds, holding: true }
+    : { indices: stages.map((_, index) => index), holding: false };
 }
 
 /**
@@ -100,7 +118,9 @@ function stepStages(stages: readonly PlannedStep[], start: number): { indices: n
  * seconds inside it, or, when it holds no whole second, the seconds whose middle falls in it.
  */
 function secondsWithin(timeline: readonly TimelineEntry[], fromMs: number, toMs: number): number[] {
-  const whole = timeline.flatMap((entry, index) => (entry.second * 1000 >= fromMs && (entry.second + 1) * 1000 <= toMs ? [index] : []));
+  const whole = timeline.flatMap((entry, index) =>
+    entry.second * 1000 >= fromMs && (entry.second + 1) * 1000 <= toMs ? [index] : [],
+  );
   if (whole.length > 0) return whole;
   return timeline.flatMap((entry, index) => {
     const middle = entry.second * 1000 + 500;
@@ -118,7 +138,9 @@ const SERVER_FIELDS: Record<keyof StepServer, (second: ServerSecond) => number |
 /** Each server field's mean over the seconds that have it (`timeline[i].server`, from `monitor`). */
 function serverOver(timeline: readonly TimelineEntry[], seconds: readonly number[]): StepServer {
   const server: StepServer = {};
-  for (const [field, read] of Object.entries(SERVER_FIELDS) as Array<[keyof StepServer, (second: ServerSecond) => number | undefined]>) {
+  for (const [field, read] of Object.entries(SERVER_FIELDS) as Array<
+    [keyof StepServer, (second: ServerSecond) => number | undefined]
+  >) {
     const values = seconds.flatMap((i) => {
       const second = timeline[i]!.server;
       const value = second === undefined ? undefined : read(second);
@@ -153,13 +175,17 @@ function latencyOf(encoded: ReadonlyArray<string | undefined>): Pick<StepPoint, 
 function streamOver(result: LoadResult, seconds: readonly number[]): StepStream {
   const timeline = result.timeline;
   const perSecond = (read: (second: NonNullable<TimelineEntry['stream']>) => number) =>
-    seconds.reduce((sum, i) => sum + (timeline[i]!.stream === undefined ? 0 : read(timeline[i]!.stream!)), 0) / seconds.length;
-  const p99 = (encoded: readonly string[] | undefined) => (encoded?.length === timeline.length ? latencyOf(seconds.map((i) => encoded[i])).p99 : null);
+    seconds.reduce((sum, i) => sum + (timeline[i]!.stream === undefined ? 0 : read(timeline[i]!.stream!)), 0) /
+    seconds.length;
+  const p99 = (encoded: readonly string[] | undefined) =>
+    encoded?.length === timeline.length ? latencyOf(seconds.map((i) => encoded[i])).p99 : null;
   const info = result.merge?.stream;
   return {
     eventsPerSecond: perSecond((s) => s.events),
     firstEventP99: p99(info?.seconds),
-    ...(result.stream?.ttft != null ? { outputTokensPerSecond: perSecond((s) => s.outputTokens), ttftP99: p99(info?.ttftSeconds) } : {}),
+    ...(result.stream?.ttft != null
+      ? { outputTokensPerSecond: perSecond((s) => s.outputTokens), ttftP99: p99(info?.ttftSeconds) }
+      : {}),
   };
 }
 
@@ -208,15 +234,25 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
       target: planned.stages[index]!.target,
       from: index === 0 ? planned.start : planned.stages[index - 1]!.target,
       plannedMs: planned.stages[index]!.durationMs,
-      ...(planned.kind === 'rate' && targets.length > 0 ? { meanTarget: targets.reduce((sum, v) => sum + v, 0) / targets.length } : {}),
+      ...(planned.kind === 'rate' && targets.length > 0
+        ? { meanTarget: targets.reduce((sum, v) => sum + v, 0) / targets.length }
+        : {}),
     };
     if (stage !== undefined) {
       if (stage.durationMs <= 0) continue;
       steps.push({
-        stage: index, ...where, durationMs: stage.durationMs, open: stage.open,
-        sent: stage.sent, completed: stage.received, perSecond: stage.perSecond, errors,
-        p50: stage.received > 0 ? stage.p50 : null, p99: stage.received > 0 ? stage.p99 : null,
-        mean: meanOf(stageHistograms?.[index]), server,
+        stage: index,
+        ...where,
+        durationMs: stage.durationMs,
+        open: stage.open,
+        sent: stage.sent,
+        completed: stage.received,
+        perSecond: stage.perSecond,
+        errors,
+        p50: stage.received > 0 ? stage.p50 : null,
+        p99: stage.received > 0 ? stage.p99 : null,
+        mean: meanOf(stageHistograms?.[index]),
+        server,
       });
       continue;
     }
@@ -224,8 +260,14 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
     const sum = (read: (entry: TimelineEntry) => number) => seconds.reduce((total, i) => total + read(timeline[i]!), 0);
     const completed = sum((e) => e.completed);
     steps.push({
-      stage: index, ...where, durationMs: seconds.length * 1000,
-      sent: sum((e) => e.sent), completed, perSecond: completed / seconds.length, errors, server,
+      stage: index,
+      ...where,
+      durationMs: seconds.length * 1000,
+      sent: sum((e) => e.sent),
+      completed,
+      perSecond: completed / seconds.length,
+      errors,
+      server,
       ...(exactSeconds ? latencyOf(seconds.map((i) => secondHistograms[i])) : { p50: null, p99: null, mean: null }),
       ...(result.stream != null ? { stream: streamOver(result, seconds) } : {}),
     });
@@ -233,9 +275,10 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
   const which = holding
     ? 'Each step is a stage that holds its count; the stages that move between steps (their connecting periods) are left out.'
     : `The ramp never holds ${planned.kind === 'rate' ? 'a rate' : 'a count'}, so each stage is a step, from where the previous one ended to its own${planned.kind === 'rate' ? '; the mean target is what its seconds aimed at' : ''}.`;
-  const how = measured !== undefined
-    ? `A step's numbers are its stage's in ${result.websocket?.stages !== undefined ? 'websocket.stages' : 'stream.subscriptions.stages (events, timed by their delivery)'}; its errors (and the server's numbers) those of the timeline seconds within it.`
-    : `A step's numbers add up the timeline seconds wholly inside it${exactSeconds ? ", and its latency comes from those seconds' histograms (merge.timeline) added together" : '; this result has no per-second histograms, so no latency per step'}.`;
+  const how =
+    measured !== undefined
+      ? `A step's numbers are its stage's in ${result.websocket?.stages !== undefined ? 'websocket.stages' : 'stream.subscriptions.stages (events, timed by their delivery)'}; its errors (and the server's numbers) those of the timeline seconds within it.`
+      : `A step's numbers add up the timeline seconds wholly inside it${exactSeconds ? ", and its latency comes from those seconds' histograms (merge.timeline) added together" : '; this result has no per-second histograms, so no latency per step'}.`;
   const source = `${which} ${how}`;
   return { kind: planned.kind, steps, source };
 }

@@ -19,19 +19,34 @@ interface TrendPoint {
 
 function summarise(entry: HistoryEntry, metric: string): { mean: number; low: number; high: number } | undefined {
   const reader = metricReader(metric)!;
-  const values = entry.runs.map((run) => reader.read(run as LoadResult)).filter((value): value is number => value !== undefined && Number.isFinite(value));
+  const values = entry.runs
+    .map((run) => reader.read(run as LoadResult))
+    .filter((value): value is number => value !== undefined && Number.isFinite(value));
   if (values.length === 0) return undefined;
-  return { mean: values.reduce((sum, value) => sum + value, 0) / values.length, low: Math.min(...values), high: Math.max(...values) };
+  return {
+    mean: values.reduce((sum, value) => sum + value, 0) / values.length,
+    low: Math.min(...values),
+    high: Math.max(...values),
+  };
 }
 
 /** Each build judged as the gate would have judged it when it came: against the baseline of the entries before it. */
-function trendPoints(testId: string, entries: readonly HistoryEntry[], metrics: string[], options: RenderTrendReportOptions): TrendPoint[] {
+function trendPoints(
+  testId: string,
+  entries: readonly HistoryEntry[],
+  metrics: string[],
+  options: RenderTrendReportOptions,
+): TrendPoint[] {
   return entries.map((entry, index) => {
-    const judged = entry.runs.length < 2 ? undefined : compareWithEntries(testId, entries.slice(0, index), entry.runs, options);
+    const judged =
+      entry.runs.length < 2 ? undefined : compareWithEntries(testId, entries.slice(0, index), entry.runs, options);
     return {
       entry,
       values: new Map(metrics.map((metric) => [metric, summarise(entry, metric)])),
-      regressed: judged === undefined || judged.skipped !== undefined ? undefined : judged.metrics.filter((row) => row.regressed).map((row) => row.metric),
+      regressed:
+        judged === undefined || judged.skipped !== undefined
+          ? undefined
+          : judged.metrics.filter((row) => row.regressed).map((row) => row.metric),
     };
   });
 }
@@ -51,13 +66,17 @@ function unitOf(metric: string): string {
  */
 function trendChart(metric: string, points: readonly TrendPoint[], baseline: ReadonlySet<string>): ChartSpec {
   const unit = unitOf(metric);
-  const column = (read: (value: { mean: number; low: number; high: number }) => number) => points.map((point) => {
-    const value = point.values.get(metric);
-    return value === undefined ? null : read(value);
-  });
+  const column = (read: (value: { mean: number; low: number; high: number }) => number) =>
+    points.map((point) => {
+      const value = point.values.get(metric);
+      return value === undefined ? null : read(value);
+    });
   const pool = points.filter((point) => baseline.has(point.entry.id));
-  const poolMeans = pool.map((point) => point.values.get(metric)?.mean).filter((value): value is number => value !== undefined);
-  const baselineMean = poolMeans.length === 0 ? null : poolMeans.reduce((sum, value) => sum + value, 0) / poolMeans.length;
+  const poolMeans = pool
+    .map((point) => point.values.get(metric)?.mean)
+    .filter((value): value is number => value !== undefined);
+  const baselineMean =
+    poolMeans.length === 0 ? null : poolMeans.reduce((sum, value) => sum + value, 0) / poolMeans.length;
   return {
     id: chartId(metric),
     title: metric,
@@ -68,9 +87,32 @@ function trendChart(metric: string, points: readonly TrendPoint[], baseline: Rea
     series: [
       { label: 'mean', color: COLORS.blue, scale: 'y', values: column((value) => value.mean), unit, points: true },
       { label: 'lowest run', color: COLORS.grey, scale: 'y', values: column((value) => value.low), unit, dash: [2, 4] },
-      { label: 'highest run', color: COLORS.grey, scale: 'y', values: column((value) => value.high), unit, dash: [2, 4] },
-      { label: 'baseline', color: COLORS.green, scale: 'y', values: points.map((point) => (baseline.has(point.entry.id) ? baselineMean : null)), unit, dash: [6, 4] },
-      { label: 'regressed', color: COLORS.red, scale: 'y', values: points.map((point) => (point.regressed?.includes(metric) ? point.values.get(metric)?.mean ?? null : null)), unit, pointsOnly: true },
+      {
+        label: 'highest run',
+        color: COLORS.grey,
+        scale: 'y',
+        values: column((value) => value.high),
+        unit,
+        dash: [2, 4],
+      },
+      {
+        label: 'baseline',
+        color: COLORS.green,
+        scale: 'y',
+        values: points.map((point) => (baseline.has(point.entry.id) ? baselineMean : null)),
+        unit,
+        dash: [6, 4],
+      },
+      {
+        label: 'regressed',
+        color: COLORS.red,
+        scale: 'y',
+        values: points.map((point) =>
+          point.regressed?.includes(metric) ? (point.values.get(metric)?.mean ?? null) : null,
+        ),
+        unit,
+        pointsOnly: true,
+      },
     ],
   };
 }
@@ -79,7 +121,8 @@ function verdictCell(point: TrendPoint, baseline: ReadonlySet<string>): string {
   const words: string[] = [];
   if (point.entry.acceptedAt !== undefined) words.push('<span class="better">accepted</span>');
   if (point.regressed === undefined) words.push('not compared');
-  else if (point.regressed.length > 0) words.push(`<span class="worse">regressed: ${escapeHtml(point.regressed.join(', '))}</span>`);
+  else if (point.regressed.length > 0)
+    words.push(`<span class="worse">regressed: ${escapeHtml(point.regressed.join(', '))}</span>`);
   else words.push('passed');
   if (baseline.has(point.entry.id)) words.push('baseline');
   return words.join(' · ');
@@ -91,7 +134,11 @@ function verdictCell(point: TrendPoint, baseline: ReadonlySet<string>): string {
  * marked, the builds that regressed flagged; and a table of the builds with their labels, values
  * and verdicts. Self-contained, like the run report.
  */
-export function renderTrendReport(testId: string, entries: readonly HistoryEntry[], options: RenderTrendReportOptions = {}): string {
+export function renderTrendReport(
+  testId: string,
+  entries: readonly HistoryEntry[],
+  options: RenderTrendReportOptions = {},
+): string {
   const metrics = Object.keys(options.margins ?? DEFAULT_MARGINS);
   const points = trendPoints(testId, entries, metrics, options);
   const baseline = new Set(baselineEntries(entries, options.entries ?? 10).map((entry) => entry.id));
@@ -106,7 +153,8 @@ export function renderTrendReport(testId: string, entries: readonly HistoryEntry
     ...metrics.map((metric) => number(point.values.get(metric)?.mean)),
     verdictCell(point, baseline),
   ]);
-  const header = `<h1>salvo trend <span class="url">${escapeHtml(testId)}</span><span class="badge ${points.at(-1)?.regressed?.length ? 'failed' : 'passed'}">${points.at(-1)?.regressed?.length ? 'latest build regressed' : 'latest build passed'}</span></h1>` +
+  const header =
+    `<h1>salvo trend <span class="url">${escapeHtml(testId)}</span><span class="badge ${points.at(-1)?.regressed?.length ? 'failed' : 'passed'}">${points.at(-1)?.regressed?.length ? 'latest build regressed' : 'latest build passed'}</span></h1>` +
     `<p class="meta">${escapeHtml(`${entries.length} builds · ${baseline.size} in the baseline · ${metrics.length} metrics`)}</p>`;
   const body = [
     cards([
@@ -115,7 +163,29 @@ export function renderTrendReport(testId: string, entries: readonly HistoryEntry
       ['regressed', String(regressions), 'builds, against the baseline of their day'],
     ]),
     chartGrid(charts),
-    section('Builds', table(['build', 'added', 'commit', 'branch', 'runs', ...metrics.map((metric) => `<code>${escapeHtml(metric)}</code>`), 'verdict'], rows, { className: 'numbers', id: 'trend-builds', textColumns: [metrics.length + 5] }), 'builds'),
+    section(
+      'Builds',
+      table(
+        [
+          'build',
+          'added',
+          'commit',
+          'branch',
+          'runs',
+          ...metrics.map((metric) => `<code>${escapeHtml(metric)}</code>`),
+          'verdict',
+        ],
+        rows,
+        { className: 'numbers', id: 'trend-builds', textColumns: [metrics.length + 5] },
+      ),
+      'builds',
+    ),
   ];
-  return renderPage({ title: `salvo trend: ${testId}`, header, body: body.join('\n'), charts, footer: 'salvo trend report' });
+  return renderPage({
+    title: `salvo trend: ${testId}`,
+    header,
+    body: body.join('\n'),
+    charts,
+    footer: 'salvo trend report',
+  });
 }

@@ -27,7 +27,10 @@ const LEVEL_INTERVAL = { '*': '95', '**': '99', '***': '99.9' } as const;
  * `assertNoRegression` passes (and which metrics regressed); without, which metrics changed
  * significantly at the level, and which way.
  */
-export function comparisonVerdict(comparison: Comparison, options: AssertNoRegressionOptions & { margins?: Record<string, string | number> }): ComparisonVerdict {
+export function comparisonVerdict(
+  comparison: Comparison,
+  options: AssertNoRegressionOptions & { margins?: Record<string, string | number> },
+): ComparisonVerdict {
   const level = options.confidence ?? '**';
   const alpha = ALPHA[level];
   const margins = options.margins ?? {};
@@ -36,22 +39,46 @@ export function comparisonVerdict(comparison: Comparison, options: AssertNoRegre
     const significant = row.pValue < alpha && row.improvement !== 0;
     let verdict: RowVerdict = !significant ? 'same' : row.improvement > 0 ? 'better' : 'worse';
     const margin = margins[row.metric];
-    if (verdict === 'worse' && margin !== undefined && row.improvement < -parseMargin(row.metric, margin)) verdict = 'regressed';
+    if (verdict === 'worse' && margin !== undefined && row.improvement < -parseMargin(row.metric, margin))
+      verdict = 'regressed';
     rows.set(row.metric, verdict);
   }
-  const named = (kind: RowVerdict) => comparison.rows.filter((row) => rows.get(row.metric) === kind).map((row) => row.metric);
+  const named = (kind: RowVerdict) =>
+    comparison.rows.filter((row) => rows.get(row.metric) === kind).map((row) => row.metric);
   const better = named('better');
   const worse = [...named('worse'), ...named('regressed')];
   const undetected = tooFewRuns(comparison, LEVEL_INTERVAL[level], level);
-  const changes = `${better.length > 0 ? `better: ${better.join(', ')}` : 'nothing significantly better'}; ${worse.length > 0 ? `worse: ${worse.join(', ')}` : 'nothing significantly worse'} (at ${level}).` +
+  const changes =
+    `${better.length > 0 ? `better: ${better.join(', ')}` : 'nothing significantly better'}; ${worse.length > 0 ? `worse: ${worse.join(', ')}` : 'nothing significantly worse'} (at ${level}).` +
     (undetected.length > 0 ? ` Too few runs to tell: ${undetected.join(' ')}` : '');
   if (Object.keys(margins).length === 0) {
     const tone = worse.length > 0 ? 'failed' : better.length > 0 ? 'passed' : 'neutral';
-    return { level, rows, failed: false, tone, badge: worse.length > 0 ? 'candidate worse' : better.length > 0 ? 'candidate better' : undetected.length > 0 ? 'too few runs to tell' : 'no significant change', sentence: `Candidate against baseline: ${changes}` };
+    return {
+      level,
+      rows,
+      failed: false,
+      tone,
+      badge:
+        worse.length > 0
+          ? 'candidate worse'
+          : better.length > 0
+            ? 'candidate better'
+            : undetected.length > 0
+              ? 'too few runs to tell'
+              : 'no significant change',
+      sentence: `Candidate against baseline: ${changes}`,
+    };
   }
   try {
     assertNoRegression(comparison, margins, { confidence: level });
-    return { level, rows, failed: false, tone: 'passed', badge: 'no regression', sentence: `No metric regressed beyond its margin: ${changes}` };
+    return {
+      level,
+      rows,
+      failed: false,
+      tone: 'passed',
+      badge: 'no regression',
+      sentence: `No metric regressed beyond its margin: ${changes}`,
+    };
   } catch (error) {
     if (!(error instanceof AssertionError)) throw error;
     return { level, rows, failed: true, tone: 'failed', badge: 'regression', sentence: error.message };

@@ -44,7 +44,10 @@ export interface MeasuringHooks {
  * monitor, code run for the first time), which would otherwise make the start late, the first
  * open-loop slots late, and the first latencies longer.
  */
-export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd }: MeasuringHooks): (clockFrom?: number) => Measuring {
+export function prepareMeasuring(
+  plan: Plan,
+  { openLoop, gauges, onSecond, onEnd }: MeasuringHooks,
+): (clockFrom?: number) => Measuring {
   const recorder: Recorder = new Recorder(
     0,
     { ...gauges, generator: () => monitor.closeSecond() },
@@ -52,7 +55,15 @@ export function prepareMeasuring(plan: Plan, { openLoop, gauges, onSecond, onEnd
     plan.expect?.status?.allowed,
   );
   recorder.nameRequests(plan.names);
-  const warmupRecorder = plan.warmupMs > 0 ? new Recorder(0, { ...gauges, generator: () => NO_GENERATOR }, onSecond && (() => {}), plan.expect?.status?.allowed) : undefined;
+  const warmupRecorder =
+    plan.warmupMs > 0
+      ? new Recorder(
+          0,
+          { ...gauges, generator: () => NO_GENERATOR },
+          onSecond && (() => {}),
+          plan.expect?.status?.allowed,
+        )
+      : undefined;
   warmupRecorder?.nameRequests(plan.names);
   const monitor = new GeneratorMonitor(openLoop, plan.warmupMs > 0);
   return (clockFrom?: number) => {

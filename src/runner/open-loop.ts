@@ -150,6 +150,13 @@ export class OpenLoop<L extends OpenLoopLane> {
       this.#owner.send(lane, due, now);
     }
     this.#pacer?.close();
-    return this.#schedule.missedSlots(this.#measureAt - this.#startAt, endAt - this.#startAt, this.#loop.amount, this.#slot) + this.#loop.skipped;
+    return (
+      this.#schedule.missedSlots(
+        this.#measureAt - this.#startAt,
+        endAt - this.#startAt,
+        this.#loop.amount,
+        this.#slot,
+      ) + this.#loop.skipped
+    );
   }
 }

@@ -7,7 +7,8 @@ import type { Plan } from '../shared/plan.js';
 export function planSchedule(plan: Plan): RateSchedule | undefined {
   if (plan.loop === 'closed') return undefined;
   const initialRate = plan.rate ?? 0;
-  const ramps = plan.ramps === 'rate' ? plan.stages!.map((stage) => ({ durationMs: stage.durationMs, rate: stage.rate! })) : [];
+  const ramps =
+    plan.ramps === 'rate' ? plan.stages!.map((stage) => ({ durationMs: stage.durationMs, rate: stage.rate! })) : [];
   // Without stages the warm-up is the rate's own first stretch: a segment of its own would send the
   // schedule's code down a path it never took as measuring starts, unoptimised just then.
   const warmup = plan.warmupMs > 0 && ramps.length > 0 ? [{ durationMs: plan.warmupMs, rate: initialRate }] : [];

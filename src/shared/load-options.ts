@@ -360,7 +360,10 @@ export interface WebSocketOptions {
  * One of `scenarios`: the options of a run of its own (any of `LoadOptions` but those of the whole
  * run), over the run's as defaults, and when it starts.
  */
-export interface ScenarioOptions extends Omit<LoadOptions, 'url' | 'scenarios' | 'thresholds' | 'onProgress' | 'outputs' | 'monitor' | 'signal' | 'segment' | 'startAt'> {
+export interface ScenarioOptions extends Omit<
+  LoadOptions,
+  'url' | 'scenarios' | 'thresholds' | 'onProgress' | 'outputs' | 'monitor' | 'signal' | 'segment' | 'startAt'
+> {
   /** Default: the run's `url`. */
   url?: string;
   /** The single request's path, against the scenario's `url` (the run's by default): `'/browse?page=2'`. */

@@ -11,7 +11,15 @@ import type { MessageStats, WebSocketStats } from './websocket-result.js';
 // re-exported here so that `load-result.js` stays the one place to import a result type from.
 export type { LatencyStats, PhaseStats, Phases, PhaseHistograms } from './latency-result.js';
 export type { ResultTransport, MergePlan, MergeSocketIo, MergeInfo } from './merge-info.js';
-export type { ServerSeries, ServerReadingSecond, ServerSecond, MachineSecond, ServerSourceStats, ServerStats, MachineStats } from './server-result.js';
+export type {
+  ServerSeries,
+  ServerReadingSecond,
+  ServerSecond,
+  MachineSecond,
+  ServerSourceStats,
+  ServerStats,
+  MachineStats,
+} from './server-result.js';
 export type { StreamStats, SubscriptionStats, StreamSecond } from './stream-result.js';
 export type { MessageStats, WebSocketStageStats, WebSocketStats } from './websocket-result.js';
 export type { PrewarmStats } from './prewarm.js';

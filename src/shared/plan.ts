@@ -141,7 +141,6 @@ export interface PlannedExpect {
 /** A comparison a threshold expression may use. */
 export type ThresholdOperator = '<' | '<=' | '>' | '>=' | '==' | '!=';
 
-
 /** One threshold expression, validated: plain data, so a plan can carry it to a worker thread. */
 export interface PlannedThreshold {
   /** The metric path, as the key was written: `latency.p99`. */

@@ -19,17 +19,27 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 export function parseHeaders(name: string, value: unknown): Record<string, string> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SalvoOptionError(`${name} must be an object of header names to strings; got ${show(value)}`, { option: name, value });
+    throw new SalvoOptionError(`${name} must be an object of header names to strings; got ${show(value)}`, {
+      option: name,
+      value,
+    });
   }
   const headers: Record<string, string> = {};
   for (const [key, headerValue] of Object.entries(value)) {
-    if (!TOKEN.test(key)) throw new SalvoOptionError(`${name} has an invalid header name ${show(key)}`, { option: name, value: key });
+    if (!TOKEN.test(key))
+      throw new SalvoOptionError(`${name} has an invalid header name ${show(key)}`, { option: name, value: key });
     if (typeof headerValue !== 'string' && typeof headerValue !== 'number') {
-      throw new SalvoOptionError(`${optionKey(name, key)} must be a string; got ${show(headerValue)}`, { option: optionKey(name, key), value: headerValue });
+      throw new SalvoOptionError(`${optionKey(name, key)} must be a string; got ${show(headerValue)}`, {
+        option: optionKey(name, key),
+        value: headerValue,
+      });
     }
     const text = String(headerValue);
     if (/[\r\n\0]/.test(text)) {
-      throw new SalvoOptionError(`${optionKey(name, key)} must not contain CR, LF or NUL characters`, { option: optionKey(name, key), value: text });
+      throw new SalvoOptionError(`${optionKey(name, key)} must not contain CR, LF or NUL characters`, {
+        option: optionKey(name, key),
+        value: text,
+      });
     }
     headers[key.toLowerCase()] = text;
   }
@@ -64,19 +74,28 @@ function encodeBody(name: string, body: RequestBody | undefined, headers: Record
     headers['content-type'] ??= 'application/json';
     return Buffer.from(JSON.stringify(body));
   }
-  throw new SalvoOptionError(`${name} must be a string, a Buffer or an object to send as JSON; got ${show(body)}`, { option: name, value: body });
+  throw new SalvoOptionError(`${name} must be a string, a Buffer or an object to send as JSON; got ${show(body)}`, {
+    option: name,
+    value: body,
+  });
 }
 
 function parseMethod(name: string, value: unknown): string {
   if (typeof value !== 'string' || !TOKEN.test(value)) {
-    throw new SalvoOptionError(`${name} must be an HTTP method such as 'GET'; got ${show(value)}`, { option: name, value });
+    throw new SalvoOptionError(`${name} must be an HTTP method such as 'GET'; got ${show(value)}`, {
+      option: name,
+      value,
+    });
   }
   return value.toUpperCase();
 }
 
 function parsePath(name: string, value: unknown): string {
   if (typeof value !== 'string' || !value.startsWith('/') || /[\s\0]/.test(value)) {
-    throw new SalvoOptionError(`${name} must be a path starting with '/' without spaces; got ${show(value)}`, { option: name, value });
+    throw new SalvoOptionError(`${name} must be a path starting with '/' without spaces; got ${show(value)}`, {
+      option: name,
+      value,
+    });
   }
   return value;
 }
@@ -90,7 +109,10 @@ function parseName(option: string, value: unknown, request: ResolvedRequest): st
 }
 
 /** Gives each distinct name an index, in order of first use: `Plan.names`, and each request's `nameIndex`. */
-function indexNames(requests: Array<Omit<PlannedRequest, 'nameIndex'>>): { requests: PlannedRequest[]; names: string[] } {
+function indexNames(requests: Array<Omit<PlannedRequest, 'nameIndex'>>): {
+  requests: PlannedRequest[];
+  names: string[];
+} {
   const names: string[] = [];
   return {
     requests: requests.map((request) => {
@@ -109,7 +131,8 @@ function indexNames(requests: Array<Omit<PlannedRequest, 'nameIndex'>>): { reque
 export function planRequests(options: LoadOptions, url: URL): { requests: PlannedRequest[]; names: string[] } {
   const method = options.method === undefined ? 'GET' : parseMethod('method', options.method);
   const headers = parseHeaders('headers', options.headers);
-  if (options.compressed === true && headers['accept-encoding'] === undefined) headers['accept-encoding'] = ACCEPT_ENCODING;
+  if (options.compressed === true && headers['accept-encoding'] === undefined)
+    headers['accept-encoding'] = ACCEPT_ENCODING;
   // Credentials in the url are sent as Basic authentication, as node:http and curl send them,
   // unless the headers carry their own.
   if ((url.username !== '' || url.password !== '') && headers.authorization === undefined) {
@@ -124,28 +147,49 @@ export function planRequests(options: LoadOptions, url: URL): { requests: Planne
     return indexNames([{ ...request, name: parseName('name', options.name, request) }]);
   }
   if (!Array.isArray(options.requests) || options.requests.length === 0) {
-    throw new SalvoOptionError(`requests must be a non-empty array of request specs (or the path of a module exporting one); got ${show(options.requests)}`, { option: 'requests', value: options.requests });
+    throw new SalvoOptionError(
+      `requests must be a non-empty array of request specs (or the path of a module exporting one); got ${show(options.requests)}`,
+      { option: 'requests', value: options.requests },
+    );
   }
   if (options.body !== undefined) {
-    throw new SalvoOptionError('body cannot be combined with requests; give each request its own body', { option: 'body', value: options.body, mentions: ['requests'] });
+    throw new SalvoOptionError('body cannot be combined with requests; give each request its own body', {
+      option: 'body',
+      value: options.body,
+      mentions: ['requests'],
+    });
   }
   if (options.name !== undefined) {
-    throw new SalvoOptionError('name cannot be combined with requests; give each request its own name', { option: 'name', value: options.name, mentions: ['requests'] });
+    throw new SalvoOptionError('name cannot be combined with requests; give each request its own name', {
+      option: 'name',
+      value: options.name,
+      mentions: ['requests'],
+    });
   }
-  return indexNames(options.requests.map((spec, index) => {
-    const name = `requests[${index}]`;
-    if (typeof spec !== 'object' || spec === null) {
-      throw new SalvoOptionError(`${name} must be an object; got ${show(spec)}`, { option: name, value: spec });
-    }
-    rejectUnknownKeys(spec, REQUEST_SPEC_KEYS, name);
-    for (const hook of ['setupRequest', 'onResponse'] as const) {
-      if (spec[hook] !== undefined && typeof spec[hook] !== 'function') {
-        throw new SalvoOptionError(`${name}.${hook} must be a function; got ${show(spec[hook])}`, { option: `${name}.${hook}`, value: spec[hook] });
+  return indexNames(
+    options.requests.map((spec, index) => {
+      const name = `requests[${index}]`;
+      if (typeof spec !== 'object' || spec === null) {
+        throw new SalvoOptionError(`${name} must be an object; got ${show(spec)}`, { option: name, value: spec });
       }
-    }
-    const resolved = resolveRequestSpec(name, spec, { method, path: defaultPath, headers, body: undefined });
-    return { ...resolved, dynamic: spec.setupRequest !== undefined, capture: spec.onResponse !== undefined, name: parseName(`${name}.name`, spec.name, resolved) };
-  }));
+      rejectUnknownKeys(spec, REQUEST_SPEC_KEYS, name);
+      for (const hook of ['setupRequest', 'onResponse'] as const) {
+        if (spec[hook] !== undefined && typeof spec[hook] !== 'function') {
+          throw new SalvoOptionError(`${name}.${hook} must be a function; got ${show(spec[hook])}`, {
+            option: `${name}.${hook}`,
+            value: spec[hook],
+          });
+        }
+      }
+      const resolved = resolveRequestSpec(name, spec, { method, path: defaultPath, headers, body: undefined });
+      return {
+        ...resolved,
+        dynamic: spec.setupRequest !== undefined,
+        capture: spec.onResponse !== undefined,
+        name: parseName(`${name}.name`, spec.name, resolved),
+      };
+    }),
+  );
 }
 
 /**

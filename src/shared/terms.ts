@@ -13,7 +13,8 @@ export type TransportName = 'net' | 'undici' | 'http' | 'h2';
 export type Thresholds = Record<string, ThresholdSetting | Array<string | ThresholdSetting>>;
 
 /** One metric's check: an expression such as `'< 50'`, a list of them, or the expression with its settings. */
-export type ThresholdSetting = string | string[] | { threshold: string | string[]; abortOnFail?: boolean; window?: number | string };
+export type ThresholdSetting =
+  string | string[] | { threshold: string | string[]; abortOnFail?: boolean; window?: number | string };
 
 /** One share of a run split over processes or machines (`segment` option, `result.merge.segment`). */
 export interface Segment {

@@ -50,7 +50,11 @@ const LIKELY_SECONDS_MAX = 60;
  * `parseDuration` for an option called `name`: with `allowZero`, 0 is accepted; with `secondsLikely`,
  * a bare number from 1 to 60 is rejected as meant for seconds (`'10ms'` says milliseconds on purpose).
  */
-export function durationOption(name: string, value: Duration, { allowZero = false, secondsLikely = false } = {}): number {
+export function durationOption(
+  name: string,
+  value: Duration,
+  { allowZero = false, secondsLikely = false } = {},
+): number {
   let ms: number;
   if (typeof value === 'number') {
     if (secondsLikely && value >= 1 && value <= LIKELY_SECONDS_MAX) {
@@ -71,7 +75,10 @@ export function durationOption(name: string, value: Duration, { allowZero = fals
     }
     ms = Number(match[1]) * UNITS_MS[match[2]!]!;
   } else {
-    throw new SalvoOptionError(`${name} must be milliseconds or a string like '10s'; got ${show(value)}`, { option: name, value });
+    throw new SalvoOptionError(`${name} must be milliseconds or a string like '10s'; got ${show(value)}`, {
+      option: name,
+      value,
+    });
   }
   // A bare number is milliseconds here (the CLI passes its seconds on as '10s'): the error says so.
   const given = typeof value === 'number' && Number.isFinite(value) ? `${value} ms` : show(value);
@@ -116,6 +123,9 @@ export function rejectUnknownKeys(options: object, knownKeys: readonly string[],
     }
     const hint = bestDistance <= Math.max(2, Math.floor(key.length / 3)) ? `; did you mean ${best}?` : '';
     const option = parent === undefined ? key : `${parent}.${key}`;
-    throw new SalvoOptionError(`unknown option ${show(option)}${hint}`, { option, value: (options as Record<string, unknown>)[key] });
+    throw new SalvoOptionError(`unknown option ${show(option)}${hint}`, {
+      option,
+      value: (options as Record<string, unknown>)[key],
+    });
   }
 }

@@ -55,8 +55,13 @@ export function encodeConnect(namespace: string, authJson: string | undefined): 
  */
 export function pingDeadlineMs(open: Buffer): number {
   try {
-    const { pingInterval, pingTimeout } = JSON.parse(open.toString('utf8', 1)) as { pingInterval?: unknown; pingTimeout?: unknown };
-    return typeof pingInterval === 'number' && typeof pingTimeout === 'number' && pingInterval > 0 && pingTimeout >= 0 ? pingInterval + pingTimeout : 0;
+    const { pingInterval, pingTimeout } = JSON.parse(open.toString('utf8', 1)) as {
+      pingInterval?: unknown;
+      pingTimeout?: unknown;
+    };
+    return typeof pingInterval === 'number' && typeof pingTimeout === 'number' && pingInterval > 0 && pingTimeout >= 0
+      ? pingInterval + pingTimeout
+      : 0;
   } catch {
     return 0;
   }
@@ -212,7 +217,13 @@ function readNumber(data: Buffer, at: number, end: number): number | undefined {
  * JSON a Socket.IO server writes is scanned in place, without parsing the rest; anything else goes
  * to JSON.parse.
  */
-export function firstArgumentField(data: Buffer, at: number, nameLength: number, key: Buffer, field: string): number | undefined {
+export function firstArgumentField(
+  data: Buffer,
+  at: number,
+  nameLength: number,
+  key: Buffer,
+  field: string,
+): number | undefined {
   let i = at + nameLength;
   if (data[i] !== COMMA || data[i + 1] !== OPEN_BRACE) return parsedField(data, at, field);
   i += 2;

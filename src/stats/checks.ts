@@ -42,14 +42,17 @@ export function needsResponseDetails(expect: ExpectOptions | undefined): boolean
  */
 export function planExpect(expect: unknown): PlannedExpect {
   if (!isPlainObject(expect)) {
-    throw new SalvoOptionError(
-      `expect must be an object with status, body or headers; got ${show(expect)}`,
-      { option: 'expect', value: expect },
-    );
+    throw new SalvoOptionError(`expect must be an object with status, body or headers; got ${show(expect)}`, {
+      option: 'expect',
+      value: expect,
+    });
   }
   for (const key of Object.keys(expect)) {
     if (!EXPECT_KEYS.includes(key)) {
-      throw new SalvoOptionError(`expect.${key} is not a known check; use status, body or headers`, { option: `expect.${key}`, value: expect[key] });
+      throw new SalvoOptionError(`expect.${key} is not a known check; use status, body or headers`, {
+        option: `expect.${key}`,
+        value: expect[key],
+      });
     }
   }
   return {
@@ -65,7 +68,13 @@ export function compileExpect(expect: PlannedExpect): ResponseChecker {
   const counters = { passed: 0, failed: 0 };
   return new Checker(
     status && { ...status, reported: new Uint8Array(STATUS_TABLE_SIZE), ...counters },
-    body && { needle: body.text === undefined ? undefined : Buffer.from(body.text, 'utf8'), pattern: body.pattern, description: body.description, ...counters, attempts: 0 },
+    body && {
+      needle: body.text === undefined ? undefined : Buffer.from(body.text, 'utf8'),
+      pattern: body.pattern,
+      description: body.description,
+      ...counters,
+      attempts: 0,
+    },
     headers.map((header) => ({ ...header, name: `header:${header.header}`, ...counters, attempts: 0 })),
   );
 }
@@ -228,11 +237,7 @@ function headerMatches(check: HeaderCheck, value: string): boolean {
   return check.equals !== undefined ? value === check.equals : check.pattern!.test(value);
 }
 
-function headerFailure(
-  check: HeaderCheck,
-  details: ResponseDetails | undefined,
-  value: string | undefined,
-): string {
+function headerFailure(check: HeaderCheck, details: ResponseDetails | undefined, value: string | undefined): string {
   if (details === undefined) return `header ${check.header} was not captured`;
   if (value === undefined) return `header ${check.header} is missing`;
   return check.equals !== undefined
@@ -270,10 +275,10 @@ function allowStatus(allowed: Uint8Array, spec: unknown, option: string): string
   } else if (typeof spec === 'number' && Number.isInteger(spec)) {
     return allowCode(allowed, spec, option);
   }
-  throw new SalvoOptionError(
-    `${option} must be a status code, a list, or a class like '2xx'; got ${show(spec)}`,
-    { option, value: spec },
-  );
+  throw new SalvoOptionError(`${option} must be a status code, a list, or a class like '2xx'; got ${show(spec)}`, {
+    option,
+    value: spec,
+  });
 }
 
 function allowCode(allowed: Uint8Array, code: number, option: string): string {
@@ -286,17 +291,18 @@ function allowCode(allowed: Uint8Array, code: number, option: string): string {
 
 function planBody(spec: unknown): PlannedExpect['body'] {
   if (typeof spec === 'string') {
-    if (spec === '') throw new SalvoOptionError("expect.body must not be empty; got ''", { option: 'expect.body', value: spec });
+    if (spec === '')
+      throw new SalvoOptionError("expect.body must not be empty; got ''", { option: 'expect.body', value: spec });
     return { text: spec, pattern: undefined, description: `include ${quote(spec)}` };
   }
   if (spec instanceof RegExp) {
     const pattern = statelessPattern(spec);
     return { text: undefined, pattern, description: `match ${String(pattern)}` };
   }
-  throw new SalvoOptionError(
-    `expect.body must be a string to find or a RegExp to match; got ${show(spec)}`,
-    { option: 'expect.body', value: spec },
-  );
+  throw new SalvoOptionError(`expect.body must be a string to find or a RegExp to match; got ${show(spec)}`, {
+    option: 'expect.body',
+    value: spec,
+  });
 }
 
 function planHeaders(spec: unknown): PlannedExpect['headers'] {
@@ -315,14 +321,20 @@ function planHeaders(spec: unknown): PlannedExpect['headers'] {
     }
     const header = rawName.toLowerCase();
     if (checks.some((c) => c.header === header)) {
-      throw new SalvoOptionError(`${option} repeats header ${header} (names are case-insensitive)`, { option, value: rawName });
+      throw new SalvoOptionError(`${option} repeats header ${header} (names are case-insensitive)`, {
+        option,
+        value: rawName,
+      });
     }
     if (typeof expected === 'string') {
       checks.push({ header, equals: expected, pattern: undefined });
     } else if (expected instanceof RegExp) {
       checks.push({ header, equals: undefined, pattern: statelessPattern(expected) });
     } else {
-      throw new SalvoOptionError(`${option} must be a string or a RegExp; got ${show(expected)}`, { option, value: expected });
+      throw new SalvoOptionError(`${option} must be a string or a RegExp; got ${show(expected)}`, {
+        option,
+        value: expected,
+      });
     }
   }
   return checks;

@@ -17,7 +17,11 @@ const MIN_RESPONSES = 10;
  * (TCP_DELACK_MIN; a stall measures 40-48 ms on loopback), macOS and the BSDs use about 100 ms,
  * Windows 200 ms (also Linux's maximum). A body that takes one of these and no other time is Nagle.
  */
-const DELAYED_ACK_WINDOWS_MS: ReadonlyArray<readonly [number, number]> = [[38, 60], [95, 120], [195, 230]];
+const DELAYED_ACK_WINDOWS_MS: ReadonlyArray<readonly [number, number]> = [
+  [38, 60],
+  [95, 120],
+  [195, 230],
+];
 /**
  * A rate run has missed its rate when more than this share of its slots, and at least MIN_MISSED,
  * went unsent. A few can be the last slots of a run on a stalled host, reached after the end.
@@ -43,12 +47,13 @@ function notTimed(result: LoadResult, plan: Plan): void {
   const received = result.messages?.received ?? 0;
   if (received === 0 || result.latency.count > 0) return;
   const field = plan.websocket?.timestampField ?? plan.socketio?.listen?.timestampField;
-  const why = field !== undefined
-    ? `no message carried the timestamp field \`${field}\` as a number of epoch ms at the top level of its JSON ` +
-      '(a missing, nested or ISO-string field is not read)'
-    : plan.websocket?.timestampFunction === true
-      ? 'the timestamp function returned no number for any of them'
-      : 'nothing in the run times a message: no reply was awaited and no timestamp was given';
+  const why =
+    field !== undefined
+      ? `no message carried the timestamp field \`${field}\` as a number of epoch ms at the top level of its JSON ` +
+        '(a missing, nested or ISO-string field is not read)'
+      : plan.websocket?.timestampFunction === true
+        ? 'the timestamp function returned no number for any of them'
+        : 'nothing in the run times a message: no reply was awaited and no timestamp was given';
   addWarning(
     result.warnings,
     'NOT_TIMED',
@@ -80,7 +85,10 @@ function fileLimit(result: LoadResult): void {
   const { EMFILE = 0, ENFILE = 0 } = result.errors.byCode;
   if (EMFILE + ENFILE === 0) return;
   const limit = openFileLimit();
-  const which = EMFILE > 0 ? `this process's open-file limit${limit === undefined ? '' : ` (ulimit -n ${limit})`}` : "the system's open-file table (fs.file-max)";
+  const which =
+    EMFILE > 0
+      ? `this process's open-file limit${limit === undefined ? '' : ` (ulimit -n ${limit})`}`
+      : "the system's open-file table (fs.file-max)";
   addWarning(
     result.warnings,
     'FILE_LIMIT',

@@ -10,7 +10,10 @@ const STACK_LINES = 4;
 export function errorSample(code: string, error: unknown): ErrorSample {
   if (!(error instanceof Error)) return { code, message: typeof error === 'string' ? error : safeString(error) };
   const sample: ErrorSample = { code, message: error.message };
-  const stack = error.stack?.split('\n').slice(1, 1 + STACK_LINES).join('\n');
+  const stack = error.stack
+    ?.split('\n')
+    .slice(1, 1 + STACK_LINES)
+    .join('\n');
   if (stack) sample.stack = stack;
   return sample;
 }
@@ -51,6 +54,7 @@ export function keepErrorSample(samples: ErrorSample[], code: string, error: unk
 /** Several shards' or results' samples as one list, in order, within the same limits. */
 export function mergeErrorSamples(lists: ReadonlyArray<readonly ErrorSample[] | undefined>): ErrorSample[] {
   const merged: ErrorSample[] = [];
-  for (const list of lists) for (const sample of list ?? []) if (wantsSample(merged, sample.code, sample.message)) merged.push(sample);
+  for (const list of lists)
+    for (const sample of list ?? []) if (wantsSample(merged, sample.code, sample.message)) merged.push(sample);
   return merged;
 }

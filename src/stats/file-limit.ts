@@ -23,14 +23,20 @@ export function openFileLimit(): number | undefined {
 
 function readOpenFileLimit(): number | undefined {
   try {
-    const line = readFileSync('/proc/self/limits', 'latin1').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = readFileSync('/proc/self/limits', 'latin1')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
     if (soft !== undefined) return /^\d+$/.test(soft) ? Number(soft) : undefined;
   } catch {
     // Not Linux: ask a shell.
   }
   try {
-    const out = execFileSync('sh', ['-c', 'ulimit -n'], { encoding: 'latin1', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const out = execFileSync('sh', ['-c', 'ulimit -n'], {
+      encoding: 'latin1',
+      timeout: 2000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return /^\d+$/.test(out) ? Number(out) : undefined;
   } catch {
     return undefined;
@@ -69,6 +75,6 @@ export function assertFileLimit(plan: Plan): void {
       `but the open-file limit (ulimit -n) is ${limit} and this process already has ${open} files open, which leaves about ${Math.max(0, available)}; ` +
       `raise it (\`ulimit -n ${Math.max(1024, 2 ** Math.ceil(Math.log2(needed + open + 64)))}\` in the shell that starts node, LimitNOFILE= in a systemd unit, --ulimit nofile= for Docker) ` +
       `or ask for fewer connections (a server in this same process needs as many files again)`,
-      { option: 'connections', value: plan.connections },
+    { option: 'connections', value: plan.connections },
   );
 }

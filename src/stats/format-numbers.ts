@@ -26,9 +26,7 @@ const LABEL_WIDTH = 14;
 export function alignColumns(rows: string[][]): string[] {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((r) => r[column]!.length)));
   return rows.map((r) =>
-    r
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!)))
-      .join('  '),
+    r.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[column]!))).join('  '),
   );
 }
 

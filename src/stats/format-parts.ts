@@ -46,7 +46,11 @@ function table(heading: string, parts: Record<string, Part>): string[] {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => row[column]!.length)));
   // Names left-aligned, numbers right-aligned; the last column runs free.
   const line = (cells: string[]) =>
-    cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[0]!) : column === cells.length - 1 ? cell : cell.padStart(widths[column]!))).join('  ');
+    cells
+      .map((cell, column) =>
+        column === 0 ? cell.padEnd(widths[0]!) : column === cells.length - 1 ? cell : cell.padStart(widths[column]!),
+      )
+      .join('  ');
   return [line(header), ...rows.map(line)];
 }
 
@@ -57,6 +61,7 @@ function table(heading: string, parts: Record<string, Part>): string[] {
 export function partTables(result: LoadResult): string[] {
   const lines: string[] = [];
   if (result.byScenario !== undefined) lines.push('', ...table('Scenario', result.byScenario));
-  if (result.byName !== undefined && Object.keys(result.byName).length > 1) lines.push('', ...table('Name', result.byName));
+  if (result.byName !== undefined && Object.keys(result.byName).length > 1)
+    lines.push('', ...table('Name', result.byName));
   return lines.length === 0 ? lines : [...lines, ''];
 }

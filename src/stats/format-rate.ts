@@ -12,7 +12,8 @@ export function targetRateRange(result: LoadResult): [number, number] | undefine
   if (result.rate === undefined || !wholeTarget(result)) return undefined;
   // The stages as written (a ramp's seconds hold its means: a ramp to 1,000/s has no second at 1,000).
   const stages = result.merge?.plan?.stages?.flatMap((stage) => (stage.rate === undefined ? [] : [stage.rate]));
-  if (stages !== undefined && stages.length > 0) return [Math.min(result.rate, ...stages), Math.max(result.rate, ...stages)];
+  if (stages !== undefined && stages.length > 0)
+    return [Math.min(result.rate, ...stages), Math.max(result.rate, ...stages)];
   const targets = result.timeline.flatMap((second) => (second.targetRate === undefined ? [] : [second.targetRate]));
   return [Math.min(result.rate, ...targets), Math.max(result.rate, ...targets)];
 }
@@ -24,12 +25,20 @@ export function targetRateRange(result: LoadResult): [number, number] | undefine
  */
 export function rateStagesText(result: LoadResult): string | undefined {
   const stages = result.merge?.plan?.stages;
-  if (result.rate === undefined || stages === undefined || stages.length === 0 || stages.some((stage) => stage.rate === undefined)) return undefined;
+  if (
+    result.rate === undefined ||
+    stages === undefined ||
+    stages.length === 0 ||
+    stages.some((stage) => stage.rate === undefined)
+  )
+    return undefined;
   const seconds = (ms: number) => `${RATIO.format(ms / 1000)} s`;
   let previous = result.rate;
   const parts = [`${COUNT.format(previous)}/s`];
   for (const { rate, durationMs } of stages) {
-    parts.push(rate === previous ? `then holds ${seconds(durationMs)}` : `→ ${COUNT.format(rate!)}/s in ${seconds(durationMs)}`);
+    parts.push(
+      rate === previous ? `then holds ${seconds(durationMs)}` : `→ ${COUNT.format(rate!)}/s in ${seconds(durationMs)}`,
+    );
     previous = rate!;
   }
   return parts.join(' ');

@@ -26,7 +26,13 @@ export function formatThresholdWindows(t: ThresholdResult): string {
 export function formatThresholdActual(metric: string, actual: number | null): string {
   // NaN in memory, null from JSON: the metric had no value (nothing timed, a rate over nothing).
   if (actual === null || Number.isNaN(actual)) return 'no data';
-  if (metric.startsWith('latency') || (/^stream\.\w+\.\w+$/.test(metric) && !metric.startsWith('stream.subscriptions.')) || metric === 'durationMs' || metric === 'server.cpuPerRequestMs' || metric === 'server.eventLoopLagMs') {
+  if (
+    metric.startsWith('latency') ||
+    (/^stream\.\w+\.\w+$/.test(metric) && !metric.startsWith('stream.subscriptions.')) ||
+    metric === 'durationMs' ||
+    metric === 'server.cpuPerRequestMs' ||
+    metric === 'server.eventLoopLagMs'
+  ) {
     return `${formatMs(actual)} ms`;
   }
   if (metric.endsWith('.rate')) {
@@ -44,9 +50,7 @@ export function checks(stats: CheckStats): string[] {
   const nameWidth = Math.max(0, ...names.map((n) => n.length));
   for (const name of names) {
     const counts = stats.byName[name]!;
-    lines.push(
-      `  ${name.padEnd(nameWidth)}  ${passedFailed(counts)}`,
-    );
+    lines.push(`  ${name.padEnd(nameWidth)}  ${passedFailed(counts)}`);
   }
   for (const example of stats.examples) lines.push(`  ✗ ${example.message}`);
   return lines;
@@ -55,10 +59,7 @@ export function checks(stats: CheckStats): string[] {
 export function thresholds(results: ThresholdResult[]): string[] {
   const failed = results.filter((t) => !t.passed).length;
   const lines = [
-    row(
-      'Thresholds',
-      failed === 0 ? `all ${results.length} passed` : `${failed} of ${results.length} failed`,
-    ),
+    row('Thresholds', failed === 0 ? `all ${results.length} passed` : `${failed} of ${results.length} failed`),
   ];
   const labels = results.map(thresholdLabel);
   const width = Math.max(...labels.map((l) => l.length));

@@ -1,17 +1,43 @@
-import { type GeneratorStats, type LatencyStats, type LoadResult, type MessageStats, type PhaseStats, type ServerStats, type StreamStats, type WebSocketStageStats } from '../shared/load-result.js';
+import {
+  type GeneratorStats,
+  type LatencyStats,
+  type LoadResult,
+  type MessageStats,
+  type PhaseStats,
+  type ServerStats,
+  type StreamStats,
+  type WebSocketStageStats,
+} from '../shared/load-result.js';
 import { partTables } from './format-parts.js';
 import { rateStagesText, targetRateRange } from './format-rate.js';
 import { countsMessages, resultKind } from '../shared/run-kind.js';
 import { socketIoExchange, socketIoNothingSent } from './socketio-words.js';
-import { alignColumns, COUNT, formatBytes, formatDuration, formatMs, formatPercent, plural, RATIO, row, TWO_DECIMALS } from './format-numbers.js';
+import {
+  alignColumns,
+  COUNT,
+  formatBytes,
+  formatDuration,
+  formatMs,
+  formatPercent,
+  plural,
+  RATIO,
+  row,
+  TWO_DECIMALS,
+} from './format-numbers.js';
 import { checks, thresholds } from './format-thresholds.js';
 
 // The threshold words live in format-thresholds.ts; the gate, the reports and capacity search import them from here.
 export { formatThresholdActual, formatThresholdWindows, thresholdLabel } from './format-thresholds.js';
 
 const LATENCY_COLUMNS: ReadonlyArray<[keyof LatencyStats, string]> = [
-  ['p50', 'p50'], ['p75', 'p75'], ['p90', 'p90'], ['p99', 'p99'], ['p999', 'p99.9'],
-  ['mean', 'mean'], ['stddev', 'stddev'], ['max', 'max'],
+  ['p50', 'p50'],
+  ['p75', 'p75'],
+  ['p90', 'p90'],
+  ['p99', 'p99'],
+  ['p999', 'p99.9'],
+  ['mean', 'mean'],
+  ['stddev', 'stddev'],
+  ['max', 'max'],
 ];
 
 const PHASE_COLUMNS: ReadonlyArray<keyof PhaseStats> = ['min', 'p50', 'p90', 'p99', 'max', 'mean'];
@@ -49,7 +75,9 @@ export function formatResult(result: LoadResult): string {
       row(
         'Calls',
         `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ${COUNT.format(result.requests.missed)} missed` +
-          (result.requests.unfinished ? `, ${COUNT.format(result.requests.unfinished)} unfinished (still running at the end)` : '') +
+          (result.requests.unfinished
+            ? `, ${COUNT.format(result.requests.unfinished)} unfinished (still running at the end)`
+            : '') +
           warmupNote(result),
       ),
     );
@@ -61,7 +89,9 @@ export function formatResult(result: LoadResult): string {
         'Requests',
         `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ` +
           `${COUNT.format(result.requests.missed)} missed, ${COUNT.format(result.requests.retried ?? 0)} retried` +
-          (result.requests.unfinished ? `, ${COUNT.format(result.requests.unfinished)} unfinished (${result.stream?.subscriptions !== undefined ? 'subscriptions open at the end' : 'no answer by the end'})` : '') +
+          (result.requests.unfinished
+            ? `, ${COUNT.format(result.requests.unfinished)} unfinished (${result.stream?.subscriptions !== undefined ? 'subscriptions open at the end' : 'no answer by the end'})`
+            : '') +
           warmupNote(result),
       ),
       row('Status codes', statusCodes(result.statusCodes)),
@@ -100,20 +130,35 @@ function headerLine(result: LoadResult): string {
   const task = resultKind(result) === 'task';
   const noun = messages ? 'client' : 'connection';
   const most = Math.max(...(result.merge?.plan?.stages ?? []).map((stage) => stage.connections ?? 0));
-  const parts =
-    task
-      ? [`concurrency ${COUNT.format(result.connections)}`]
-      : [`transport ${result.transport}`, most > result.connections ? `${COUNT.format(result.connections)} to ${plural(most, noun)} in stages` : plural(result.connections, noun)];
+  const parts = task
+    ? [`concurrency ${COUNT.format(result.connections)}`]
+    : [
+        `transport ${result.transport}`,
+        most > result.connections
+          ? `${COUNT.format(result.connections)} to ${plural(most, noun)} in stages`
+          : plural(result.connections, noun),
+      ];
   // Requests in flight per connection, in the protocol's words.
   const depth = result.merge?.plan?.pipelining ?? 1;
-  if (depth > 1) parts.push(result.transport === 'h2' ? `${COUNT.format(depth)} streams per connection` : `pipelining ${COUNT.format(depth)}`);
+  if (depth > 1)
+    parts.push(
+      result.transport === 'h2' ? `${COUNT.format(depth)} streams per connection` : `pipelining ${COUNT.format(depth)}`,
+    );
   const warmup = warmupText(result);
-  parts.push(plural(result.workers, 'worker'), `${formatDuration(result.durationMs)}${warmup === undefined ? '' : ` after a ${warmup}`}`);
+  parts.push(
+    plural(result.workers, 'worker'),
+    `${formatDuration(result.durationMs)}${warmup === undefined ? '' : ` after a ${warmup}`}`,
+  );
   const range = targetRateRange(result);
   const stages = rateStagesText(result);
   const unit = task ? 'calls/s' : messages ? 'msg/s' : 'req/s';
   if (stages !== undefined) parts.push(`rate ${stages.replaceAll('/s', ` ${unit}`)}`);
-  else if (range !== undefined) parts.push(range[0] === range[1] ? `rate ${COUNT.format(range[0])} ${unit}` : `rate ${COUNT.format(range[0])} to ${COUNT.format(range[1])} ${unit} in stages`);
+  else if (range !== undefined)
+    parts.push(
+      range[0] === range[1]
+        ? `rate ${COUNT.format(range[0])} ${unit}`
+        : `rate ${COUNT.format(range[0])} to ${COUNT.format(range[1])} ${unit} in stages`,
+    );
   if (result.aborted) parts.push('aborted');
   return `${result.url}: ${parts.join(', ')}`;
 }
@@ -146,16 +191,24 @@ function latencyTable(result: LoadResult): string[] {
 
 /** The phases measured (a phase never measured, such as tls on http:, is left out), then a blank line. */
 function phasesTable(result: LoadResult): string[] {
-  const phases = result.phases === undefined ? [] : Object.entries(result.phases).filter(([, stats]) => stats.count > 0);
+  const phases =
+    result.phases === undefined ? [] : Object.entries(result.phases).filter(([, stats]) => stats.count > 0);
   if (phases.length === 0) return [];
   const rows: string[][] = [['Phases (ms)', 'count', ...PHASE_COLUMNS]];
-  for (const [name, stats] of phases) rows.push([name, COUNT.format(stats.count), ...PHASE_COLUMNS.map((key) => formatMs(stats[key]))]);
+  for (const [name, stats] of phases)
+    rows.push([name, COUNT.format(stats.count), ...PHASE_COLUMNS.map((key) => formatMs(stats[key]))]);
   return [...alignColumns(rows), ''];
 }
 
 const STREAM_ROWS: ReadonlyArray<[keyof StreamStats, string]> = [
-  ['firstEvent', 'first event'], ['gap', 'gap'], ['duration', 'duration'], ['delivery', 'delivery'],
-  ['ttft', 'TTFT'], ['answerTtft', 'answer TTFT'], ['itl', 'ITL'], ['tpot', 'TPOT'],
+  ['firstEvent', 'first event'],
+  ['gap', 'gap'],
+  ['duration', 'duration'],
+  ['delivery', 'delivery'],
+  ['ttft', 'TTFT'],
+  ['answerTtft', 'answer TTFT'],
+  ['itl', 'ITL'],
+  ['tpot', 'TPOT'],
 ];
 
 /** `result.stream`: its figures' distributions, then its counts and rates. */
@@ -163,14 +216,23 @@ function streamTable(stream: StreamStats): string[] {
   const rows: string[][] = [[`Stream ${stream.format} (ms)`, ...LATENCY_COLUMNS.map(([, title]) => title)]];
   for (const [key, title] of STREAM_ROWS) {
     const stats = stream[key] as LatencyStats | undefined;
-    if (stats !== undefined && (key !== 'answerTtft' || (stream.reasoningTokens ?? 0) > 0)) rows.push([title, ...LATENCY_COLUMNS.map(([column]) => formatMs(stats[column]))]);
+    if (stats !== undefined && (key !== 'answerTtft' || (stream.reasoningTokens ?? 0) > 0))
+      rows.push([title, ...LATENCY_COLUMNS.map(([column]) => formatMs(stats[column]))]);
   }
   const lines = [
     ...alignColumns(rows),
-    row('Events', `${COUNT.format(stream.events)}, ${TWO_DECIMALS.format(stream.perSecond)}/s; ${COUNT.format(stream.streams)} streams ended (${TWO_DECIMALS.format(stream.eventsPerStream)} events each), ${COUNT.format(stream.ended)} by until`),
+    row(
+      'Events',
+      `${COUNT.format(stream.events)}, ${TWO_DECIMALS.format(stream.perSecond)}/s; ${COUNT.format(stream.streams)} streams ended (${TWO_DECIMALS.format(stream.eventsPerStream)} events each), ${COUNT.format(stream.ended)} by until`,
+    ),
   ];
   if (stream.outputTokens !== undefined) {
-    lines.push(row('Tokens', `${COUNT.format(stream.outputTokens)} output tokens, ${TWO_DECIMALS.format(stream.outputTokensPerSecond ?? 0)}/s, ${TWO_DECIMALS.format(stream.outputTokensPerStream ?? 0)} per ended stream${(stream.reasoningTokens ?? 0) > 0 ? `, ${COUNT.format(stream.reasoningTokens!)} reasoning` : ''}${(stream.usageStreams ?? 0) > 0 ? `; the server's usage: ${COUNT.format(stream.usageStreams!)} streams, ${TWO_DECIMALS.format(stream.inputTokensPerStream ?? 0)} input tokens each` : ''}`));
+    lines.push(
+      row(
+        'Tokens',
+        `${COUNT.format(stream.outputTokens)} output tokens, ${TWO_DECIMALS.format(stream.outputTokensPerSecond ?? 0)}/s, ${TWO_DECIMALS.format(stream.outputTokensPerStream ?? 0)} per ended stream${(stream.reasoningTokens ?? 0) > 0 ? `, ${COUNT.format(stream.reasoningTokens!)} reasoning` : ''}${(stream.usageStreams ?? 0) > 0 ? `; the server's usage: ${COUNT.format(stream.usageStreams!)} streams, ${TWO_DECIMALS.format(stream.inputTokensPerStream ?? 0)} input tokens each` : ''}`,
+      ),
+    );
   }
   const subscriptions = stream.subscriptions;
   if (subscriptions !== undefined) {
@@ -211,9 +273,13 @@ function generator(stats: GeneratorStats): string {
     `delay p99 ${formatMs(stats.eventLoopDelayP99Ms)} ms`,
   ];
   const lag = stats.sendLag;
-  if (lag !== undefined) parts.push(`send lag p50 ${formatMs(lag.p50)} / p99 ${formatMs(lag.p99)} / max ${formatMs(lag.max)} ms`);
+  if (lag !== undefined)
+    parts.push(`send lag p50 ${formatMs(lag.p50)} / p99 ${formatMs(lag.p99)} / max ${formatMs(lag.max)} ms`);
   if (stats.saturated) parts.push('SATURATED');
-  if (stats.prewarm !== undefined) parts.push(`pre-warmed in ${COUNT.format(stats.prewarm.durationMs)} ms (CPU ${COUNT.format(stats.prewarm.cpuMs)} ms, ${COUNT.format(stats.prewarm.requests)} requests to a loopback server)`);
+  if (stats.prewarm !== undefined)
+    parts.push(
+      `pre-warmed in ${COUNT.format(stats.prewarm.durationMs)} ms (CPU ${COUNT.format(stats.prewarm.cpuMs)} ms, ${COUNT.format(stats.prewarm.requests)} requests to a loopback server)`,
+    );
   return parts.join(', ');
 }
 
@@ -224,17 +290,28 @@ function generator(stats: GeneratorStats): string {
 function serverRows(stats: ServerStats, messages: boolean): string[] {
   const parts: string[] = [];
   if (stats.cpuPercent !== undefined) parts.push(`CPU ${formatPercent(stats.cpuPercent)} of a core`);
-  if (stats.cpuPerRequestMs !== undefined) parts.push(`${formatMs(stats.cpuPerRequestMs)} ms CPU per ${messages ? 'message' : 'request'}`);
-  if (stats.memory !== undefined) parts.push(`RSS ${formatBytes(stats.memory.rssBytes)} (peak ${formatBytes(stats.memory.peakRssBytes)})`);
+  if (stats.cpuPerRequestMs !== undefined)
+    parts.push(`${formatMs(stats.cpuPerRequestMs)} ms CPU per ${messages ? 'message' : 'request'}`);
+  if (stats.memory !== undefined)
+    parts.push(`RSS ${formatBytes(stats.memory.rssBytes)} (peak ${formatBytes(stats.memory.peakRssBytes)})`);
   if (stats.eventLoopLagMs !== undefined) parts.push(`event-loop lag up to ${formatMs(stats.eventLoopLagMs)} ms`);
   const machine: string[] = [];
   const { cpuPercent, cores, memory, network } = stats.machine ?? {};
-  if (cpuPercent !== undefined) machine.push(`CPU ${formatPercent(cpuPercent)} of a core${cores === undefined ? '' : ` (${cores} core${cores === 1 ? '' : 's'})`}`);
-  if (memory !== undefined) machine.push(`memory in use ${formatBytes(memory.usedBytes)} (peak ${formatBytes(memory.peakUsedBytes)})`);
-  if (network !== undefined) machine.push(`network in ${formatBytes(network.receivedBytesPerSecond)}/s, out ${formatBytes(network.sentBytesPerSecond)}/s (the monitor's scrapes left out)`);
+  if (cpuPercent !== undefined)
+    machine.push(
+      `CPU ${formatPercent(cpuPercent)} of a core${cores === undefined ? '' : ` (${cores} core${cores === 1 ? '' : 's'})`}`,
+    );
+  if (memory !== undefined)
+    machine.push(`memory in use ${formatBytes(memory.usedBytes)} (peak ${formatBytes(memory.peakUsedBytes)})`);
+  if (network !== undefined)
+    machine.push(
+      `network in ${formatBytes(network.receivedBytesPerSecond)}/s, out ${formatBytes(network.sentBytesPerSecond)}/s (the monitor's scrapes left out)`,
+    );
   const notes = [
     ...stats.sources.filter((source) => !source.answered).map((source) => `not always answering: ${source.source}`),
-    ...stats.sources.filter((source) => source.sameProcessAs !== undefined).map((source) => `${source.source} is ${source.sameProcessAs}'s process, counted once`),
+    ...stats.sources
+      .filter((source) => source.sameProcessAs !== undefined)
+      .map((source) => `${source.source} is ${source.sameProcessAs}'s process, counted once`),
   ];
   const processes = stats.sources.some((source) => source.scope === 'process');
   const rows: string[] = [];
@@ -262,7 +339,9 @@ function messagesLine(result: LoadResult, messages: MessageStats): string {
 function handshakes(codes: Record<string, number>): string {
   const accepted = codes['101'] ?? 0;
   const refused = Object.entries(codes).filter(([code]) => code !== '101');
-  return refused.length === 0 ? `${COUNT.format(accepted)} accepted (101)` : `${COUNT.format(accepted)} accepted (101), refused ${statusCodes(Object.fromEntries(refused))}`;
+  return refused.length === 0
+    ? `${COUNT.format(accepted)} accepted (101)`
+    : `${COUNT.format(accepted)} accepted (101), refused ${statusCodes(Object.fromEntries(refused))}`;
 }
 
 function errors(errors: LoadResult['errors']): string {

@@ -131,12 +131,16 @@ export class GeneratorMonitor {
       const histogram = createHistogram();
       this.#pendingLag.flushInto(histogram);
       const total = histogram.totalCount;
-      lagP99Ms = total < LATE_SLOTS ? 0 : histogram.getValueAtPercentile(Math.min(99, 100 * (1 - (LATE_SLOTS - 1) / total))) / 1000;
+      lagP99Ms =
+        total < LATE_SLOTS
+          ? 0
+          : histogram.getValueAtPercentile(Math.min(99, 100 * (1 - (LATE_SLOTS - 1) / total))) / 1000;
       sendLag = encodeHistogram(histogram);
       histogram.destroy();
     }
     const busy =
-      this.#busySeconds >= BUSY_SECONDS || (wallMs >= MIN_JUDGED_MS && wallMs < BUSY_SECONDS * 1000 && utilization > BUSY_UTILIZATION);
+      this.#busySeconds >= BUSY_SECONDS ||
+      (wallMs >= MIN_JUDGED_MS && wallMs < BUSY_SECONDS * 1000 && utilization > BUSY_UTILIZATION);
     const saturated = busy || lagP99Ms > SATURATED_SEND_LAG_MS;
     if (saturated) addWarning(warnings, GENERATOR_SATURATED, saturationMessage(busy, utilization, lagP99Ms));
     return {
@@ -156,7 +160,7 @@ function saturationMessage(busy: boolean, utilization: number, lagP99Ms: number)
       'its event loop, or other processes on the machine, held it up)';
   return (
     `the load generator was saturated: ${why}, so the throughput and latency may show salvo's limit, ` +
-    'not the server\'s. Give it more room: `workers`, fewer connections, a lighter onResponse/setupRequest, ' +
+    "not the server's. Give it more room: `workers`, fewer connections, a lighter onResponse/setupRequest, " +
     'or run salvo on another machine or core than the server.'
   );
 }
@@ -167,7 +171,11 @@ function saturationMessage(busy: boolean, utilization: number, lagP99Ms: number)
  */
 function mergePrewarm(merged: PrewarmStats | undefined, shard: PrewarmStats): PrewarmStats {
   if (merged === undefined) return { ...shard };
-  return { durationMs: Math.max(merged.durationMs, shard.durationMs), cpuMs: Math.max(merged.cpuMs, shard.cpuMs), requests: merged.requests + shard.requests };
+  return {
+    durationMs: Math.max(merged.durationMs, shard.durationMs),
+    cpuMs: Math.max(merged.cpuMs, shard.cpuMs),
+    requests: merged.requests + shard.requests,
+  };
 }
 
 /**

@@ -36,7 +36,10 @@ export function moments(histogram: hdr.Histogram): { mean: number; stddev: numbe
   const total = histogram.totalCount;
   if (total === 0) return { mean: 0, stddev: 0 };
   // Every histogram salvo makes or decodes is a JsHistogram (no WebAssembly); anything else keeps the getters.
-  const h = histogram as unknown as Pick<hdr.JsHistogram, 'getCountAtIndex' | 'valueFromIndex' | 'medianEquivalentValue' | 'countsArrayLength'>;
+  const h = histogram as unknown as Pick<
+    hdr.JsHistogram,
+    'getCountAtIndex' | 'valueFromIndex' | 'medianEquivalentValue' | 'countsArrayLength'
+  >;
   if (typeof h.getCountAtIndex !== 'function') return { mean: histogram.mean, stddev: histogram.stdDeviation };
   let sum = 0;
   let seen = 0;
@@ -94,7 +97,19 @@ const US_PER_MS = 1000;
 export function latencyStats(histogram: hdr.Histogram): LatencyStats {
   if (histogram.totalCount === 0) {
     const none = Number.NaN;
-    return { count: 0, min: none, mean: none, stddev: none, max: none, p50: none, p75: none, p90: none, p95: none, p99: none, p999: none };
+    return {
+      count: 0,
+      min: none,
+      mean: none,
+      stddev: none,
+      max: none,
+      p50: none,
+      p75: none,
+      p90: none,
+      p95: none,
+      p99: none,
+      p999: none,
+    };
   }
   const at = (percentile: number) => histogram.getValueAtPercentile(percentile) / US_PER_MS;
   const { mean, stddev } = moments(histogram);
@@ -113,4 +128,3 @@ export function latencyStats(histogram: hdr.Histogram): LatencyStats {
     p999: at(99.9),
   };
 }
-

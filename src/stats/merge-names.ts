@@ -7,7 +7,11 @@ import { streamAsShard } from './stream-merge.js';
  * which is `mergeStats` for the name's part), and its seconds set on the run's timeline. A name
  * keeps the order in which the shards first name it.
  */
-export function mergeNames(result: LoadResult, shards: readonly ShardStats[], merge: (parts: ShardStats[]) => LoadResult): void {
+export function mergeNames(
+  result: LoadResult,
+  shards: readonly ShardStats[],
+  merge: (parts: ShardStats[]) => LoadResult,
+): void {
   const names = new Set<string>();
   for (const shard of shards) for (const name of Object.keys(shard.byName ?? {})) names.add(name);
   if (names.size === 0) return;
@@ -19,7 +23,13 @@ export function mergeNames(result: LoadResult, shards: readonly ShardStats[], me
       const entry = result.timeline[second.second];
       // A second where the name did nothing (before a scenario started, say) has no entry: zeros.
       if (entry === undefined || second.sent + second.completed + second.errors === 0) return;
-      (entry.byName ??= {})[name] = { sent: second.sent, completed: second.completed, errors: second.errors, p50: second.p50, p99: second.p99 };
+      (entry.byName ??= {})[name] = {
+        sent: second.sent,
+        completed: second.completed,
+        errors: second.errors,
+        p50: second.p50,
+        p99: second.p99,
+      };
       histograms[second.second] = named.merge.timeline[index] ?? '';
     });
     byName[name] = {
@@ -43,7 +53,13 @@ export function mergeNames(result: LoadResult, shards: readonly ShardStats[], me
 }
 
 /** A name of a saved result as the shard it came from (see `resultAsShard`): its seconds are `secondShift` later. */
-export function nameAsShard(result: LoadResult, name: string, stats: NameStats, durationMs: number, secondShift: number): ShardStats {
+export function nameAsShard(
+  result: LoadResult,
+  name: string,
+  stats: NameStats,
+  durationMs: number,
+  secondShift: number,
+): ShardStats {
   const timeline: ShardStats['timeline'] = [];
   result.timeline.forEach((entry, index) => {
     const second = entry.byName?.[name];

@@ -36,7 +36,9 @@ function mismatches(results: readonly LoadResult[]): string[] {
   const segments = results.map((result) => result.merge.segment);
   const segmented = segments.filter((segment) => segment !== undefined);
   if (segmented.length > 0 && segmented.length < results.length) {
-    problems.push(`${results.length - segmented.length} of ${results.length} results are whole runs and the others segments`);
+    problems.push(
+      `${results.length - segmented.length} of ${results.length} results are whole runs and the others segments`,
+    );
   }
   const counts = [...new Set(segmented.map((segment) => segment.count))];
   if (counts.length > 1) problems.push(`segment counts disagree: ${counts.join(', ')}`);
@@ -46,8 +48,10 @@ function mismatches(results: readonly LoadResult[]): string[] {
     for (const { index } of segmented) seen.set(index, (seen.get(index) ?? 0) + 1);
     const twice = [...seen].filter(([, times]) => times > 1).map(([index]) => index);
     const missing = Array.from({ length: count }, (_, index) => index).filter((index) => !seen.has(index));
-    if (twice.length > 0) problems.push(`segment${twice.length > 1 ? 's' : ''} ${twice.join(', ')} of ${count} given more than once`);
-    if (missing.length > 0) problems.push(`segment${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${count} missing`);
+    if (twice.length > 0)
+      problems.push(`segment${twice.length > 1 ? 's' : ''} ${twice.join(', ')} of ${count} given more than once`);
+    if (missing.length > 0)
+      problems.push(`segment${missing.length > 1 ? 's' : ''} ${missing.join(', ')} of ${count} missing`);
   }
   return problems;
 }
@@ -98,18 +102,34 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
     websocket: resultWebSocket(result),
     stream: streamAsShard(result.stream, result.merge.stream, result.timeline, secondShift),
     ...(result.byName !== undefined
-      ? { byName: Object.fromEntries(Object.entries(result.byName).map(([name, stats]) => [name, nameAsShard(result, name, stats, offsetMs + result.durationMs, secondShift)])) }
+      ? {
+          byName: Object.fromEntries(
+            Object.entries(result.byName).map(([name, stats]) => [
+              name,
+              nameAsShard(result, name, stats, offsetMs + result.durationMs, secondShift),
+            ]),
+          ),
+        }
       : {}),
   };
 }
 
 function assertMergeable(results: unknown): asserts results is LoadResult[] {
   if (!Array.isArray(results) || results.length === 0) {
-    throw new SalvoOptionError(`mergeResults: results must be a non-empty array of LoadResult; got ${show(results)?.slice(0, 80)}`, { option: 'results', value: results });
+    throw new SalvoOptionError(
+      `mergeResults: results must be a non-empty array of LoadResult; got ${show(results)?.slice(0, 80)}`,
+      { option: 'results', value: results },
+    );
   }
   results.forEach((result: unknown, index) => {
     const value = result as Partial<LoadResult> | null;
-    if (typeof value !== 'object' || value === null || typeof value.histogram !== 'string' || typeof value.startedAt !== 'number' || typeof value.merge !== 'object') {
+    if (
+      typeof value !== 'object' ||
+      value === null ||
+      typeof value.histogram !== 'string' ||
+      typeof value.startedAt !== 'number' ||
+      typeof value.merge !== 'object'
+    ) {
       throw new SalvoOptionError(
         `mergeResults: results[${index}] is not a mergeable LoadResult (it needs histogram, startedAt and merge, as runLoad gives them); got ${show(result)?.slice(0, 80)}`,
         { option: `results[${index}]`, value: result },
@@ -124,9 +144,20 @@ function assertMergeable(results: unknown): asserts results is LoadResult[] {
  */
 export function sumResults(results: readonly LoadResult[], header: ResultHeader): LoadResult {
   const startedAt = Math.min(...results.map((result) => result.startedAt));
-  const merged = mergeStats(header, results.map((result) => resultAsShard(result, result.startedAt - startedAt)), false);
+  const merged = mergeStats(
+    header,
+    results.map((result) => resultAsShard(result, result.startedAt - startedAt)),
+    false,
+  );
   // A source that several segments watched (the one server behind them all) is counted once.
-  if (results.some((result) => result.merge.server !== undefined)) attachServer(merged, mergeSeries(results.map((result) => result.merge.server), startedAt));
+  if (results.some((result) => result.merge.server !== undefined))
+    attachServer(
+      merged,
+      mergeSeries(
+        results.map((result) => result.merge.server),
+        startedAt,
+      ),
+    );
   return merged;
 }
 
@@ -142,7 +173,10 @@ export function mergeResults(results: readonly LoadResult[], options: MergeResul
   assertMergeable(results);
   const problems = mismatches(results);
   if (problems.length > 0 && options.force !== true) {
-    throw new SalvoOptionError(`mergeResults: these results are not one run's parts: ${problems.join('; ')}. Pass { force: true } to merge them anyway`, { option: 'results', value: results, mentions: ['force'] });
+    throw new SalvoOptionError(
+      `mergeResults: these results are not one run's parts: ${problems.join('; ')}. Pass { force: true } to merge them anyway`,
+      { option: 'results', value: results, mentions: ['force'] },
+    );
   }
   const thresholds = options.thresholds ?? results[0]!.merge.thresholds;
   const compiled = thresholds === undefined ? undefined : parseThresholds(thresholds);
@@ -161,11 +195,21 @@ export function mergeResults(results: readonly LoadResult[], options: MergeResul
   if (results.some((result) => result.byScenario !== undefined)) {
     const scenarios = [...new Set(results.flatMap((result) => Object.keys(result.byScenario ?? {})))];
     merged.byScenario = Object.fromEntries(
-      scenarios.map((scenario) => [scenario, mergeResults(results.flatMap((result) => result.byScenario?.[scenario] ?? []), { force: options.force ?? false })]),
+      scenarios.map((scenario) => [
+        scenario,
+        mergeResults(
+          results.flatMap((result) => result.byScenario?.[scenario] ?? []),
+          { force: options.force ?? false },
+        ),
+      ]),
     );
   }
   if (problems.length > 0) {
-    addWarning(merged.warnings, 'MERGE_MISMATCH', `merged with force although ${problems.join('; ')}: the numbers add up parts of different runs or miss some; read them with that in mind.`);
+    addWarning(
+      merged.warnings,
+      'MERGE_MISMATCH',
+      `merged with force although ${problems.join('; ')}: the numbers add up parts of different runs or miss some; read them with that in mind.`,
+    );
   }
   judgeThresholds(merged, compiled);
   return merged;

@@ -1,6 +1,13 @@
 import type { Histogram } from 'hdr-histogram-js';
 import { lanesPerConnection, type Plan } from '../shared/plan.js';
-import type { CheckStats, LoadResult, MergeInfo, MergePlan, MergeSocketIo, TimelineEntry } from '../shared/load-result.js';
+import type {
+  CheckStats,
+  LoadResult,
+  MergeInfo,
+  MergePlan,
+  MergeSocketIo,
+  TimelineEntry,
+} from '../shared/load-result.js';
 import type { PlannedSocketIo } from '../shared/websocket.js';
 import { addCounts, type ShardStats } from './recorder.js';
 import { addEncodedInto, createHistogram, decodeHistogram, encodeHistogram, latencyStats } from './histogram.js';
@@ -39,7 +46,18 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
       let merged = seconds.get(s.second);
       if (merged === undefined) {
         merged = {
-          entry: { second: s.second, sent: 0, completed: 0, errors: 0, retried: 0, p50: NaN, p99: NaN, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 },
+          entry: {
+            second: s.second,
+            sent: 0,
+            completed: 0,
+            errors: 0,
+            retried: 0,
+            p50: NaN,
+            p99: NaN,
+            connections: 0,
+            cpuPercent: 0,
+            eventLoopUtilization: 0,
+          },
           encoded: s.histogram,
           histogram: undefined,
         };
@@ -69,7 +87,18 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
   for (let second = 0; second <= last; second++) {
     const merged = seconds.get(second);
     if (merged === undefined) {
-      timeline.push({ second, sent: 0, completed: 0, errors: 0, retried: 0, p50: NaN, p99: NaN, connections: 0, cpuPercent: 0, eventLoopUtilization: 0 });
+      timeline.push({
+        second,
+        sent: 0,
+        completed: 0,
+        errors: 0,
+        retried: 0,
+        p50: NaN,
+        p99: NaN,
+        connections: 0,
+        cpuPercent: 0,
+        eventLoopUtilization: 0,
+      });
       histograms.push('');
       continue;
     }
@@ -122,7 +151,13 @@ export function mergePlan(whole: Plan): MergePlan {
 function mergeSocketIo({ namespace, emit, rate, ack, reply, listen }: PlannedSocketIo): MergeSocketIo {
   const mode = ack ? 'ack' : reply !== undefined ? 'reply' : listen !== undefined ? 'listen' : 'none';
   const event = reply ?? listen?.event;
-  return { namespace, ...(emit !== undefined ? { emit: emit.event } : {}), ...(rate !== undefined ? { rate } : {}), mode, ...(event !== undefined ? { event } : {}) };
+  return {
+    namespace,
+    ...(emit !== undefined ? { emit: emit.event } : {}),
+    ...(rate !== undefined ? { rate } : {}),
+    mode,
+    ...(event !== undefined ? { event } : {}),
+  };
 }
 
 /** The header of a run of `part` (a segment of `whole`, or `whole` itself). */
@@ -163,7 +198,15 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   const errorsByCode: Record<string, number> = {};
   const failedByStatus: Record<string, number> = {};
   let checks: CheckStats | undefined;
-  let sent = 0, completed = 0, missed = 0, retried = 0, unfinished = 0, errors = 0, bytesSent = 0, bytesReceived = 0, durationMs = 0;
+  let sent = 0,
+    completed = 0,
+    missed = 0,
+    retried = 0,
+    unfinished = 0,
+    errors = 0,
+    bytesSent = 0,
+    bytesReceived = 0,
+    durationMs = 0;
   let warmup: number | undefined;
   let unsettled = 0;
   let startedAt = Infinity;
@@ -192,8 +235,14 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
   const { phases, histograms: phaseHistograms } = mergePhases(shards.map((shard) => shard.phases));
   const { timeline, histograms } = mergeTimeline(shards);
   const { generator, sendLagHistogram } = mergeGenerator(shards.map((shard) => shard.generator));
-  const streamed = mergeStream(shards.map((shard) => shard.stream), durationMs, timeline);
-  const webSocket = countsMessages(header.merge.plan.kind ?? transportKind(header.transport)) ? mergeWebSocket(shards.map((shard) => shard.websocket)) : undefined;
+  const streamed = mergeStream(
+    shards.map((shard) => shard.stream),
+    durationMs,
+    timeline,
+  );
+  const webSocket = countsMessages(header.merge.plan.kind ?? transportKind(header.transport))
+    ? mergeWebSocket(shards.map((shard) => shard.websocket))
+    : undefined;
   const warnings = mergeWarnings(shards.map((shard) => shard.warnings));
   if (unsettled > 0) addWarning(warnings, 'TASK_IGNORED_SIGNAL', ignoredSignal(unsettled, errorsByCode.TIMEOUT ?? 0));
   const result: LoadResult = {
@@ -211,7 +260,9 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
       unfinished,
       ...(warmup !== undefined ? { warmup } : {}),
     },
-    ...(webSocket !== undefined ? { messages: messageStats(sent, completed, durationMs), websocket: webSocket.websocket } : {}),
+    ...(webSocket !== undefined
+      ? { messages: messageStats(sent, completed, durationMs), websocket: webSocket.websocket }
+      : {}),
     ...(streamed !== undefined ? { stream: streamed.stream } : {}),
     latency: latencyStats(corrected),
     latencyUncorrected: latencyStats(uncorrected),

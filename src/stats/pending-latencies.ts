@@ -77,7 +77,7 @@ export class PendingLatencies {
     if (high < 0) put(0);
     else {
       if (low > 0) put(low === 1 ? 0 : -low);
-      for (let index = low; index <= high; ) {
+      for (let index = low; index <= high;) {
         const count = counts[index]!;
         if (count !== 0) {
           put(count);

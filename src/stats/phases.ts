@@ -10,7 +10,6 @@ import type { PhaseHistograms as EncodedPhases, PhaseStats, Phases } from '../sh
 import { addEncodedInto, createHistogram, encodeHistogram, moments } from './histogram.js';
 import { PendingLatencies } from './pending-latencies.js';
 
-
 const PHASES = ['connect', 'tls', 'ttfb', 'receive'] as const;
 const ALL_PHASES = [...PHASES, 'handshake'] as const;
 
@@ -64,7 +63,13 @@ export class PhaseRecorder {
   /** Everything recorded, encoded (called once, when the thread finishes). */
   encode(): EncodedPhases {
     const encoded = {} as EncodedPhases;
-    const pending = { connect: this.#connect, tls: this.#tls, ttfb: this.#ttfb, receive: this.#receive, handshake: this.#handshake };
+    const pending = {
+      connect: this.#connect,
+      tls: this.#tls,
+      ttfb: this.#ttfb,
+      receive: this.#receive,
+      handshake: this.#handshake,
+    };
     for (const phase of this.#handshake === undefined ? PHASES : ALL_PHASES) {
       const histogram = createHistogram();
       pending[phase]!.flushInto(histogram);
@@ -95,7 +100,10 @@ export function phaseStats(histogram: Histogram): PhaseStats {
  * The phases of several shards (or results) merged exactly: histograms added, then summarised.
  * Shards without phases (a crashed worker) contribute nothing.
  */
-export function mergePhases(list: ReadonlyArray<EncodedPhases | undefined>): { phases: Phases; histograms: EncodedPhases } {
+export function mergePhases(list: ReadonlyArray<EncodedPhases | undefined>): {
+  phases: Phases;
+  histograms: EncodedPhases;
+} {
   const phases = {} as Phases;
   const histograms = {} as EncodedPhases;
   const handshakes = list.some((encoded) => encoded?.handshake !== undefined);

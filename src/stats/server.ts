@@ -1,6 +1,16 @@
 // The `monitor` figures of a result (`result.server`, each second's `server`) from its sources' per-second
 // readings, and those readings merged over segments: plain arithmetic on JSON, shared by runLoad and mergeResults.
-import type { MachineSecond, MachineStats, ServerReadingSecond, ServerSecond, ServerSeries, ServerSourceStats, ServerStats, TimelineEntry, WebSocketStageStats } from '../shared/load-result.js';
+import type {
+  MachineSecond,
+  MachineStats,
+  ServerReadingSecond,
+  ServerSecond,
+  ServerSeries,
+  ServerSourceStats,
+  ServerStats,
+  TimelineEntry,
+  WebSocketStageStats,
+} from '../shared/load-result.js';
 
 type Field = 'cpuMs' | 'rssBytes' | 'receivedBytes' | 'sentBytes' | 'eventLoopLagMs';
 type Scope = ServerSeries['scope'];
@@ -10,11 +20,18 @@ type Scope = ServerSeries['scope'];
  * watched twice counted once) or the machine (node_exporter). A source that never gave it is left out.
  */
 function pick(series: readonly ServerSeries[], scope: Scope, field: Field): ServerSeries[] {
-  return series.filter((s) => s.scope === scope && s.sameProcessAs === undefined && s.seconds.some((second) => second?.[field] !== undefined));
+  return series.filter(
+    (s) =>
+      s.scope === scope && s.sameProcessAs === undefined && s.seconds.some((second) => second?.[field] !== undefined),
+  );
 }
 
 /** The sources' `field` in second `i`, added up (max for lag); undefined unless every picked source gave it. */
-function combined(picked: readonly ServerSeries[], field: Field, i: number): { value: number; wallMs: number } | undefined {
+function combined(
+  picked: readonly ServerSeries[],
+  field: Field,
+  i: number,
+): { value: number; wallMs: number } | undefined {
   if (picked.length === 0) return undefined;
   let value = 0;
   let wallMs = 0;
@@ -61,7 +78,10 @@ export function serverSecond(series: readonly ServerSeries[], i: number): Server
  */
 function overRun(picked: readonly ServerSeries[], field: Field, only?: (i: number) => boolean) {
   const length = Math.max(0, ...picked.map((s) => s.seconds.length));
-  let total = 0, peak = 0, wallMs = 0, count = 0;
+  let total = 0,
+    peak = 0,
+    wallMs = 0,
+    count = 0;
   const seconds: number[] = [];
   for (let i = 0; i < length; i++) {
     if (only !== undefined && !only(i)) continue;
@@ -101,7 +121,9 @@ function sourceStats(series: ServerSeries): ServerSourceStats {
 /** The cores a scope's CPU is out of: processes on one machine share its cores, machines add theirs up. */
 function coresOf(sources: readonly ServerSeries[], scope: Scope): number | undefined {
   if (sources.length === 0 || sources.some((s) => s.cores === undefined)) return undefined;
-  return scope === 'machine' ? sources.reduce((sum, s) => sum + s.cores!, 0) : Math.max(...sources.map((s) => s.cores!));
+  return scope === 'machine'
+    ? sources.reduce((sum, s) => sum + s.cores!, 0)
+    : Math.max(...sources.map((s) => s.cores!));
 }
 
 /** What node_exporter said of the machine over the run; undefined without one. */
@@ -116,7 +138,12 @@ function machineStats(series: readonly ServerSeries[]): MachineStats | undefined
     ...(cores !== undefined && cpu !== undefined ? { cores } : {}),
     ...(used !== undefined ? { memory: { usedBytes: used.total / used.count, peakUsedBytes: used.peak } } : {}),
     ...(received !== undefined && sent !== undefined
-      ? { network: { receivedBytesPerSecond: (received.total / received.wallMs) * 1000, sentBytesPerSecond: (sent.total / sent.wallMs) * 1000 } }
+      ? {
+          network: {
+            receivedBytesPerSecond: (received.total / received.wallMs) * 1000,
+            sentBytesPerSecond: (sent.total / sent.wallMs) * 1000,
+          },
+        }
       : {}),
   };
   return Object.keys(machine).length > 0 ? machine : undefined;
@@ -127,7 +154,11 @@ function machineStats(series: readonly ServerSeries[]): MachineStats | undefined
  * `cpuPerRequestMs` divides the processes' CPU by the requests completed in those same seconds (all
  * of them when the sources answered throughout). The machine's CPU has none: it holds salvo's own.
  */
-export function serverStats(series: readonly ServerSeries[], timeline: readonly TimelineEntry[], completed: number): ServerStats {
+export function serverStats(
+  series: readonly ServerSeries[],
+  timeline: readonly TimelineEntry[],
+  completed: number,
+): ServerStats {
   const cpuSources = pick(series, 'process', 'cpuMs');
   const cpu = overRun(cpuSources, 'cpuMs');
   const rss = overRun(pick(series, 'process', 'rssBytes'), 'rssBytes');
@@ -155,7 +186,10 @@ export function serverStats(series: readonly ServerSeries[], timeline: readonly 
  * Segments' or machines' series as one per source, on the seconds of a run that started at
  * `startedAt`: a source several of them watched is counted once (per second, the first that read it).
  */
-export function mergeSeries(lists: ReadonlyArray<readonly ServerSeries[] | undefined>, startedAt: number): ServerSeries[] {
+export function mergeSeries(
+  lists: ReadonlyArray<readonly ServerSeries[] | undefined>,
+  startedAt: number,
+): ServerSeries[] {
   const bySource = new Map<string, ServerSeries>();
   for (const list of lists) {
     for (const series of list ?? []) {
@@ -185,7 +219,11 @@ export function mergeSeries(lists: ReadonlyArray<readonly ServerSeries[] | undef
 }
 
 /** The processes' CPU over each WebSocket stage: the seconds whose middle falls in it. */
-function stageServer(series: readonly ServerSeries[], timeline: readonly TimelineEntry[], stages: WebSocketStageStats[]): void {
+function stageServer(
+  series: readonly ServerSeries[],
+  timeline: readonly TimelineEntry[],
+  stages: WebSocketStageStats[],
+): void {
   const picked = pick(series, 'process', 'cpuMs');
   let startMs = 0;
   for (const stage of stages) {
@@ -194,13 +232,22 @@ function stageServer(series: readonly ServerSeries[], timeline: readonly Timelin
     const cpu = overRun(picked, 'cpuMs', (i) => (i + 0.5) * 1000 >= from && (i + 0.5) * 1000 < to);
     if (cpu === undefined) continue;
     const received = cpu.seconds.reduce((sum, i) => sum + (timeline[i]?.completed ?? 0), 0);
-    stage.server = { cpuPercent: (cpu.total / cpu.wallMs) * 100, ...(received > 0 ? { cpuPerRequestMs: cpu.total / received } : {}) };
+    stage.server = {
+      cpuPercent: (cpu.total / cpu.wallMs) * 100,
+      ...(received > 0 ? { cpuPerRequestMs: cpu.total / received } : {}),
+    };
   }
 }
 
 /** Puts what `monitor` read into a result: `server`, each timeline second's `server`, and the series for merging. */
 export function attachServer(
-  result: { server?: ServerStats; timeline: TimelineEntry[]; requests: { completed: number }; websocket?: { stages?: WebSocketStageStats[] }; merge: { server?: ServerSeries[] } },
+  result: {
+    server?: ServerStats;
+    timeline: TimelineEntry[];
+    requests: { completed: number };
+    websocket?: { stages?: WebSocketStageStats[] };
+    merge: { server?: ServerSeries[] };
+  },
   series: ServerSeries[],
 ): void {
   result.server = serverStats(series, result.timeline, result.requests.completed);

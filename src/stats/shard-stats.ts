@@ -107,7 +107,10 @@ export interface SecondSummary extends ShardSecond {
 }
 
 /** A thread's (or, merged, the run's) counts since the measured run began, sent with each closed second. */
-export type RunningTotals = Pick<ShardStats, 'sent' | 'completed' | 'errors' | 'retried' | 'statusCodes' | 'errorsByCode'> & {
+export type RunningTotals = Pick<
+  ShardStats,
+  'sent' | 'completed' | 'errors' | 'retried' | 'statusCodes' | 'errorsByCode'
+> & {
   /** Failed requests so far (`failed.total`). */
   failed: number;
 };
@@ -117,7 +120,9 @@ export const DEFAULT_ACCEPTED_STATUS: Uint8Array = new Uint8Array(1000).fill(1, 
 
 /** The failed responses by status of counts saved without them (results before 1.0): the default rule's. */
 export function failedByDefault(statusCodes: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(statusCodes).filter(([status]) => DEFAULT_ACCEPTED_STATUS[Number(status)] !== 1));
+  return Object.fromEntries(
+    Object.entries(statusCodes).filter(([status]) => DEFAULT_ACCEPTED_STATUS[Number(status)] !== 1),
+  );
 }
 
 /** Samples taken once per second from the engine. */

@@ -8,11 +8,15 @@ const quoted = (event: string) => `'${event}'`;
 export function socketIoExchange(result: Pick<LoadResult, 'merge'>): string | undefined {
   const sio: MergeSocketIo | undefined = result.merge?.plan?.socketio;
   if (sio === undefined) return undefined;
-  const emits = sio.emit === undefined ? undefined : `emits ${quoted(sio.emit)}${sio.rate === undefined ? '' : ` ${sio.rate}/s per client`}`;
+  const emits =
+    sio.emit === undefined
+      ? undefined
+      : `emits ${quoted(sio.emit)}${sio.rate === undefined ? '' : ` ${sio.rate}/s per client`}`;
   let what: string;
   if (sio.mode === 'ack') what = `${emits}, timed by each acknowledgement (ack)`;
   else if (sio.mode === 'reply') what = `${emits}, timed to the next ${quoted(sio.event!)} (reply)`;
-  else if (sio.mode === 'listen') what = `${emits === undefined ? 'listens' : `${emits} and listens`} to ${quoted(sio.event!)} (listen)`;
+  else if (sio.mode === 'listen')
+    what = `${emits === undefined ? 'listens' : `${emits} and listens`} to ${quoted(sio.event!)} (listen)`;
   else what = `${emits}, untimed (no ack, reply or listen)`;
   return sio.namespace === '/' ? what : `${what} on namespace ${sio.namespace}`;
 }
@@ -25,5 +29,7 @@ export function socketIoNothingSent(result: Pick<LoadResult, 'merge' | 'errors' 
   const sio = result.merge?.plan?.socketio;
   if (sio?.emit === undefined || result.requests.sent > 0) return undefined;
   const refused = result.errors.byCode['SIO_CONNECT_ERROR'] ?? 0;
-  return refused > 0 ? `none sent: namespace ${sio.namespace} refused all ${refused} connects (SIO_CONNECT_ERROR)` : 'none sent: no connection was accepted';
+  return refused > 0
+    ? `none sent: namespace ${sio.namespace} refused all ${refused} connects (SIO_CONNECT_ERROR)`
+    : 'none sent: no connection was accepted';
 }

@@ -18,33 +18,61 @@ export function streamDiagnostics(result: LoadResult, plan: Plan): void {
   if (stream === undefined || planned === undefined || planned.subscribe) return;
   const responses = stream.streams;
   if (stream.events === 0 && result.requests.completed > 0) {
-    const framing = planned.format === 'sse'
-      ? "no `data:` line ended by a blank line: a JSON endpoint (application/json) answers with one plain body; check the URL, that the request asks for a stream (OpenAI-style: \"stream\": true), or use format 'ndjson' or 'chunks'"
-      : planned.format === 'ndjson' ? 'no non-blank line' : 'no body';
-    addWarning(result.warnings, STREAM_NO_EVENTS, `${result.requests.completed} responses had no event with format '${planned.format}' (${framing}).`);
+    const framing =
+      planned.format === 'sse'
+        ? "no `data:` line ended by a blank line: a JSON endpoint (application/json) answers with one plain body; check the URL, that the request asks for a stream (OpenAI-style: \"stream\": true), or use format 'ndjson' or 'chunks'"
+        : planned.format === 'ndjson'
+          ? 'no non-blank line'
+          : 'no body';
+    addWarning(
+      result.warnings,
+      STREAM_NO_EVENTS,
+      `${result.requests.completed} responses had no event with format '${planned.format}' (${framing}).`,
+    );
     return;
   }
   if (stream.events === 0) return;
   if (planned.tokensPath !== undefined && (stream.outputTokens ?? 0) === 0) {
-    addWarning(result.warnings, STREAM_NO_TOKENS, `stream.tokens '${planned.tokensPath.join('.')}' found no token in ${stream.events} events: ` +
-      "the path matches no field of the events' JSON (a string, number or array there); check it against one event's data, " +
-      "such as choices.0.delta.content for OpenAI-style chunks or message.content for Ollama's.");
+    addWarning(
+      result.warnings,
+      STREAM_NO_TOKENS,
+      `stream.tokens '${planned.tokensPath.join('.')}' found no token in ${stream.events} events: ` +
+        "the path matches no field of the events' JSON (a string, number or array there); check it against one event's data, " +
+        "such as choices.0.delta.content for OpenAI-style chunks or message.content for Ollama's.",
+    );
   }
   const until = planned.until !== undefined ? `'${planned.until}'` : planned.untilFunction ? 'the function' : undefined;
   if (until !== undefined && responses > 0 && stream.ended === 0) {
-    addWarning(result.warnings, STREAM_UNTIL_NEVER, `stream.until ${until} matched no event of ${responses} streams: each ran to its body's end, ` +
-      'so their durations and TPOT end there; check the marker against the last event the server sends (an SSE event\'s data, trimmed).');
+    addWarning(
+      result.warnings,
+      STREAM_UNTIL_NEVER,
+      `stream.until ${until} matched no event of ${responses} streams: each ran to its body's end, ` +
+        "so their durations and TPOT end there; check the marker against the last event the server sends (an SSE event's data, trimmed).",
+    );
   }
 }
 
-const TOKEN_FIGURES = ['stream.ttft', 'stream.itl', 'stream.tpot', 'stream.outputTokens', 'stream.outputTokensPerSecond', 'stream.outputTokensPerStream'];
+const TOKEN_FIGURES = [
+  'stream.ttft',
+  'stream.itl',
+  'stream.tpot',
+  'stream.outputTokens',
+  'stream.outputTokensPerSecond',
+  'stream.outputTokensPerStream',
+];
 
 /** Why a stream threshold has no value when the run could not measure its figure: `{ message }`, or nothing. */
 export function missingStreamFigure(metric: string, result: Partial<Pick<LoadResult, 'stream'>>): { message?: string } {
   if (!metric.startsWith('stream.')) return {};
-  if (result.stream === undefined) return { message: `${metric} needs the stream option: this run read no response as a stream` };
-  if (TOKEN_FIGURES.some((figure) => metric === figure || metric.startsWith(`${figure}.`)) && result.stream.ttft === undefined) {
-    return { message: `${metric} needs stream.tokens (a JSON path such as 'choices.0.delta.content', or a function) to count each event's tokens; this run counted none` };
+  if (result.stream === undefined)
+    return { message: `${metric} needs the stream option: this run read no response as a stream` };
+  if (
+    TOKEN_FIGURES.some((figure) => metric === figure || metric.startsWith(`${figure}.`)) &&
+    result.stream.ttft === undefined
+  ) {
+    return {
+      message: `${metric} needs stream.tokens (a JSON path such as 'choices.0.delta.content', or a function) to count each event's tokens; this run counted none`,
+    };
   }
   if (metric.startsWith('stream.delivery') && result.stream.delivery === undefined) {
     return { message: `${metric} needs stream.timestamp ({ field }), the send time each event carries` };

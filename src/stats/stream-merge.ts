@@ -1,5 +1,11 @@
 import type { StreamStats, SubscriptionStats, TimelineEntry } from '../shared/load-result.js';
-import type { ShardStream, ShardStreamSecond, ShardSubscriptions, StreamHistograms, StreamMergeInfo } from '../shared/stream.js';
+import type {
+  ShardStream,
+  ShardStreamSecond,
+  ShardSubscriptions,
+  StreamHistograms,
+  StreamMergeInfo,
+} from '../shared/stream.js';
 import { addEncodedInto, createHistogram, encodeHistogram, latencyStats } from './histogram.js';
 import { addCounts } from './recorder.js';
 import { mergeStages, stagesAsShard } from './websocket-merge.js';
@@ -18,8 +24,15 @@ export function mergeStream(
 ): { stream: StreamStats; info: StreamMergeInfo } | undefined {
   const shards = list.filter((shard): shard is ShardStream => shard !== undefined);
   if (shards.length === 0) return undefined;
-  let streams = 0, ended = 0, events = 0, outputTokens = 0, streamEvents = 0, streamOutputTokens = 0;
-  let reasoningTokens = 0, inputTokens = 0, usageStreams = 0;
+  let streams = 0,
+    ended = 0,
+    events = 0,
+    outputTokens = 0,
+    streamEvents = 0,
+    streamOutputTokens = 0;
+  let reasoningTokens = 0,
+    inputTokens = 0,
+    usageStreams = 0;
   for (const shard of shards) {
     reasoningTokens += shard.reasoningTokens ?? 0;
     inputTokens += shard.inputTokens ?? 0;
@@ -88,7 +101,9 @@ export function mergeStream(
 }
 
 /** The shards' subscriptions added up, their stages merged; undefined when none subscribed. */
-function mergeSubscriptions(list: ReadonlyArray<ShardSubscriptions | undefined>): { stats: SubscriptionStats; stageHistograms: string[] | undefined } | undefined {
+function mergeSubscriptions(
+  list: ReadonlyArray<ShardSubscriptions | undefined>,
+): { stats: SubscriptionStats; stageHistograms: string[] | undefined } | undefined {
   const shards = list.filter((shard): shard is ShardSubscriptions => shard !== undefined);
   if (shards.length === 0) return undefined;
   const stats: SubscriptionStats = { subscribed: 0, open: 0, reconnects: 0, closes: {} };
@@ -107,11 +122,16 @@ function mergeSubscriptions(list: ReadonlyArray<ShardSubscriptions | undefined>)
  * Sets `timeline[i].stream` from the shards' seconds; returns each second's first-event histogram,
  * and with `tokens` each second's TTFT histogram.
  */
-function mergeSeconds(shards: readonly ShardStream[], timeline: TimelineEntry[], tokens: boolean): { firstEvent: string[]; ttft: string[] | undefined } {
+function mergeSeconds(
+  shards: readonly ShardStream[],
+  timeline: TimelineEntry[],
+  tokens: boolean,
+): { firstEvent: string[]; ttft: string[] | undefined } {
   const firstEvent: string[] = [];
   const ttft: string[] | undefined = tokens ? [] : undefined;
   timeline.forEach((entry, second) => {
-    let events = 0, outputTokens = 0;
+    let events = 0,
+      outputTokens = 0;
     for (const shard of shards) {
       const s = shard.seconds[second];
       if (s === undefined) continue;
@@ -132,7 +152,11 @@ function mergeSeconds(shards: readonly ShardStream[], timeline: TimelineEntry[],
 }
 
 /** One figure's histograms of second `second` over the shards: its p50 and p99 (ms; NaN for none, as the timeline's latency) and the merged encoding. */
-function mergeSecond(shards: readonly ShardStream[], second: number, figure: 'firstEvent' | 'ttft'): { p50: number; p99: number; histogram: string } {
+function mergeSecond(
+  shards: readonly ShardStream[],
+  second: number,
+  figure: 'firstEvent' | 'ttft',
+): { p50: number; p99: number; histogram: string } {
   const parts: string[] = [];
   for (const shard of shards) {
     const encoded = shard.seconds[second]?.[figure];
@@ -141,7 +165,11 @@ function mergeSecond(shards: readonly ShardStream[], second: number, figure: 'fi
   if (parts.length === 0) return { p50: NaN, p99: NaN, histogram: '' };
   const merged = createHistogram();
   for (const part of parts) addEncodedInto(merged, part);
-  const result = { p50: merged.getValueAtPercentile(50) / 1000, p99: merged.getValueAtPercentile(99) / 1000, histogram: parts.length === 1 ? parts[0]! : encodeHistogram(merged) };
+  const result = {
+    p50: merged.getValueAtPercentile(50) / 1000,
+    p99: merged.getValueAtPercentile(99) / 1000,
+    histogram: parts.length === 1 ? parts[0]! : encodeHistogram(merged),
+  };
   merged.destroy();
   return result;
 }
@@ -150,15 +178,27 @@ function mergeSecond(shards: readonly ShardStream[], second: number, figure: 'fi
  * A saved result's (or a name's) streams as the shard they came from, its seconds `secondShift`
  * later; a name's seconds are not kept (`timeline` undefined), as its timeline keeps no streams.
  */
-export function streamAsShard(stream: StreamStats | undefined, info: StreamMergeInfo | undefined, timeline: readonly TimelineEntry[] | undefined, secondShift: number): ShardStream | undefined {
+export function streamAsShard(
+  stream: StreamStats | undefined,
+  info: StreamMergeInfo | undefined,
+  timeline: readonly TimelineEntry[] | undefined,
+  secondShift: number,
+): ShardStream | undefined {
   if (stream === undefined || info === undefined) return undefined;
   const seconds: ShardStreamSecond[] = [];
   if (timeline !== undefined) {
     // The streams ended, gaps, ITLs and deliveries of each second are live figures only, not kept in the result.
     const empty = { streams: 0, gap: '', itl: '', delivery: '' };
-    for (let i = 0; i < secondShift; i++) seconds.push({ events: 0, outputTokens: 0, firstEvent: '', ttft: '', ...empty });
+    for (let i = 0; i < secondShift; i++)
+      seconds.push({ events: 0, outputTokens: 0, firstEvent: '', ttft: '', ...empty });
     timeline.forEach((entry, index) => {
-      seconds.push({ events: entry.stream?.events ?? 0, outputTokens: entry.stream?.outputTokens ?? 0, firstEvent: info.seconds[index] ?? '', ttft: info.ttftSeconds?.[index] ?? '', ...empty });
+      seconds.push({
+        events: entry.stream?.events ?? 0,
+        outputTokens: entry.stream?.outputTokens ?? 0,
+        firstEvent: info.seconds[index] ?? '',
+        ttft: info.ttftSeconds?.[index] ?? '',
+        ...empty,
+      });
     });
   }
   return {
@@ -170,14 +210,25 @@ export function streamAsShard(stream: StreamStats | undefined, info: StreamMerge
     // Results saved before these counts: the means times the streams give them back (whole numbers).
     streamEvents: info.streamEvents ?? Math.round(stream.eventsPerStream * stream.streams),
     streamOutputTokens: info.streamOutputTokens ?? Math.round((stream.outputTokensPerStream ?? 0) * stream.streams),
-    ...(stream.reasoningTokens !== undefined ? { reasoningTokens: stream.reasoningTokens, inputTokens: stream.inputTokens ?? 0, usageStreams: stream.usageStreams ?? 0 } : {}),
+    ...(stream.reasoningTokens !== undefined
+      ? {
+          reasoningTokens: stream.reasoningTokens,
+          inputTokens: stream.inputTokens ?? 0,
+          usageStreams: stream.usageStreams ?? 0,
+        }
+      : {}),
     histograms: info.histograms,
     seconds,
-    ...(stream.subscriptions !== undefined ? { subscriptions: subscriptionsAsShard(stream.subscriptions, info.stages) } : {}),
+    ...(stream.subscriptions !== undefined
+      ? { subscriptions: subscriptionsAsShard(stream.subscriptions, info.stages) }
+      : {}),
   };
 }
 
-function subscriptionsAsShard(stats: SubscriptionStats, stageHistograms: readonly string[] | undefined): ShardSubscriptions {
+function subscriptionsAsShard(
+  stats: SubscriptionStats,
+  stageHistograms: readonly string[] | undefined,
+): ShardSubscriptions {
   const { subscribed, open, reconnects, closes } = stats;
   return { subscribed, open, reconnects, closes, stages: stagesAsShard(stats.stages, stageHistograms) };
 }

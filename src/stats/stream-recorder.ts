@@ -156,7 +156,8 @@ export class StreamRecorder {
   }
 
   #closeSecond(): void {
-    const taken = (pending: PendingLatencies | undefined, count: number): string => (pending !== undefined && count > 0 ? pending.takeEncoded() : '');
+    const taken = (pending: PendingLatencies | undefined, count: number): string =>
+      pending !== undefined && count > 0 ? pending.takeEncoded() : '';
     this.#seconds.push({
       events: this.#secondEvents,
       outputTokens: this.#secondTokens,
@@ -181,7 +182,9 @@ export class StreamRecorder {
       gap: encodePending(this.#gap),
       duration: encodePending(this.#duration),
       ...(this.#delivery !== undefined ? { delivery: encodePending(this.#delivery) } : {}),
-      ...(this.#ttft !== undefined ? { ttft: encodePending(this.#ttft), itl: encodePending(this.#itl!), tpot: encodePending(this.#tpot!) } : {}),
+      ...(this.#ttft !== undefined
+        ? { ttft: encodePending(this.#ttft), itl: encodePending(this.#itl!), tpot: encodePending(this.#tpot!) }
+        : {}),
     };
     return {
       format: this.format,

@@ -12,14 +12,30 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]>
 export type PartialLoadResult = DeepPartial<LoadResult>;
 
 const LATENCY_STATS: ReadonlyArray<keyof LatencyStats> = [
-  'min', 'mean', 'stddev', 'max', 'p50', 'p75', 'p90', 'p95', 'p99', 'p999',
+  'min',
+  'mean',
+  'stddev',
+  'max',
+  'p50',
+  'p75',
+  'p90',
+  'p95',
+  'p99',
+  'p999',
 ];
 
 /** What `monitor` adds to a result (`result.server`), as metric paths. */
 const SERVER_METRICS = [
-  'server.cpuPercent', 'server.cpuPerRequestMs', 'server.memory.rssBytes', 'server.memory.peakRssBytes', 'server.eventLoopLagMs',
-  'server.machine.cpuPercent', 'server.machine.memory.usedBytes', 'server.machine.memory.peakUsedBytes',
-  'server.machine.network.receivedBytesPerSecond', 'server.machine.network.sentBytesPerSecond',
+  'server.cpuPercent',
+  'server.cpuPerRequestMs',
+  'server.memory.rssBytes',
+  'server.memory.peakRssBytes',
+  'server.eventLoopLagMs',
+  'server.machine.cpuPercent',
+  'server.machine.memory.usedBytes',
+  'server.machine.memory.peakUsedBytes',
+  'server.machine.network.receivedBytesPerSecond',
+  'server.machine.network.sentBytesPerSecond',
 ] as const;
 
 /** Metric paths of 0.x, renamed for 1.0: a threshold naming one is told the new name. */
@@ -32,9 +48,23 @@ export const RENAMED_METRICS: Record<string, string> = {
 /** `result.stream`'s latency-shaped figures, its counts (never decreasing) and its rates. */
 const STREAM_FIGURES = ['firstEvent', 'gap', 'duration', 'delivery', 'ttft', 'answerTtft', 'itl', 'tpot'] as const;
 
-const STREAM_COUNTS = ['streams', 'ended', 'events', 'outputTokens', 'reasoningTokens', 'inputTokens', 'usageStreams'] as const;
+const STREAM_COUNTS = [
+  'streams',
+  'ended',
+  'events',
+  'outputTokens',
+  'reasoningTokens',
+  'inputTokens',
+  'usageStreams',
+] as const;
 
-const STREAM_RATES = ['perSecond', 'eventsPerStream', 'outputTokensPerSecond', 'outputTokensPerStream', 'inputTokensPerStream'] as const;
+const STREAM_RATES = [
+  'perSecond',
+  'eventsPerStream',
+  'outputTokensPerSecond',
+  'outputTokensPerStream',
+  'inputTokensPerStream',
+] as const;
 
 /** `stream.subscriptions.<count>`: `open` is a level, the others only grow. */
 const SUBSCRIPTION_COUNTS = ['subscribed', 'open', 'reconnects'] as const;
@@ -65,16 +95,24 @@ export function metricReader(metric: string): MetricReader | undefined {
     // The server is the run's, not a name's or a scenario's.
     const base = split.metric.startsWith('server.') ? undefined : metricReader(split.metric);
     if (base === undefined) return undefined;
-    return { monotone: base.monotone, read: (r) => {
-      const part = scoped(r, scope);
-      return part === undefined ? undefined : base.read(part);
-    } };
+    return {
+      monotone: base.monotone,
+      read: (r) => {
+        const part = scoped(r, scope);
+        return part === undefined ? undefined : base.read(part);
+      },
+    };
   }
   if (split === undefined) return undefined;
   if ((SERVER_METRICS as readonly string[]).includes(metric)) {
     // A figure no source gave is absent from the result: it fails a threshold, never passes as 0.
     const path = metric.split('.').slice(1);
-    return { monotone: false, read: (r) => path.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], r.server) as number | undefined };
+    return {
+      monotone: false,
+      read: (r) =>
+        path.reduce<unknown>((at, key) => (at as Record<string, unknown> | undefined)?.[key], r.server) as
+          number | undefined,
+    };
   }
   const [group, field, extra] = metric.split('.', 4);
   if (field === undefined || (extra !== undefined && group !== 'errors' && group !== 'stream')) {
@@ -97,7 +135,13 @@ export function metricReader(metric: string): MetricReader | undefined {
     }
     case 'requests':
       if (field === 'perSecond') return { monotone: false, read: (r) => r.requests?.perSecond };
-      if (field === 'sent' || field === 'completed' || field === 'missed' || field === 'retried' || field === 'unfinished') {
+      if (
+        field === 'sent' ||
+        field === 'completed' ||
+        field === 'missed' ||
+        field === 'retried' ||
+        field === 'unfinished'
+      ) {
         return { monotone: true, read: (r) => r.requests?.[field] };
       }
       return undefined;
@@ -113,7 +157,8 @@ export function metricReader(metric: string): MetricReader | undefined {
     case 'failed':
       if (field === 'total') return { monotone: true, read: (r) => r.failed?.total };
       // Over the requests that ended (responses and errors), as errors.rate: k6's http_req_failed.
-      if (field === 'rate') return { monotone: false, read: (r) => ratio(r.failed?.total, r.errors?.total, r.requests?.completed) };
+      if (field === 'rate')
+        return { monotone: false, read: (r) => ratio(r.failed?.total, r.errors?.total, r.requests?.completed) };
       return undefined;
     case 'stream':
       return streamReader(field, extra);
@@ -150,7 +195,9 @@ function measuredNothing(r: PartialLoadResult): boolean {
 function streamReader(field: string, stat: string | undefined): MetricReader | undefined {
   if (field === 'subscriptions') {
     const count = SUBSCRIPTION_COUNTS.find((c) => c === stat);
-    return count === undefined ? undefined : { monotone: count !== 'open', read: (r) => r.stream?.subscriptions?.[count] };
+    return count === undefined
+      ? undefined
+      : { monotone: count !== 'open', read: (r) => r.stream?.subscriptions?.[count] };
   }
   if (stat === undefined) {
     const count = STREAM_COUNTS.find((c) => c === field);
@@ -161,7 +208,12 @@ function streamReader(field: string, stat: string | undefined): MetricReader | u
   const figure = STREAM_FIGURES.find((f) => f === field);
   const latencyStat = LATENCY_STATS.find((s) => s === stat);
   if (figure === undefined || latencyStat === undefined) return undefined;
-  const count = figure === 'gap' || figure === 'itl' ? undefined : figure === 'ttft' || figure === 'answerTtft' || figure === 'tpot' ? 'outputTokens' : 'events';
+  const count =
+    figure === 'gap' || figure === 'itl'
+      ? undefined
+      : figure === 'ttft' || figure === 'answerTtft' || figure === 'tpot'
+        ? 'outputTokens'
+        : 'events';
   return {
     monotone: latencyStat === 'max',
     read: (r) => {
@@ -193,7 +245,11 @@ function errorsReader(field: string, extra: string | undefined, metric: string):
 }
 
 /** `count` over the requests that ended (`errors` + `completed`); NaN over none, undefined when a part is unknown. */
-function ratio(count: number | undefined, errors: number | undefined, completed: number | undefined): number | undefined {
+function ratio(
+  count: number | undefined,
+  errors: number | undefined,
+  completed: number | undefined,
+): number | undefined {
   if (count === undefined || errors === undefined || completed === undefined) return undefined;
   return errors + completed === 0 ? Number.NaN : count / (errors + completed);
 }

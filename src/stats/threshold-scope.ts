@@ -17,7 +17,10 @@ export function splitScope(metric: string): { metric: string; scope?: ThresholdS
 }
 
 /** A result's part that a scope selects (any partial result: a running snapshot too), or undefined when it has none by that key. */
-export function scoped<T extends { byName?: unknown; byScenario?: unknown }>(result: T, scope: ThresholdScope): T | undefined {
+export function scoped<T extends { byName?: unknown; byScenario?: unknown }>(
+  result: T,
+  scope: ThresholdScope,
+): T | undefined {
   const parts = (scope.kind === 'name' ? result.byName : result.byScenario) as Record<string, T> | undefined;
   return parts !== undefined && Object.hasOwn(parts, scope.key) ? parts[scope.key] : undefined;
 }
@@ -30,7 +33,11 @@ export function missingScope(result: LoadResult, scope: ThresholdScope): string 
 }
 
 /** A name's seconds as a result's timeline, with its per-second histograms: what a windowed threshold reads. */
-export function nameTimeline(result: LoadResult, name: string, stats: NameStats): Pick<LoadResult, 'timeline' | 'durationMs' | 'merge'> {
+export function nameTimeline(
+  result: LoadResult,
+  name: string,
+  stats: NameStats,
+): Pick<LoadResult, 'timeline' | 'durationMs' | 'merge'> {
   const timeline = result.timeline.map((entry): TimelineEntry => {
     const second = entry.byName?.[name] ?? { sent: 0, completed: 0, errors: 0, p50: NaN, p99: NaN };
     return { ...entry, ...second, retried: 0 };

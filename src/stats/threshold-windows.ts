@@ -2,7 +2,14 @@ import type { LatencyStats, LoadResult, ThresholdWindows } from '../shared/load-
 import { addEncodedInto, createHistogram, latencyStats } from './histogram.js';
 
 /** The metrics the timeline keeps per second, so that a window of seconds can be judged on them. */
-const WINDOWED = new Set(['requests.sent', 'requests.completed', 'requests.perSecond', 'requests.retried', 'errors.total', 'errors.rate']);
+const WINDOWED = new Set([
+  'requests.sent',
+  'requests.completed',
+  'requests.perSecond',
+  'requests.retried',
+  'errors.total',
+  'errors.rate',
+]);
 
 export const WINDOWED_METRICS = `latency.<stat>, ${[...WINDOWED].join(', ')}`;
 
@@ -60,7 +67,11 @@ function worstOf(judged: ReadonlyArray<{ actual: number; passed: boolean }>, upp
   return upper ? Math.max(...actuals) : Math.min(...actuals);
 }
 
-function windowResult(result: Pick<LoadResult, 'timeline' | 'durationMs' | 'merge'>, from: number, to: number): WindowResult {
+function windowResult(
+  result: Pick<LoadResult, 'timeline' | 'durationMs' | 'merge'>,
+  from: number,
+  to: number,
+): WindowResult {
   const histogram = createHistogram();
   const window: WindowResult = {
     requests: { sent: 0, completed: 0, retried: 0, perSecond: 0 },

@@ -7,7 +7,8 @@ import type { Thresholds } from '../shared/terms.js';
 import { durationOption } from '../shared/validate.js';
 import { judgeWindows, windowable, WINDOWED_METRICS } from './threshold-windows.js';
 import { missingScope, nameTimeline, scoped, splitScope } from './threshold-scope.js';
-import { nothingSucceeded } from './failure-advice.js'; import { missingStreamFigure } from './stream-diagnose.js';
+import { nothingSucceeded } from './failure-advice.js';
+import { missingStreamFigure } from './stream-diagnose.js';
 import { KNOWN_METRICS, metricReader, RENAMED_METRICS, type PartialLoadResult } from './threshold-metrics.js';
 
 // The metrics and their readers live in threshold-metrics.ts; importers name them from here too.
@@ -42,19 +43,30 @@ export function parseThresholds(thresholds: unknown): CompiledThreshold[] {
     const reader = metricReader(metric);
     if (reader === undefined) {
       const renamed = RENAMED_METRICS[metric];
-      if (renamed !== undefined) throw new SalvoOptionError(`${option}: the metric is ${show(renamed)} since 1.0`, { option, value: metric });
-      throw new SalvoOptionError(`${option} names an unknown metric; known: ${KNOWN_METRICS}`, { option, value: metric });
+      if (renamed !== undefined)
+        throw new SalvoOptionError(`${option}: the metric is ${show(renamed)} since 1.0`, { option, value: metric });
+      throw new SalvoOptionError(`${option} names an unknown metric; known: ${KNOWN_METRICS}`, {
+        option,
+        value: metric,
+      });
     }
     // A list may mix expressions and settings objects: a whole-run and a windowed check of one metric.
     const items: Array<[unknown, string]> =
-      Array.isArray(spec) && spec.some(isPlainObject) ? spec.map((item, i) => [item, `${option}[${i}]`]) : [[spec, option]];
+      Array.isArray(spec) && spec.some(isPlainObject)
+        ? spec.map((item, i) => [item, `${option}[${i}]`])
+        : [[spec, option]];
     for (const [item, where] of items) compiled.push(...compileSpec(metric, item, where, reader));
   }
   return compiled;
 }
 
 /** One setting of a metric's thresholds: an expression, a list of them, or `{ threshold, abortOnFail, window }`. */
-function compileSpec(metric: string, spec: unknown, option: string, reader: NonNullable<ReturnType<typeof metricReader>>): CompiledThreshold[] {
+function compileSpec(
+  metric: string,
+  spec: unknown,
+  option: string,
+  reader: NonNullable<ReturnType<typeof metricReader>>,
+): CompiledThreshold[] {
   const compiled: CompiledThreshold[] = [];
   let expressions: unknown = spec;
   let abortOnFail = false;
@@ -63,14 +75,17 @@ function compileSpec(metric: string, spec: unknown, option: string, reader: NonN
   if (isPlainObject(spec)) {
     for (const key of Object.keys(spec)) {
       if (key !== 'threshold' && key !== 'abortOnFail' && key !== 'window') {
-        throw new SalvoOptionError(
-          `${option}.${key} is not a known setting; use threshold, abortOnFail and window`,
-          { option: `${option}.${key}`, value: spec[key] },
-        );
+        throw new SalvoOptionError(`${option}.${key} is not a known setting; use threshold, abortOnFail and window`, {
+          option: `${option}.${key}`,
+          value: spec[key],
+        });
       }
     }
     if (spec.abortOnFail !== undefined && typeof spec.abortOnFail !== 'boolean') {
-      throw new SalvoOptionError(`${option}.abortOnFail must be a boolean; got ${show(spec.abortOnFail)}`, { option: `${option}.abortOnFail`, value: spec.abortOnFail });
+      throw new SalvoOptionError(`${option}.abortOnFail must be a boolean; got ${show(spec.abortOnFail)}`, {
+        option: `${option}.abortOnFail`,
+        value: spec.abortOnFail,
+      });
     }
     abortOnFail = spec.abortOnFail === true;
     if (spec.window !== undefined) windowMs = thresholdWindow(metric, option, spec.window, abortOnFail);
@@ -87,7 +102,13 @@ function compileSpec(metric: string, spec: unknown, option: string, reader: NonN
   }
   list.forEach((expression: unknown, i) => {
     const at = Array.isArray(expressions) ? `${expressionsOption}[${i}]` : expressionsOption;
-    compiled.push({ metric, ...parseExpression(expression, at), abortOnFail, ...reader, ...(windowMs === undefined ? {} : { windowMs }) });
+    compiled.push({
+      metric,
+      ...parseExpression(expression, at),
+      abortOnFail,
+      ...reader,
+      ...(windowMs === undefined ? {} : { windowMs }),
+    });
   });
   return compiled;
 }
@@ -95,14 +116,23 @@ function compileSpec(metric: string, spec: unknown, option: string, reader: NonN
 /** A threshold's `window`, in ms: whole seconds (the timeline's resolution), on a metric the timeline keeps. */
 function thresholdWindow(metric: string, option: string, window: unknown, abortOnFail: boolean): number {
   if (!windowable(splitScope(metric)?.metric ?? metric)) {
-    throw new SalvoOptionError(`${option}.window needs a metric the timeline keeps per second (${WINDOWED_METRICS}); ${metric} is judged on the whole run only`, { option: `${option}.window`, value: window });
+    throw new SalvoOptionError(
+      `${option}.window needs a metric the timeline keeps per second (${WINDOWED_METRICS}); ${metric} is judged on the whole run only`,
+      { option: `${option}.window`, value: window },
+    );
   }
   if (abortOnFail) {
-    throw new SalvoOptionError(`${option} cannot have both window and abortOnFail: a window is judged when the run is over`, { option: `${option}.abortOnFail`, value: true, mentions: [`${option}.window`] });
+    throw new SalvoOptionError(
+      `${option} cannot have both window and abortOnFail: a window is judged when the run is over`,
+      { option: `${option}.abortOnFail`, value: true, mentions: [`${option}.window`] },
+    );
   }
   const ms = durationOption(`${option}.window`, window as Duration);
   if (ms % 1000 !== 0) {
-    throw new SalvoRangeError(`${option}.window must be whole seconds (the timeline's resolution), such as '10s'; got ${show(window)}`, { option: `${option}.window`, value: window });
+    throw new SalvoRangeError(
+      `${option}.window must be whole seconds (the timeline's resolution), such as '10s'; got ${show(window)}`,
+      { option: `${option}.window`, value: window },
+    );
   }
   return ms;
 }
@@ -123,23 +153,29 @@ export function compileThresholds(parsed: readonly PlannedThreshold[]): Compiled
  * (a rate over zero samples, `checks.*` without `expect`) fails: nothing measured cannot prove a
  * pass. The run's `ok` is `results.every((r) => r.passed)`.
  */
-export function evaluateThresholds(
-  compiled: readonly CompiledThreshold[],
-  result: LoadResult,
-): ThresholdResult[] {
+export function evaluateThresholds(compiled: readonly CompiledThreshold[], result: LoadResult): ThresholdResult[] {
   return compiled.map((threshold) => {
     const { metric, expression, operator, value, windowMs } = threshold;
     const { metric: unscoped, scope } = splitScope(metric)!;
     const part = scope === undefined ? result : scoped(result, scope);
-    if (part === undefined) return { metric, expression, actual: Number.NaN, passed: false, message: missingScope(result, scope!) };
+    if (part === undefined)
+      return { metric, expression, actual: Number.NaN, passed: false, message: missingScope(result, scope!) };
     const read = scope === undefined ? threshold.read : metricReader(unscoped)!.read;
     const judge = (judged: PartialLoadResult) => {
       const actual = read(judged) ?? Number.NaN;
       return { actual, passed: compare(actual, operator, value) };
     };
-    if (windowMs === undefined) return { metric, expression, ...judge(part as PartialLoadResult), ...missingStreamFigure(unscoped, part as PartialLoadResult) };
-    const upper = operator === '<' || operator === '<=' ? true : operator === '>' || operator === '>=' ? false : undefined;
-    const windowed = scope?.kind === 'name' ? nameTimeline(result, scope.key, result.byName![scope.key]!) : (part as LoadResult);
+    if (windowMs === undefined)
+      return {
+        metric,
+        expression,
+        ...judge(part as PartialLoadResult),
+        ...missingStreamFigure(unscoped, part as PartialLoadResult),
+      };
+    const upper =
+      operator === '<' || operator === '<=' ? true : operator === '>' || operator === '>=' ? false : undefined;
+    const windowed =
+      scope?.kind === 'name' ? nameTimeline(result, scope.key, result.byName![scope.key]!) : (part as LoadResult);
     const { windows, worst } = judgeWindows(windowed, windowMs, judge, upper);
     return { metric, expression, actual: worst, passed: windows.failed.length === 0, windows };
   });
@@ -151,7 +187,9 @@ export function evaluateThresholds(
  */
 export function judgeThresholds(result: LoadResult, compiled: readonly CompiledThreshold[] | undefined): void {
   if (compiled !== undefined) result.thresholds = evaluateThresholds(compiled, result);
-  result.ok = (result.thresholds?.every((threshold) => threshold.passed) ?? true) && !(result.failed !== undefined && nothingSucceeded(result));
+  result.ok =
+    (result.thresholds?.every((threshold) => threshold.passed) ?? true) &&
+    !(result.failed !== undefined && nothingSucceeded(result));
 }
 
 /**
@@ -217,10 +255,10 @@ function parseExpression(
   option: string,
 ): { expression: string; operator: ThresholdOperator; value: number } {
   if (typeof expression !== 'string') {
-    throw new SalvoOptionError(
-      `${option} must be an expression string such as '< 50'; got ${show(expression)}`,
-      { option, value: expression },
-    );
+    throw new SalvoOptionError(`${option} must be an expression string such as '< 50'; got ${show(expression)}`, {
+      option,
+      value: expression,
+    });
   }
   const trimmed = expression.trim();
   const match = EXPRESSION.exec(trimmed);
@@ -228,7 +266,7 @@ function parseExpression(
     throw new SalvoOptionError(
       `${option} has an invalid expression ${show(expression)}: expected an operator ` +
         `(<, <=, >, >=, ==, !=) and a number, such as '< 50'`,
-        { option, value: expression },
+      { option, value: expression },
     );
   }
   return { expression: trimmed, operator: match[1] as ThresholdOperator, value: Number(match[2]) };

@@ -38,6 +38,11 @@ export class TokenRecorder {
     this.#answerTtft.flushInto(histogram);
     const answerTtft = encodeHistogram(histogram);
     histogram.destroy();
-    return { reasoningTokens: this.reasoningTokens, inputTokens: this.inputTokens, usageStreams: this.usageStreams, answerTtft };
+    return {
+      reasoningTokens: this.reasoningTokens,
+      inputTokens: this.inputTokens,
+      usageStreams: this.usageStreams,
+      answerTtft,
+    };
   }
 }

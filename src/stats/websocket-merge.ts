@@ -12,7 +12,10 @@ export function messageStats(sent: number, received: number, durationMs: number)
  * The WebSocket parts of several shards (or results) merged exactly: close codes added, each
  * stage's counts added and its latency histograms added before the percentiles are read.
  */
-export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>): { websocket: WebSocketStats; stageHistograms: string[] | undefined } {
+export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>): {
+  websocket: WebSocketStats;
+  stageHistograms: string[] | undefined;
+} {
   const closeCodes: Record<string, number> = {};
   for (const shard of list) if (shard !== undefined) addCounts(closeCodes, shard.closeCodes);
   const merged = mergeStages(list.map((shard) => shard?.stages));
@@ -24,13 +27,23 @@ export function mergeWebSocket(list: ReadonlyArray<ShardWebSocket | undefined>):
  * Connection stages of several shards merged exactly (WebSocket runs, SSE subscriptions): counts
  * added, latency histograms added before the percentiles are read. Undefined when none has stages.
  */
-export function mergeStages(list: ReadonlyArray<readonly ShardStage[] | undefined>): { stages: WebSocketStageStats[]; histograms: string[] } | undefined {
+export function mergeStages(
+  list: ReadonlyArray<readonly ShardStage[] | undefined>,
+): { stages: WebSocketStageStats[]; histograms: string[] } | undefined {
   let merged: Array<ShardStage & { stage: number }> | undefined;
   const histograms: Array<ReturnType<typeof createHistogram>> = [];
   for (const shardStages of list) {
     shardStages?.forEach((stage, index) => {
       merged ??= [];
-      const into = (merged[index] ??= { stage: index, durationMs: 0, connections: 0, open: 0, sent: 0, received: 0, histogram: '' });
+      const into = (merged[index] ??= {
+        stage: index,
+        durationMs: 0,
+        connections: 0,
+        open: 0,
+        sent: 0,
+        received: 0,
+        histogram: '',
+      });
       into.durationMs = Math.max(into.durationMs, stage.durationMs);
       into.connections += stage.connections;
       into.open += stage.open;
@@ -66,7 +79,10 @@ export function mergeStages(list: ReadonlyArray<readonly ShardStage[] | undefine
 }
 
 /** Stages of a saved result as a shard's, their histograms from `histograms` (`merge.stages` or `merge.stream.stages`). */
-export function stagesAsShard(stages: readonly WebSocketStageStats[] | undefined, histograms: readonly string[] | undefined): ShardStage[] | undefined {
+export function stagesAsShard(
+  stages: readonly WebSocketStageStats[] | undefined,
+  histograms: readonly string[] | undefined,
+): ShardStage[] | undefined {
   return stages?.map((stage, index) => ({
     durationMs: stage.durationMs,
     // A result saved before 1.0 may have only the old name, clients.

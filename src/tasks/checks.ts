@@ -26,6 +26,11 @@ export class TaskChecks {
   /** Undefined until some call checked something: a run without checks has no `checks`. */
   stats(): CheckStats | undefined {
     if (this.#byName.size === 0) return undefined;
-    return { passed: this.#passed, failed: this.#failed, byName: Object.fromEntries([...this.#byName].map(([name, counts]) => [name, { ...counts }])), examples: [...this.#examples] };
+    return {
+      passed: this.#passed,
+      failed: this.#failed,
+      byName: Object.fromEntries([...this.#byName].map(([name, counts]) => [name, { ...counts }])),
+      examples: [...this.#examples],
+    };
   }
 }

@@ -16,7 +16,11 @@ const message = (error: unknown): string => (error instanceof Error ? error.mess
  * aborted. An abort while it runs stops the wait (undefined: the run then ends at once, aborted). A
  * setup that finishes after either is torn down when it does.
  */
-async function runSetup(functions: TaskFunctions, plan: Plan, signal: AbortSignal | undefined): Promise<{ state: unknown } | undefined> {
+async function runSetup(
+  functions: TaskFunctions,
+  plan: Plan,
+  signal: AbortSignal | undefined,
+): Promise<{ state: unknown } | undefined> {
   if (functions.setup === undefined) return { state: undefined };
   const limitMs = plan.task!.setupTimeoutMs;
   const controller = new AbortController();
@@ -32,7 +36,9 @@ async function runSetup(functions: TaskFunctions, plan: Plan, signal: AbortSigna
   try {
     state = await Promise.race([running, cut]);
   } catch (error) {
-    throw new SalvoTaskSetupError(`task: setup threw before the run started, so nothing was sent: ${message(error)}`, { cause: error });
+    throw new SalvoTaskSetupError(`task: setup threw before the run started, so nothing was sent: ${message(error)}`, {
+      cause: error,
+    });
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
@@ -41,7 +47,10 @@ async function runSetup(functions: TaskFunctions, plan: Plan, signal: AbortSigna
     controller.abort();
     return { state };
   }
-  running.then((late) => teardown(functions, late, plan.timeoutMs, []), () => undefined);
+  running.then(
+    (late) => teardown(functions, late, plan.timeoutMs, []),
+    () => undefined,
+  );
   if (state === ABORTED) return undefined;
   controller.abort(new DOMException(`setup took longer than setupTimeout (${limitMs} ms)`, 'TimeoutError'));
   throw new SalvoTaskSetupError(
@@ -57,17 +66,30 @@ const ABORTED = Symbol('aborted');
  * Runs `teardown(state)`, for at most `timeoutMs` (a run ends on time); what goes wrong is a
  * warning, never the run's numbers.
  */
-async function teardown(functions: TaskFunctions, state: unknown, timeoutMs: number, warnings: Warning[]): Promise<void> {
+async function teardown(
+  functions: TaskFunctions,
+  state: unknown,
+  timeoutMs: number,
+  warnings: Warning[],
+): Promise<void> {
   if (functions.teardown === undefined) return;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(resolve, timeoutMs, 'late')));
   try {
     const outcome = await Promise.race([(async () => functions.teardown!(state))(), late]);
     if (outcome === 'late') {
-      addWarning(warnings, 'TASK_TEARDOWN_TIMEOUT', `task: teardown had not finished ${timeoutMs} ms (timeout) after the run ended; the run did not wait longer for it.`);
+      addWarning(
+        warnings,
+        'TASK_TEARDOWN_TIMEOUT',
+        `task: teardown had not finished ${timeoutMs} ms (timeout) after the run ended; the run did not wait longer for it.`,
+      );
     }
   } catch (error) {
-    addWarning(warnings, 'TASK_TEARDOWN_FAILED', `task: teardown threw: ${message(error)}. The run's numbers are unaffected.`);
+    addWarning(
+      warnings,
+      'TASK_TEARDOWN_FAILED',
+      `task: teardown threw: ${message(error)}. The run's numbers are unaffected.`,
+    );
   } finally {
     clearTimeout(timer);
   }

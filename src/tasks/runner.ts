@@ -59,7 +59,8 @@ class Slot {
 export function taskErrorCode(error: unknown): string {
   if (typeof error === 'object' && error !== null) {
     const { code, name } = error as { code?: unknown; name?: unknown };
-    if ((typeof code === 'string' && code !== '') || (typeof code === 'number' && Number.isFinite(code))) return String(code);
+    if ((typeof code === 'string' && code !== '') || (typeof code === 'number' && Number.isFinite(code)))
+      return String(code);
     if (typeof name === 'string' && name !== '' && name !== 'Error') return name;
   }
   return TASK_FAILED;
@@ -111,7 +112,10 @@ export class TaskRunner implements Exchanges, CallOwner {
     this.#state = hooks.state;
     this.#backoff = plan.task?.backoff !== false;
     this.#steps = new StepRecorder(hooks.onSecond !== undefined);
-    const peak = plan.ramps === 'connections' ? Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!)) : plan.connections;
+    const peak =
+      plan.ramps === 'connections'
+        ? Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!))
+        : plan.connections;
     this.#slots = Array.from({ length: peak }, (_, index) => new Slot(index, new TaskCall(index, this.#state, this)));
     this.#loop = new ClosedLoop(plan, {
       parked: () => {},
@@ -120,7 +124,13 @@ export class TaskRunner implements Exchanges, CallOwner {
     });
     const schedule = planSchedule(plan);
     if (schedule !== undefined) {
-      this.#open = new OpenLoop(schedule, this.#slots.length, this.#loop, { send: (slot, intendedAt, now) => this.#call(slot, intendedAt, now), stop: () => this.#run.stop(false) }, true);
+      this.#open = new OpenLoop(
+        schedule,
+        this.#slots.length,
+        this.#loop,
+        { send: (slot, intendedAt, now) => this.#call(slot, intendedAt, now), stop: () => this.#run.stop(false) },
+        true,
+      );
     }
     this.tickMs = timeoutTickMs(plan.timeoutMs);
     this.gauges = {
@@ -129,10 +139,12 @@ export class TaskRunner implements Exchanges, CallOwner {
     };
     // Each second's part of every step goes out with the second, for `onProgress` and `outputs`.
     const onSecond = hooks.onSecond;
-    const withSteps: RunHooks['onSecond'] = onSecond && ((summary, totals) => {
-      const byName = this.#steps.second(summary.second);
-      onSecond(byName === undefined ? summary : { ...summary, byName }, totals);
-    });
+    const withSteps: RunHooks['onSecond'] =
+      onSecond &&
+      ((summary, totals) => {
+        const byName = this.#steps.second(summary.second);
+        onSecond(byName === undefined ? summary : { ...summary, byName }, totals);
+      });
     this.#run = new RunLifecycle(plan, { ...hooks, onSecond: withSteps }, this);
   }
 
@@ -212,7 +224,8 @@ export class TaskRunner implements Exchanges, CallOwner {
       // loop of throwing calls would otherwise recurse).
       result = Promise.reject(error);
     }
-    if (typeof (result as PromiseLike<unknown> | null)?.then === 'function') (result as PromiseLike<unknown>).then(call.onFulfilled, call.onRejected);
+    if (typeof (result as PromiseLike<unknown> | null)?.then === 'function')
+      (result as PromiseLike<unknown>).then(call.onFulfilled, call.onRejected);
     else void Promise.resolve().then(call.onFulfilled);
   }
 
@@ -287,7 +300,9 @@ export class TaskRunner implements Exchanges, CallOwner {
     slot.busy = false;
     this.#loop.inFlight--;
     if (call.measured) this.#unsettled++;
-    call.abandon(new DOMException(`the task call took longer than timeout (${this.#plan.timeoutMs} ms)`, 'TimeoutError'));
+    call.abandon(
+      new DOMException(`the task call took longer than timeout (${this.#plan.timeoutMs} ms)`, 'TimeoutError'),
+    );
     this.#recorders[slot.measured ? 1 : 0]!.recordError(TIMEOUT, now);
     // Its steps still running end with it.
     for (const step of call.openSteps) this.#steps.failed(step, TIMEOUT, now);

@@ -1,5 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import { Recorder, type Gauges, type NameSecondSummary, type SecondSummary, type ShardStats } from '../stats/recorder.js';
+import {
+  Recorder,
+  type Gauges,
+  type NameSecondSummary,
+  type SecondSummary,
+  type ShardStats,
+} from '../stats/recorder.js';
 
 /** A step's gauges: in-flight calls and rates belong to the whole thread. */
 const STEP_GAUGES: Gauges = { connections: () => 0, targetRate: () => undefined };
@@ -42,7 +48,14 @@ export class StepRecorder {
     let step = this.#steps.get(name);
     if (step === undefined) {
       const seconds: SecondSummary[] = [];
-      step = { recorder: new Recorder(this.#measureAt, STEP_GAUGES, this.#live ? (summary) => seconds.push(summary) : undefined), seconds };
+      step = {
+        recorder: new Recorder(
+          this.#measureAt,
+          STEP_GAUGES,
+          this.#live ? (summary) => seconds.push(summary) : undefined,
+        ),
+        seconds,
+      };
       this.#steps.set(name, step);
     }
     step.recorder.recordSent(0, now);
@@ -91,7 +104,8 @@ export class StepRecorder {
   finish(endAt: number, durationMs: number, aborted: boolean): Record<string, ShardStats> | undefined {
     if (this.#steps.size === 0) return undefined;
     const steps: Record<string, ShardStats> = {};
-    for (const [name, { recorder }] of this.#steps) steps[name] = recorder.finish(endAt, durationMs, aborted, undefined);
+    for (const [name, { recorder }] of this.#steps)
+      steps[name] = recorder.finish(endAt, durationMs, aborted, undefined);
     return steps;
   }
 }

@@ -28,7 +28,13 @@ export interface H2ServerOptions {
   bodySize?: number;
   delayMs?: number;
   headers?: Record<string, string>;
-  onRequest?: (request: { method: string; path: string; headers: Record<string, string>; body: Buffer; connection: number }) => void;
+  onRequest?: (request: {
+    method: string;
+    path: string;
+    headers: Record<string, string>;
+    body: Buffer;
+    connection: number;
+  }) => void;
   h2?: boolean | H2Mode;
 }
 
@@ -56,7 +62,13 @@ export async function createH2TestServer(options: H2ServerOptions) {
   const noBody = status === 204 || status === 304;
   const responseHeaders = { ':status': status, ...(noBody ? {} : { 'content-length': size }), ...options.headers };
   const stats: TestServerStats & { h2: H2Stats } = {
-    requests: 0, connections: 0, openConnections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0,
+    requests: 0,
+    connections: 0,
+    openConnections: 0,
+    bytesReceived: 0,
+    bytesSent: 0,
+    statusCodes: {},
+    appliedDelayMs: 0,
     h2: { sessions: 0, streams: 0, maxStreamsInFlight: 0, resets: 0, goaways: 0 },
   };
   let delayed = 0;
@@ -103,8 +115,15 @@ export async function createH2TestServer(options: H2ServerOptions) {
       stats.requests++;
       if (options.onRequest) {
         const flat: Record<string, string> = {};
-        for (const [name, value] of Object.entries(headers)) if (!name.startsWith(':') && value !== undefined) flat[name] = String(value);
-        options.onRequest({ method: String(headers[':method']), path: String(headers[':path']), headers: flat, body: Buffer.concat(chunks), connection: state.id });
+        for (const [name, value] of Object.entries(headers))
+          if (!name.startsWith(':') && value !== undefined) flat[name] = String(value);
+        options.onRequest({
+          method: String(headers[':method']),
+          path: String(headers[':path']),
+          headers: flat,
+          body: Buffer.concat(chunks),
+          connection: state.id,
+        });
       }
       const arrivedAt = performance.now();
       const dueAt = Math.max(arrivedAt + (options.delayMs ?? 0), stallUntil);

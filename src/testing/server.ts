@@ -91,8 +91,15 @@ export interface TestServer {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 204: 'No Content', 301: 'Moved Permanently', 302: 'Found',
-  304: 'Not Modified', 400: 'Bad Request', 404: 'Not Found', 500: 'Internal Server Error',
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found',
+  304: 'Not Modified',
+  400: 'Bad Request',
+  404: 'Not Found',
+  500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
 interface QueuedResponse {
@@ -176,7 +183,13 @@ export async function createTestServer(options: CreateTestServerOptions = {}): P
   const responseFor = (failed: boolean, head: boolean, close: boolean): Buffer =>
     responses[(failed ? 4 : 0) + (head ? 2 : 0) + (close ? 1 : 0)]!;
   const stats: TestServerStats = {
-    requests: 0, connections: 0, openConnections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0,
+    requests: 0,
+    connections: 0,
+    openConnections: 0,
+    bytesReceived: 0,
+    bytesSent: 0,
+    statusCodes: {},
+    appliedDelayMs: 0,
   };
   let delayed = 0;
   const sockets = new Set<net.Socket>();
@@ -258,7 +271,8 @@ export async function createTestServer(options: CreateTestServerOptions = {}): P
       if (bodyAt > 0 && bodyAt < response.length) {
         // The body is a slot of its own, released bodyDelayMs after the head was written.
         const body: QueuedResponse = { response: undefined, close };
-        const startBody = () => releaseAt(body, response.subarray(bodyAt), performance.now() + options.bodyDelayMs!, undefined);
+        const startBody = () =>
+          releaseAt(body, response.subarray(bodyAt), performance.now() + options.bodyDelayMs!, undefined);
         const head: QueuedResponse = { response: undefined, close: false, onWritten: startBody };
         queue.push(head, body);
         releaseAt(head, response.subarray(0, bodyAt), dueAt, arrivedAt);

@@ -56,5 +56,12 @@ export interface WebSocketServerStats {
 
 /** Zeroes the counts every mode keeps (`reset()`); open connections stay as they are. */
 export function resetCounts(stats: TestServerStats): void {
-  Object.assign(stats, { requests: 0, connections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0 });
+  Object.assign(stats, {
+    requests: 0,
+    connections: 0,
+    bytesReceived: 0,
+    bytesSent: 0,
+    statusCodes: {},
+    appliedDelayMs: 0,
+  });
 }

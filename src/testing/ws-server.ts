@@ -56,7 +56,13 @@ export function textFrame(data: Buffer): Buffer {
   return frame;
 }
 
-const emptyWebSocketStats = (): WebSocketServerStats => ({ messagesReceived: 0, messagesSent: 0, broadcasts: 0, closed: 0, garbage: 0 });
+const emptyWebSocketStats = (): WebSocketServerStats => ({
+  messagesReceived: 0,
+  messagesSent: 0,
+  broadcasts: 0,
+  closed: 0,
+  garbage: 0,
+});
 /** FIN + opcode 0x3, which RFC 6455 reserves: a client must fail the connection (1002). */
 const GARBAGE_FRAME = Buffer.from([0x83, 0x00]);
 
@@ -69,12 +75,20 @@ export async function createWsTestServer(options: WsServerOptions) {
   const echo = mode.echo ?? true;
   const delayMs = options.delayMs ?? 0;
   const stats: TestServerStats & { websocket: WebSocketServerStats } = {
-    requests: 0, connections: 0, openConnections: 0, bytesReceived: 0, bytesSent: 0, statusCodes: {}, appliedDelayMs: 0,
+    requests: 0,
+    connections: 0,
+    openConnections: 0,
+    bytesReceived: 0,
+    bytesSent: 0,
+    statusCodes: {},
+    appliedDelayMs: 0,
     websocket: emptyWebSocketStats(),
   };
   let delayed = 0;
   let stallUntil = 0;
-  const server = http.createServer((_request, response) => response.writeHead(426, { connection: 'close' }).end('WebSocket only\n'));
+  const server = http.createServer((_request, response) =>
+    response.writeHead(426, { connection: 'close' }).end('WebSocket only\n'),
+  );
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   /**
    * Each open connection, with its TCP socket (the one `handleUpgrade` was given) where a broadcast

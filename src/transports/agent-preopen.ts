@@ -9,7 +9,12 @@ import { watchConnect } from './connect-timing.js';
  * is still open, and opens its own otherwise. Resolves with the socket once it is ready (connected,
  * TLS done), or with undefined when it failed (the first request then opens one and meets the error).
  */
-export function preopenAgentSocket(agent: http.Agent, url: URL, secure: boolean, phases: PhaseRecorder): Promise<Socket | undefined> {
+export function preopenAgentSocket(
+  agent: http.Agent,
+  url: URL,
+  secure: boolean,
+  phases: PhaseRecorder,
+): Promise<Socket | undefined> {
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const port = Number(url.port) || (secure ? 443 : 80);
   const options: Record<string, unknown> = {
@@ -20,10 +25,15 @@ export function preopenAgentSocket(agent: http.Agent, url: URL, secure: boolean,
   };
   // The key the Agent files TLS sessions under, so that its reconnections resume this one's.
   options._agentKey = agent.getName(options as unknown as http.ClientRequestArgs);
-  const create = (agent as unknown as { createConnection(options: object, callback?: unknown): Socket }).createConnection;
+  const create = (agent as unknown as { createConnection(options: object, callback?: unknown): Socket })
+    .createConnection;
   const socket = create.call(agent, options);
   watchConnect(socket, secure, phases);
-  (agent as unknown as { createConnection: unknown }).createConnection = function (this: http.Agent, given: object, callback?: unknown): Socket {
+  (agent as unknown as { createConnection: unknown }).createConnection = function (
+    this: http.Agent,
+    given: object,
+    callback?: unknown,
+  ): Socket {
     (agent as unknown as { createConnection: unknown }).createConnection = create;
     const usable = !socket.destroyed && !socket.connecting && socket.readyState === 'open';
     return usable ? socket : create.call(this, given, callback);

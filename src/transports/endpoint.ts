@@ -32,7 +32,12 @@ export function socketTarget(url: URL): { secure: boolean; host: string; port: n
  * The user's tls.connect options with what every connection shares worked out once: the secure
  * context and the SNI name (none for an IP address, which SNI does not allow).
  */
-export function sharedTlsOptions(options: tls.ConnectionOptions, host: string, port: number, lookup: net.LookupFunction): tls.ConnectionOptions {
+export function sharedTlsOptions(
+  options: tls.ConnectionOptions,
+  host: string,
+  port: number,
+  lookup: net.LookupFunction,
+): tls.ConnectionOptions {
   return {
     lookup,
     ...options,

@@ -52,7 +52,9 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
     const { secure, host, port } = socketTarget(config.url);
     const lookup = cachedLookup();
     const sessions = secure && config.tlsSessionReuse ? new SessionStore(config.tls) : undefined;
-    const tlsOptions = secure ? { ...sharedTlsOptions(config.tls ?? {}, host, port, lookup), ALPNProtocols: ['h2'] } : undefined;
+    const tlsOptions = secure
+      ? { ...sharedTlsOptions(config.tls ?? {}, host, port, lookup), ALPNProtocols: ['h2'] }
+      : undefined;
     this.#endpoint = {
       host,
       port,
@@ -63,7 +65,9 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
       sessions,
       settingsTimeoutMs: config.timeoutMs,
     };
-    this.#slots = new Array<H2Connection | undefined>(config.keepAlive ? config.connections : config.connections * config.pipelining).fill(undefined);
+    this.#slots = new Array<H2Connection | undefined>(
+      config.keepAlive ? config.connections : config.connections * config.pipelining,
+    ).fill(undefined);
   }
 
   prepare(request: ResolvedRequest): H2Request {

@@ -102,7 +102,8 @@ class HttpLane {
       response.on('end', this.onEnd);
       response.on('error', this.onError);
       response.on('close', this.onResponseClose);
-      if (transport.heads && !transport.sink.onHead!(lane, this.status, response.headers['content-type'])) return transport.endEarly(lane, this);
+      if (transport.heads && !transport.sink.onHead!(lane, this.status, response.headers['content-type']))
+        return transport.endEarly(lane, this);
       const coding = transport.stream ? response.headers['content-encoding'] : undefined;
       if (coding !== undefined && !transport.sink.onEncoding!(lane, coding)) transport.endEarly(lane, this);
     };
@@ -169,7 +170,12 @@ class HttpTransport implements Transport<HttpRequest> {
     // reconnects. Every Agent shares one secure context.
     const lookup = cachedLookup();
     const createAgent = (sockets: number): http.Agent => {
-      const agentOptions = { lookup, keepAlive: config.keepAlive, maxSockets: config.keepAlive ? sockets : Infinity, maxFreeSockets: sockets };
+      const agentOptions = {
+        lookup,
+        keepAlive: config.keepAlive,
+        maxSockets: config.keepAlive ? sockets : Infinity,
+        maxFreeSockets: sockets,
+      };
       return secure
         ? new https.Agent({
             ...config.tls,
@@ -230,7 +236,10 @@ class HttpTransport implements Transport<HttpRequest> {
   #optionsOn(connection: number, prepared: HttpRequest): http.RequestOptions {
     const agents = this.#agents;
     if (agents === undefined) return prepared.options;
-    return (prepared.byConnection[connection] ??= { ...prepared.options, agent: (agents[connection] ??= this.#createAgent(1)) });
+    return (prepared.byConnection[connection] ??= {
+      ...prepared.options,
+      agent: (agents[connection] ??= this.#createAgent(1)),
+    });
   }
 
   unwritten(lane: Lane): boolean {
@@ -258,7 +267,8 @@ class HttpTransport implements Transport<HttpRequest> {
     // node:http hands over the body without its chunked framing; on plain TCP, where nothing but this
     // response came on the socket since it took the request, what it read is the response as sent.
     const socket = state.socket;
-    if (!this.secure && socket !== undefined && socket.bytesRead - state.readBefore > state.bytes) state.bytes = socket.bytesRead - state.readBefore;
+    if (!this.secure && socket !== undefined && socket.bytesRead - state.readBefore > state.bytes)
+      state.bytes = socket.bytesRead - state.readBefore;
     this.finishWith(lane, state);
   }
 
@@ -304,7 +314,8 @@ class HttpTransport implements Transport<HttpRequest> {
     // can come between the write and it.
     if (state.readBefore > 0 && state.socket!.bytesWritten > state.writtenBefore) state.written = true;
     if (!state.connected) state.written = false;
-    const answering = state.response !== undefined || (state.socket !== undefined && state.socket.bytesRead > state.readBefore);
+    const answering =
+      state.response !== undefined || (state.socket !== undefined && state.socket.bytesRead > state.readBefore);
     state.response = undefined;
     // An idempotent request on a reused connection (one that had answered before: node:http's
     // reusedSocket misses a socket the Agent hands straight to a queued request) that closed before
@@ -313,7 +324,14 @@ class HttpTransport implements Transport<HttpRequest> {
     // close `net` and `undici` send again too.
     const prepared = state.prepared!;
     const reused = state.readBefore > 0;
-    if (this.#config.retry && !lane.retried && prepared.idempotent && reused && !answering && CLOSED_UNDER_CODES.has(code)) {
+    if (
+      this.#config.retry &&
+      !lane.retried &&
+      prepared.idempotent &&
+      reused &&
+      !answering &&
+      CLOSED_UNDER_CODES.has(code)
+    ) {
       lane.retried = true;
       const written = state.written;
       this.#dispatch(state, prepared.retryOptions, prepared.body);

@@ -100,7 +100,13 @@ export class Connection extends ConnectionLink implements ResponseHandler {
     // Nothing that may not go again is pipelined behind a close: on a new connection a non-idempotent
     // request waits for the first response to say the server keeps the connection open (RFC 9112
     // 9.3.2), and while the server closes after every response each connection carries one request.
-    if (this.#written > 0 && (this.#written < this.#count - 1 || this.owner.closesEveryResponse || (!this.#reused && !isIdempotentMethod(requestMethod(request))))) return;
+    if (
+      this.#written > 0 &&
+      (this.#written < this.#count - 1 ||
+        this.owner.closesEveryResponse ||
+        (!this.#reused && !isIdempotentMethod(requestMethod(request))))
+    )
+      return;
     this.#write(request);
   }
 

@@ -80,7 +80,13 @@ export abstract class ConnectionLink {
   readonly #onEndEvent: (this: Socket) => void;
   readonly #onCloseEvent: (this: Socket) => void;
 
-  constructor(owner: ConnectionOwner, endpoint: Endpoint, readBuffer: Buffer, capacity: number, sessions: SessionStore | undefined) {
+  constructor(
+    owner: ConnectionOwner,
+    endpoint: Endpoint,
+    readBuffer: Buffer,
+    capacity: number,
+    sessions: SessionStore | undefined,
+  ) {
     this.owner = owner;
     this.endpoint = endpoint;
     this.batchWrites = capacity > 1;

@@ -65,7 +65,12 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
     this.#connections = new Array<Connection | undefined>(slots).fill(undefined);
     this.#sharedReadBuffer = secure ? undefined : Buffer.allocUnsafe(SHARED_READ_BUFFER_BYTES);
     this.#capacity = config.keepAlive ? config.pipelining : 1;
-    this.#parsing = { capture: config.captureResponses, template: new HeadTemplate(), body: config.stream, heads: config.heads };
+    this.#parsing = {
+      capture: config.captureResponses,
+      template: new HeadTemplate(),
+      body: config.stream,
+      heads: config.heads,
+    };
   }
 
   prepare(request: ResolvedRequest): Buffer {
@@ -146,7 +151,15 @@ class NetTransport implements Transport<Buffer>, ConnectionOwner {
     let connection = this.#connections[slot];
     if (connection === undefined) {
       const readBuffer = this.#sharedReadBuffer ?? Buffer.allocUnsafe(TLS_READ_BUFFER_BYTES);
-      connection = new Connection(this, this.#endpoint, this.#sink, readBuffer, this.#capacity, this.#parsing, this.#sessions);
+      connection = new Connection(
+        this,
+        this.#endpoint,
+        this.#sink,
+        readBuffer,
+        this.#capacity,
+        this.#parsing,
+        this.#sessions,
+      );
       this.#connections[slot] = connection;
     }
     return connection;

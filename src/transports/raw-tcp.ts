@@ -83,7 +83,8 @@ function loadBindings(): Bindings | undefined {
     return undefined;
   }
   const prototype = tcp.TCP.prototype as Record<string, unknown>;
-  if (!HANDLE_METHODS.every((name) => typeof prototype[name] === 'function') || !('onread' in prototype)) return undefined;
+  if (!HANDLE_METHODS.every((name) => typeof prototype[name] === 'function') || !('onread' in prototype))
+    return undefined;
   try {
     // The handle opens no descriptor until it connects: creating and closing one is free.
     new tcp.TCP(tcp.constants.SOCKET).close();
@@ -114,7 +115,8 @@ let supported: boolean | undefined;
  * for, and for the tests of the `net.Socket` path.
  */
 export function rawTcpSupported(): boolean {
-  supported ??= process.env['SALVO_RAW_TCP'] !== '0' && loaded() !== undefined && createHandleWrites(() => {}) !== undefined;
+  supported ??=
+    process.env['SALVO_RAW_TCP'] !== '0' && loaded() !== undefined && createHandleWrites(() => {}) !== undefined;
   return supported;
 }
 

@@ -76,7 +76,8 @@ export class SessionStore {
  * before connecting). Set on the socket before the TCP connect completes, so before the handshake
  * starts, it is decoded once. Where it is missing the session goes in as the option.
  */
-const SET_SESSION = (tls.TLSSocket.prototype as Partial<{ setSession(this: tls.TLSSocket, session: Buffer): void }>).setSession;
+const SET_SESSION = (tls.TLSSocket.prototype as Partial<{ setSession(this: tls.TLSSocket, session: Buffer): void }>)
+  .setSession;
 
 /**
  * Opens a TLS connection for a transport (`net`, `h2`): with TCP_NODELAY, offering the session
@@ -150,8 +151,12 @@ function withoutPeerCertificateDer(session: Buffer): Buffer {
   if (outer === undefined || 1 + outer[1] + outer[0] !== session.length) return session;
   const start = 1 + outer[1];
   const minor = session[start + SESSION_START.length];
-  if (!session.subarray(start, start + SESSION_START.length).equals(SESSION_START) || (minor !== 0x03 && minor !== 0x04)) return session;
-  for (let offset = start; offset < session.length; ) {
+  if (
+    !session.subarray(start, start + SESSION_START.length).equals(SESSION_START) ||
+    (minor !== 0x03 && minor !== 0x04)
+  )
+    return session;
+  for (let offset = start; offset < session.length;) {
     const length = readLength(session, offset + 1);
     if (length === undefined) return session;
     const end = offset + 1 + length[1] + length[0];

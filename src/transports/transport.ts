@@ -190,7 +190,10 @@ export type TransportFactory = (config: TransportConfig, sink: TransportSink) =>
  * Bytes of a response head as it was on the wire, from what node:http and undici hand over parsed:
  * `HTTP/1.1 200 ` + reason + CRLF, `name: value` + CRLF per header line, and the blank line.
  */
-export function responseHeadBytes(statusMessage: string | undefined, rawHeaders: ArrayLike<{ length: number }>): number {
+export function responseHeadBytes(
+  statusMessage: string | undefined,
+  rawHeaders: ArrayLike<{ length: number }>,
+): number {
   let bytes = 17 + (statusMessage?.length ?? 0);
   for (let i = 0; i < rawHeaders.length; i++) bytes += rawHeaders[i]!.length + 2;
   return bytes;

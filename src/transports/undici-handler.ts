@@ -67,7 +67,8 @@ export class SocketState {
   lostAlone = false;
 }
 
-const connectionClosed = (code: string = CONNECTION_CLOSED): Error => Object.assign(new Error('its connection closed while it was in flight'), { code });
+const connectionClosed = (code: string = CONNECTION_CLOSED): Error =>
+  Object.assign(new Error('its connection closed while it was in flight'), { code });
 
 /**
  * The abort of a request pipelined behind a close on a server that closes after every response:
@@ -181,10 +182,12 @@ export class LaneHandler implements Dispatcher.DispatchHandler {
     const socket = this.socket;
     if (socket === undefined) return;
     for (const other of this.transport.handlers) {
-      if (other === undefined || other === this || other.socket !== socket || other.lane === null || !other.written) continue;
+      if (other === undefined || other === this || other.socket !== socket || other.lane === null || !other.written)
+        continue;
       const refusal = other.#refusal(other.lane);
       if (refusal !== undefined) other.controller?.abort(connectionClosed(code ?? refusal));
-      else if (this.transport.closesEveryResponse && socket.fate === Fate.Announced) other.controller?.abort(SEND_ALONE);
+      else if (this.transport.closesEveryResponse && socket.fate === Fate.Announced)
+        other.controller?.abort(SEND_ALONE);
     }
   }
 
@@ -211,16 +214,28 @@ export class LaneHandler implements Dispatcher.DispatchHandler {
     if (this.transport.capture) this.headers = flattenHeaders(headers);
     if (this.transport.heads && this.lane !== null) {
       const contentType = headers['content-type'];
-      if (!this.transport.sink.onHead!(this.lane, statusCode, Array.isArray(contentType) ? contentType.join(', ') : contentType)) return this.#endEarly(this.lane);
+      if (
+        !this.transport.sink.onHead!(
+          this.lane,
+          statusCode,
+          Array.isArray(contentType) ? contentType.join(', ') : contentType,
+        )
+      )
+        return this.#endEarly(this.lane);
     }
     const coding = this.transport.stream && this.lane !== null ? headers['content-encoding'] : undefined;
-    if (coding !== undefined && !this.transport.sink.onEncoding!(this.lane!, Array.isArray(coding) ? coding.join(', ') : coding)) this.#endEarly(this.lane!);
+    if (
+      coding !== undefined &&
+      !this.transport.sink.onEncoding!(this.lane!, Array.isArray(coding) ? coding.join(', ') : coding)
+    )
+      this.#endEarly(this.lane!);
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.bytes += chunk.length;
     if (this.transport.capture) this.chunks.push(chunk);
-    if (this.transport.stream && this.lane !== null && !this.transport.sink.onBody!(this.lane, chunk, 0, chunk.length)) this.#endEarly(this.lane);
+    if (this.transport.stream && this.lane !== null && !this.transport.sink.onBody!(this.lane, chunk, 0, chunk.length))
+      this.#endEarly(this.lane);
   }
 
   /** `onBody` ended the response: it completes now; the handler retires, and the abort closes its socket. */
@@ -236,7 +251,9 @@ export class LaneHandler implements Dispatcher.DispatchHandler {
     }
     this.controller?.abort(new Error('stream ended'));
     this.controller = undefined;
-    const details = this.transport.capture ? { headers: this.headers ?? {}, body: Buffer.concat(this.chunks) } : undefined;
+    const details = this.transport.capture
+      ? { headers: this.headers ?? {}, body: Buffer.concat(this.chunks) }
+      : undefined;
     this.chunks = [];
     this.transport.sink.onResponse(lane, this.status, this.bytes, details);
   }
@@ -252,7 +269,8 @@ export class LaneHandler implements Dispatcher.DispatchHandler {
       // undici hands over the body without its chunked framing; on plain TCP with nothing else in
       // flight, what the socket read since the last response ended is this one as sent.
       const read = socket.socket.bytesRead;
-      if (socket.inFlight === 1 && !this.transport.secure && read - socket.readMark > this.bytes) this.bytes = read - socket.readMark;
+      if (socket.inFlight === 1 && !this.transport.secure && read - socket.readMark > this.bytes)
+        this.bytes = read - socket.readMark;
       socket.readMark = read;
       socket.inFlight--;
       if (socket.fate === Fate.Announced) this.settleBehind();

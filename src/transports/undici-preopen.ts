@@ -18,20 +18,29 @@ export class PreopenedSockets {
   async open(count: number, skip: (connection: number) => boolean): Promise<void> {
     const { url } = this;
     const secure = url.protocol === 'https:';
-    const options = { hostname: url.hostname.replace(/^\[|\]$/g, ''), host: url.host, protocol: url.protocol, port: url.port || (secure ? '443' : '80'), servername: null, localAddress: null };
+    const options = {
+      hostname: url.hostname.replace(/^\[|\]$/g, ''),
+      host: url.host,
+      protocol: url.protocol,
+      port: url.port || (secure ? '443' : '80'),
+      servername: null,
+      localAddress: null,
+    };
     const opening: Array<Promise<void>> = [];
     for (let connection = 0; connection < count; connection++) {
       if (skip(connection) || this.#sockets[connection] !== undefined) continue;
-      opening.push(new Promise((resolve) => {
-        this.connector(options as unknown as BuildConnector.Options, (error, socket) => {
-          if (error === null) {
-            this.#sockets[connection] = socket;
-            // An error while it waits for its Client must not go unhandled; the Client adds its own listener.
-            socket.on('error', () => {});
-          }
-          resolve();
-        });
-      }));
+      opening.push(
+        new Promise((resolve) => {
+          this.connector(options as unknown as BuildConnector.Options, (error, socket) => {
+            if (error === null) {
+              this.#sockets[connection] = socket;
+              // An error while it waits for its Client must not go unhandled; the Client adds its own listener.
+              socket.on('error', () => {});
+            }
+            resolve();
+          });
+        }),
+      );
     }
     await Promise.all(opening);
   }
@@ -42,7 +51,8 @@ export class PreopenedSockets {
       const socket = this.#sockets[connection];
       this.#sockets[connection] = undefined;
       // Called back later, as a connecting socket would be: undici's Client does not expect it inside its connect.
-      if (socket !== undefined && !socket.destroyed && socket.readyState === 'open') return void process.nextTick(callback, null, socket);
+      if (socket !== undefined && !socket.destroyed && socket.readyState === 'open')
+        return void process.nextTick(callback, null, socket);
       socket?.destroy();
       this.connector(options, callback);
     };

@@ -45,7 +45,12 @@ class UndiciTransport implements Transport<UndiciRequest>, HandlerTransport {
   /** A connection was reset under pipelined requests: no more pipelining (see `lostPipelined`). */
   #pipelinedLost = false;
 
-  constructor(ClientClass: typeof Client, buildConnector: typeof BuildConnector, config: TransportConfig, sink: TransportSink) {
+  constructor(
+    ClientClass: typeof Client,
+    buildConnector: typeof BuildConnector,
+    config: TransportConfig,
+    sink: TransportSink,
+  ) {
     this.#config = config;
     this.sink = sink;
     this.capture = config.captureResponses;
@@ -58,15 +63,24 @@ class UndiciTransport implements Transport<UndiciRequest>, HandlerTransport {
     // undici's connector resumes TLS sessions itself (its cache of 100 per origin, given to
     // buildConnector: the Client's own maxCachedSessions is ignored with a connector function); it
     // gets one secure context for all its connections, and no cache when full handshakes are asked for.
-    const tls = { ...config.tls, lookup: cachedLookup(), ...(this.secure ? { secureContext: sharedSecureContext(config.tls ?? {}) } : {}), ...(config.tlsSessionReuse ? {} : { maxCachedSessions: 0 }) };
-    this.#preopened = new PreopenedSockets(timedConnector(buildConnector(tls as BuildConnector.BuildOptions), this.secure, config.phases, this), config.url);
+    const tls = {
+      ...config.tls,
+      lookup: cachedLookup(),
+      ...(this.secure ? { secureContext: sharedSecureContext(config.tls ?? {}) } : {}),
+      ...(config.tlsSessionReuse ? {} : { maxCachedSessions: 0 }),
+    };
+    this.#preopened = new PreopenedSockets(
+      timedConnector(buildConnector(tls as BuildConnector.BuildOptions), this.secure, config.phases, this),
+      config.url,
+    );
     const options: Client.Options = {
       pipelining: config.pipelining,
       // The engine enforces the per-request timeout; undici's own timers would race it.
       headersTimeout: 0,
       bodyTimeout: 0,
     };
-    this.#createClient = (connection) => new ClientClass(config.url.origin, { ...options, connect: this.#preopened.connectorFor(connection) });
+    this.#createClient = (connection) =>
+      new ClientClass(config.url.origin, { ...options, connect: this.#preopened.connectorFor(connection) });
   }
 
   #client(lane: Lane): Client {
@@ -113,7 +127,8 @@ class UndiciTransport implements Transport<UndiciRequest>, HandlerTransport {
 
   /** What a connection just showed of the server's closes (see `closesEveryResponse`). */
   learnCloses(closes: boolean): void {
-    if (this.#config.keepAlive && this.#config.pipelining > 1 && !this.#pipelinedLost) this.closesEveryResponse = closes;
+    if (this.#config.keepAlive && this.#config.pipelining > 1 && !this.#pipelinedLost)
+      this.closesEveryResponse = closes;
   }
 
   /**
@@ -175,7 +190,10 @@ class UndiciTransport implements Transport<UndiciRequest>, HandlerTransport {
   }
 
   connect(count: number): Promise<void> {
-    return this.#preopened.open(Math.min(count, this.#clients.length), (connection) => this.#clients[connection] !== undefined);
+    return this.#preopened.open(
+      Math.min(count, this.#clients.length),
+      (connection) => this.#clients[connection] !== undefined,
+    );
   }
 
   release(): void {
@@ -201,9 +219,17 @@ class UndiciTransport implements Transport<UndiciRequest>, HandlerTransport {
  * there too), cannot tell TCP connect from TLS, and once subscribed make undici build a message per
  * request. The connector returns the socket it opens, although its type says void.
  */
-function timedConnector(connector: BuildConnector.connector, secure: boolean, phases: PhaseRecorder, transport: UndiciTransport): BuildConnector.connector {
+function timedConnector(
+  connector: BuildConnector.connector,
+  secure: boolean,
+  phases: PhaseRecorder,
+  transport: UndiciTransport,
+): BuildConnector.connector {
   return (options, callback) => {
-    const socket = (connector as (...args: Parameters<BuildConnector.connector>) => Socket | undefined)(options, callback);
+    const socket = (connector as (...args: Parameters<BuildConnector.connector>) => Socket | undefined)(
+      options,
+      callback,
+    );
     if (socket === undefined) return;
     watchConnect(socket, secure, phases);
     watchWrites(socket, transport);
@@ -226,7 +252,12 @@ function watchWrites(socket: Socket, transport: UndiciTransport): void {
       state.lastWrittenIdle = state.inFlight === 0;
       state.inFlight++;
     }
-    return (write as (chunk: unknown, encoding?: unknown, callback?: unknown) => boolean).call(this, chunk, encoding, callback);
+    return (write as (chunk: unknown, encoding?: unknown, callback?: unknown) => boolean).call(
+      this,
+      chunk,
+      encoding,
+      callback,
+    );
   } as Socket['write'];
 }
 

@@ -23,7 +23,12 @@ export function planSocketSettings(plan: Plan, hooks: WebSocketHooks | undefined
 }
 
 /** Connection `stages`: opens or closes the connections between the `before` and `target` counts. */
-export function rampConnections(connections: readonly WsConnection[], before: number, target: number, opening: OpeningQueue): void {
+export function rampConnections(
+  connections: readonly WsConnection[],
+  before: number,
+  target: number,
+  opening: OpeningQueue,
+): void {
   for (let index = Math.min(before, target); index < Math.max(before, target); index++) {
     const connection = connections[index]!;
     if (target > before) {

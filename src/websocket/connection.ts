@@ -39,7 +39,14 @@ const READ_BUFFER_BYTES = 64 * 1024;
  */
 export function socketSettings(
   url: string,
-  { headers, protocols, perMessageDeflate, tlsOptions, timeoutMs, keepsMessages }: {
+  {
+    headers,
+    protocols,
+    perMessageDeflate,
+    tlsOptions,
+    timeoutMs,
+    keepsMessages,
+  }: {
     headers: Record<string, string>;
     protocols: string[];
     perMessageDeflate: boolean;
@@ -52,7 +59,13 @@ export function socketSettings(
   return {
     url,
     protocols,
-    options: { ...tlsOptions, headers, perMessageDeflate, handshakeTimeout: timeoutMs, followRedirects: false } as ClientOptions,
+    options: {
+      ...tlsOptions,
+      headers,
+      perMessageDeflate,
+      handshakeTimeout: timeoutMs,
+      followRedirects: false,
+    } as ClientOptions,
     readBuffer: keepsMessages ? undefined : Buffer.allocUnsafe(READ_BUFFER_BYTES),
   };
 }
@@ -169,7 +182,11 @@ export class WsConnection {
       const address = net.isIP(options.host ?? '') !== 0;
       // http.request sets `path` to the URL path, which net.connect would read as an IPC path.
       const socket = secure
-        ? tls.connect({ ...options, path: undefined, servername: options.servername ?? (address ? '' : options.host) } as tls.ConnectionOptions)
+        ? tls.connect({
+            ...options,
+            path: undefined,
+            servername: options.servername ?? (address ? '' : options.host),
+          } as tls.ConnectionOptions)
         : net.connect({ ...options, path: undefined, onread } as net.NetConnectOpts);
       // net.connect looks up only a host name: for an address a 'lookup' listener would stay on
       // the socket for its life (a closure, a bound function and a state object per connection).
@@ -178,7 +195,10 @@ export class WsConnection {
       if (secure) socket.once('secureConnect', () => (secureAt = performance.now()));
       return socket;
     };
-    const socket = new WebSocket(settings.url, settings.protocols, { ...settings.options, createConnection } as ClientOptions);
+    const socket = new WebSocket(settings.url, settings.protocols, {
+      ...settings.options,
+      createConnection,
+    } as ClientOptions);
     this.socket = socket;
     this.closing = false;
     socket.on('open', () => {
@@ -186,7 +206,12 @@ export class WsConnection {
       const ready = secureAt || connectedAt || now;
       this.open = true;
       frames.attach(socket);
-      events.opened(this, (connectedAt || ready) - startedAt, secure ? ready - (connectedAt || ready) : undefined, now - ready);
+      events.opened(
+        this,
+        (connectedAt || ready) - startedAt,
+        secure ? ready - (connectedAt || ready) : undefined,
+        now - ready,
+      );
     });
     socket.on('message', onMessage);
     socket.on('error', (error: Error) => {

@@ -40,10 +40,21 @@ const GET_INFO = 0;
 const WHOLE_TEXT = 0x81;
 const WHOLE_BINARY = 0x82;
 
-function internals(socket: WebSocket): { tcp: Socket; receiver: Receiver; original: (chunk: Buffer) => void } | undefined {
-  const { _socket: tcp, _receiver: receiver } = socket as unknown as { _socket?: Socket; _receiver?: Partial<Receiver> };
+function internals(
+  socket: WebSocket,
+): { tcp: Socket; receiver: Receiver; original: (chunk: Buffer) => void } | undefined {
+  const { _socket: tcp, _receiver: receiver } = socket as unknown as {
+    _socket?: Socket;
+    _receiver?: Partial<Receiver>;
+  };
   if (tcp === undefined || receiver === undefined || typeof receiver.write !== 'function') return undefined;
-  const numbers = [receiver._bufferedBytes, receiver._state, receiver._fragmented, receiver._opcode, receiver.writableLength];
+  const numbers = [
+    receiver._bufferedBytes,
+    receiver._state,
+    receiver._fragmented,
+    receiver._opcode,
+    receiver.writableLength,
+  ];
   if (!numbers.every((value) => typeof value === 'number') || typeof receiver._errored !== 'boolean') return undefined;
   const listeners = tcp.listeners('data');
   if (listeners.length !== 1 || listeners[0]!.name !== 'socketOnData') return undefined;

@@ -4,7 +4,16 @@ import { rejectUnknownKeys, show } from '../shared/validate.js';
 import type { SocketIoOptions } from '../shared/load-options.js';
 import type { PlannedSocketIo } from '../shared/websocket.js';
 
-const SOCKETIO_OPTIONS = ['path', 'namespace', 'auth', 'emit', 'rate', 'ack', 'reply', 'listen'] as const satisfies ReadonlyArray<keyof SocketIoOptions>;
+const SOCKETIO_OPTIONS = [
+  'path',
+  'namespace',
+  'auth',
+  'emit',
+  'rate',
+  'ack',
+  'reply',
+  'listen',
+] as const satisfies ReadonlyArray<keyof SocketIoOptions>;
 const DEFAULT_PATH = '/socket.io/';
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -12,7 +21,11 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function eventName(name: string, value: unknown): string {
-  if (typeof value !== 'string' || value === '') throw new SalvoOptionError(`${name} must be an event name (a non-empty string); got ${show(value)}`, { option: name, value });
+  if (typeof value !== 'string' || value === '')
+    throw new SalvoOptionError(`${name} must be an event name (a non-empty string); got ${show(value)}`, {
+      option: name,
+      value,
+    });
   return value;
 }
 
@@ -21,22 +34,31 @@ function json(name: string, value: unknown): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(value, (_key, inner: unknown) => {
-      if (typeof inner === 'function' || typeof inner === 'symbol' || typeof inner === 'bigint') throw new Error('not JSON');
-      if (inner instanceof Uint8Array || (isPlainObject(inner) && inner.type === 'Buffer' && Array.isArray(inner.data))) throw new Error('binary');
+      if (typeof inner === 'function' || typeof inner === 'symbol' || typeof inner === 'bigint')
+        throw new Error('not JSON');
+      if (inner instanceof Uint8Array || (isPlainObject(inner) && inner.type === 'Buffer' && Array.isArray(inner.data)))
+        throw new Error('binary');
       return inner;
     });
   } catch (error) {
     const binary = (error as Error).message === 'binary';
-    throw new SalvoOptionError(`${name} must be JSON data${binary ? ' (binary emits are not supported)' : ''}; got ${show(value)}`, { option: name, value });
+    throw new SalvoOptionError(
+      `${name} must be JSON data${binary ? ' (binary emits are not supported)' : ''}; got ${show(value)}`,
+      { option: name, value },
+    );
   }
-  if (text === undefined) throw new SalvoOptionError(`${name} must be JSON data; got ${show(value)}`, { option: name, value });
+  if (text === undefined)
+    throw new SalvoOptionError(`${name} must be JSON data; got ${show(value)}`, { option: name, value });
   return text;
 }
 
 function parsePath(value: unknown): string {
   if (value === undefined) return DEFAULT_PATH;
   if (typeof value !== 'string' || !value.startsWith('/') || /[?#\s]/.test(value)) {
-    throw new SalvoOptionError(`socketio.path must be a path starting with / (default ${DEFAULT_PATH}); got ${show(value)}`, { option: 'socketio.path', value });
+    throw new SalvoOptionError(
+      `socketio.path must be a path starting with / (default ${DEFAULT_PATH}); got ${show(value)}`,
+      { option: 'socketio.path', value },
+    );
   }
   return value.endsWith('/') ? value : `${value}/`;
 }
@@ -44,14 +66,21 @@ function parsePath(value: unknown): string {
 function parseNamespace(value: unknown): string {
   if (value === undefined) return '/';
   if (typeof value !== 'string' || !value.startsWith('/') || /[,\s]/.test(value)) {
-    throw new SalvoOptionError(`socketio.namespace must start with / and have no comma or space (default '/'); got ${show(value)}`, { option: 'socketio.namespace', value });
+    throw new SalvoOptionError(
+      `socketio.namespace must start with / and have no comma or space (default '/'); got ${show(value)}`,
+      { option: 'socketio.namespace', value },
+    );
   }
   return value;
 }
 
 function parseEmit(value: unknown): PlannedSocketIo['emit'] {
   if (value === undefined) return undefined;
-  if (!isPlainObject(value)) throw new SalvoOptionError(`socketio.emit must be { event, data }; got ${show(value)}`, { option: 'socketio.emit', value });
+  if (!isPlainObject(value))
+    throw new SalvoOptionError(`socketio.emit must be { event, data }; got ${show(value)}`, {
+      option: 'socketio.emit',
+      value,
+    });
   rejectUnknownKeys(value, ['event', 'data'], 'socketio.emit');
   const event = eventName('socketio.emit.event', value.event);
   const args = value.data === undefined ? [event] : [event, value.data];
@@ -60,17 +89,24 @@ function parseEmit(value: unknown): PlannedSocketIo['emit'] {
 
 function parseListen(value: unknown): PlannedSocketIo['listen'] {
   if (value === undefined) return undefined;
-  if (!isPlainObject(value)) throw new SalvoOptionError(`socketio.listen must be { event, timestamp: { field } }; got ${show(value)}`, { option: 'socketio.listen', value });
+  if (!isPlainObject(value))
+    throw new SalvoOptionError(`socketio.listen must be { event, timestamp: { field } }; got ${show(value)}`, {
+      option: 'socketio.listen',
+      value,
+    });
   rejectUnknownKeys(value, ['event', 'timestamp'], 'socketio.listen');
   const event = eventName('socketio.listen.event', value.event);
   const { timestamp } = value;
   if (timestamp === undefined) return { event, timestampField: undefined };
   const field = isPlainObject(timestamp) && Object.keys(timestamp).length === 1 ? timestamp.field : undefined;
   if (typeof field !== 'string' || field === '') {
-    throw new SalvoOptionError(`socketio.listen.timestamp must be { field: 'name' }, a number of epoch ms in the event's first argument; got ${show(timestamp)}`, {
-      option: 'socketio.listen.timestamp',
-      value: timestamp,
-    });
+    throw new SalvoOptionError(
+      `socketio.listen.timestamp must be { field: 'name' }, a number of epoch ms in the event's first argument; got ${show(timestamp)}`,
+      {
+        option: 'socketio.listen.timestamp',
+        value: timestamp,
+      },
+    );
   }
   return { event, timestampField: field };
 }
@@ -84,7 +120,10 @@ export function planSocketIo(
   context: { url: URL; amount: number | undefined; headers: Record<string, string> },
 ): PlannedSocketIo {
   if (!isPlainObject(value)) {
-    throw new SalvoOptionError(`socketio must be an object such as { emit: { event, data }, ack: true }; got ${show(value)}`, { option: 'socketio', value });
+    throw new SalvoOptionError(
+      `socketio must be an object such as { emit: { event, data }, ack: true }; got ${show(value)}`,
+      { option: 'socketio', value },
+    );
   }
   rejectUnknownKeys(value, SOCKETIO_OPTIONS, 'socketio');
   const options = value as SocketIoOptions;
@@ -98,42 +137,64 @@ export function planSocketIo(
   const path = parsePath(options.path);
   const namespace = parseNamespace(options.namespace);
   if (options.auth !== undefined && !isPlainObject(options.auth)) {
-    throw new SalvoOptionError(`socketio.auth must be an object (the namespace connect's auth payload); got ${show(options.auth)}`, { option: 'socketio.auth', value: options.auth });
+    throw new SalvoOptionError(
+      `socketio.auth must be an object (the namespace connect's auth payload); got ${show(options.auth)}`,
+      { option: 'socketio.auth', value: options.auth },
+    );
   }
   const authJson = options.auth === undefined ? undefined : json('socketio.auth', options.auth);
   const emit = parseEmit(options.emit);
   const listen = parseListen(options.listen);
   if (emit === undefined && listen === undefined) {
-    throw new SalvoOptionError('socketio needs emit (what each connection emits), listen (the events to time), or both; got neither', {
-      option: 'socketio',
-      value,
-      mentions: ['socketio.emit', 'socketio.listen'],
-    });
+    throw new SalvoOptionError(
+      'socketio needs emit (what each connection emits), listen (the events to time), or both; got neither',
+      {
+        option: 'socketio',
+        value,
+        mentions: ['socketio.emit', 'socketio.listen'],
+      },
+    );
   }
   const { rate } = options;
   if (rate !== undefined && (typeof rate !== 'number' || !Number.isFinite(rate) || rate <= 0)) {
-    throw new SalvoRangeError(`socketio.rate must be a number of emits per second per connection, more than zero; got ${show(rate)}`, { option: 'socketio.rate', value: rate });
+    throw new SalvoRangeError(
+      `socketio.rate must be a number of emits per second per connection, more than zero; got ${show(rate)}`,
+      { option: 'socketio.rate', value: rate },
+    );
   }
   if (options.ack !== undefined && typeof options.ack !== 'boolean') {
-    throw new SalvoOptionError(`socketio.ack must be true or false; got ${show(options.ack)}`, { option: 'socketio.ack', value: options.ack });
+    throw new SalvoOptionError(`socketio.ack must be true or false; got ${show(options.ack)}`, {
+      option: 'socketio.ack',
+      value: options.ack,
+    });
   }
   const ack = options.ack ?? false;
   const reply = options.reply === undefined ? undefined : eventName('socketio.reply', options.reply);
-  for (const [name, given] of [['rate', rate], ['ack', options.ack], ['reply', reply]] as const) {
+  for (const [name, given] of [
+    ['rate', rate],
+    ['ack', options.ack],
+    ['reply', reply],
+  ] as const) {
     if (given !== undefined && emit === undefined) {
-      throw new SalvoOptionError(`socketio.${name} needs socketio.emit, the event to emit; got ${name} ${show(given)} and no emit`, {
-        option: `socketio.${name}`,
-        value: given,
-        mentions: ['socketio.emit'],
-      });
+      throw new SalvoOptionError(
+        `socketio.${name} needs socketio.emit, the event to emit; got ${name} ${show(given)} and no emit`,
+        {
+          option: `socketio.${name}`,
+          value: given,
+          mentions: ['socketio.emit'],
+        },
+      );
     }
   }
   if (ack && reply !== undefined) {
-    throw new SalvoOptionError(`socketio.ack and socketio.reply both time an emit; give one; got ack true and reply ${show(reply)}`, {
-      option: 'socketio.reply',
-      value: reply,
-      mentions: ['socketio.ack'],
-    });
+    throw new SalvoOptionError(
+      `socketio.ack and socketio.reply both time an emit; give one; got ack true and reply ${show(reply)}`,
+      {
+        option: 'socketio.reply',
+        value: reply,
+        mentions: ['socketio.ack'],
+      },
+    );
   }
   if (emit !== undefined && rate === undefined && !ack && reply === undefined) {
     throw new SalvoOptionError(
@@ -142,11 +203,14 @@ export function planSocketIo(
     );
   }
   if (context.amount !== undefined && emit === undefined) {
-    throw new SalvoOptionError(`amount counts emits and needs socketio.emit; got amount ${context.amount} and no emit`, {
-      option: 'amount',
-      value: context.amount,
-      mentions: ['socketio.emit'],
-    });
+    throw new SalvoOptionError(
+      `amount counts emits and needs socketio.emit; got amount ${context.amount} and no emit`,
+      {
+        option: 'amount',
+        value: context.amount,
+        mentions: ['socketio.emit'],
+      },
+    );
   }
   return {
     engineUrl: engineUrl(url, path),

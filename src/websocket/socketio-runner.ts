@@ -180,7 +180,11 @@ export class SocketIoFraming implements ConnectionEvents {
       if (this.#state[index] !== CONNECTED) this.#connected(connection);
     } else if (type === SIO_CONNECT_ERROR || type === SIO_DISCONNECT) {
       // Closed here, not by the run: the runner counts the close and reconnects with its backoff.
-      this.#runner.failed(connection, type === SIO_CONNECT_ERROR ? SIO_CONNECT_ERROR_CODE : SIO_DISCONNECT_CODE, undefined);
+      this.#runner.failed(
+        connection,
+        type === SIO_CONNECT_ERROR ? SIO_CONNECT_ERROR_CODE : SIO_DISCONNECT_CODE,
+        undefined,
+      );
       connection.socket?.close();
     }
   }
@@ -243,9 +247,15 @@ export class SocketIoFraming implements ConnectionEvents {
  * A Socket.IO run's emits as a WebSocket run's messages: the event's packet, fixed, or with an
  * acknowledgement id (the connection's emit sequence) built per emit.
  */
-function webSocketPlan(sio: PlannedSocketIo): { planned: PlannedWebSocket; message: ((connection: number, sequence: number) => string) | undefined } {
+function webSocketPlan(sio: PlannedSocketIo): {
+  planned: PlannedWebSocket;
+  message: ((connection: number, sequence: number) => string) | undefined;
+} {
   const parts = sio.emit === undefined ? undefined : eventParts(sio.namespace, sio.emit.argsJson);
-  const message = parts !== undefined && sio.ack ? (_connection: number, sequence: number) => parts.head + sequence + parts.body : undefined;
+  const message =
+    parts !== undefined && sio.ack
+      ? (_connection: number, sequence: number) => parts.head + sequence + parts.body
+      : undefined;
   return {
     planned: {
       message: parts === undefined || sio.ack ? undefined : parts.head + parts.body,

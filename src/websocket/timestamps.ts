@@ -10,7 +10,10 @@ const SKEW_MS = -1;
 export type TimestampReader = (data: Buffer, isBinary: boolean) => number | undefined;
 
 /** The `websocket.timestamp` option as a reader: the user's function, or a JSON field. */
-export function timestampReader(planned: PlannedWebSocket, hooks: WebSocketHooks | undefined): TimestampReader | undefined {
+export function timestampReader(
+  planned: PlannedWebSocket,
+  hooks: WebSocketHooks | undefined,
+): TimestampReader | undefined {
   const read = hooks?.timestamp;
   if (read !== undefined) return (data, isBinary) => read(isBinary ? data : data.toString());
   const field = planned.timestampField;

@@ -5,14 +5,11 @@ import type { RunningTotals, SecondSummary } from '../stats/recorder.js';
 /** Messages from the main thread to a shard. */
 export type ToWorker =
   /** Start the clock at `atMs` (wall-clock epoch ms, `wallClockMs`), the same instant in every shard. */
-  | { type: 'go'; atMs: number }
-  | { type: 'stop' };
+  { type: 'go'; atMs: number } | { type: 'stop' };
 
 /** Messages from a shard to the main thread. */
 export type ToMain =
-  | { type: 'ready' }
-  | { type: 'second'; summary: SecondSummary; totals: RunningTotals }
-  | { type: 'done' };
+  { type: 'ready' } | { type: 'second'; summary: SecondSummary; totals: RunningTotals } | { type: 'done' };
 
 /** What the pool hands each worker thread: its shard of the plan and its end of a channel. */
 export interface ShardTask {

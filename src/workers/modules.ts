@@ -22,12 +22,18 @@ export async function importExport(option: string, url: string, exportNames: rea
   try {
     namespace = (await import(url)) as Record<string, unknown>;
   } catch (error) {
-    throw new SalvoOptionError(`${option}: could not import ${url}: ${error instanceof Error ? error.message : String(error)}`, { option, value: url, cause: error });
+    throw new SalvoOptionError(
+      `${option}: could not import ${url}: ${error instanceof Error ? error.message : String(error)}`,
+      { option, value: url, cause: error },
+    );
   }
   for (const name of exportNames) {
     // A CommonJS module's module.exports arrives as `default`; its named exports may sit inside it.
     const value = namespace[name] ?? (namespace.default as Record<string, unknown> | undefined)?.[name];
     if (value !== undefined) return value;
   }
-  throw new SalvoOptionError(`${option}: ${url} has no ${exportNames.map((name) => `'${name}'`).join(' or ')} export`, { option, value: url });
+  throw new SalvoOptionError(`${option}: ${url} has no ${exportNames.map((name) => `'${name}'`).join(' or ')} export`, {
+    option,
+    value: url,
+  });
 }

@@ -37,7 +37,9 @@ function workerFilename(): string {
 
 /** What a crashed shard contributes: no measurements (they died with the thread), one error. */
 function crashedShardStats(shard: number, error: unknown): ShardStats {
-  process.emitWarning(`salvo: worker ${shard} crashed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  process.emitWarning(
+    `salvo: worker ${shard} crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+  );
   return { ...emptyShardStats(), errors: 1, errorsByCode: { [WORKER_CRASHED]: 1 } };
 }
 
@@ -49,7 +51,12 @@ function setupFailed(error: unknown): SalvoTaskSetupError {
   const sent = receivedSetupError(error);
   if (sent !== undefined) return sent;
   const message = error instanceof Error ? error.message : String(error);
-  return new SalvoTaskSetupError(message.startsWith('task:') ? message : `task: a worker thread failed before the run started, so nothing was sent: ${message}`, { cause: error });
+  return new SalvoTaskSetupError(
+    message.startsWith('task:')
+      ? message
+      : `task: a worker thread failed before the run started, so nothing was sent: ${message}`,
+    { cause: error },
+  );
 }
 
 /** Every part of the plan is copied into each thread: say which option cannot be, before starting. */
@@ -80,7 +87,12 @@ function assertCopyable(plan: Plan): void {
  * - Crash: a shard whose thread throws is counted once under `errors.byCode.WORKER_CRASHED` (the
  *   error goes to `process.emitWarning`), the others are stopped and keep their data.
  */
-export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: OnRolledSecond | undefined): Promise<ShardStats[]> {
+export async function runWorkers(
+  plan: Plan,
+  hooks: PlanHooks,
+  start: StartGate,
+  onSecond: OnRolledSecond | undefined,
+): Promise<ShardStats[]> {
   const { signal } = hooks;
   assertCopyable(plan);
   if (signal?.aborted) return [emptyShardStats()];
@@ -97,7 +109,9 @@ export async function runWorkers(plan: Plan, hooks: PlanHooks, start: StartGate,
   });
   // A thread that fails with no task running (a hook's timer firing after its shard ended) is
   // reported by piscina as an 'error' event, which would otherwise throw in the user's process.
-  pool.on('error', (error: unknown) => process.emitWarning(`salvo: a worker thread failed after its shard ended: ${String(error)}`));
+  pool.on('error', (error: unknown) =>
+    process.emitWarning(`salvo: a worker thread failed after its shard ended: ${String(error)}`),
+  );
   const ports: MessagePort[] = [];
   const done: Array<Promise<void>> = [];
   let readyCount = 0;

@@ -6,7 +6,15 @@ import type { ShardStreamSecond } from '../shared/stream.js';
 
 type Totals = RunningTotals;
 
-const noTotals = (): Totals => ({ sent: 0, completed: 0, errors: 0, retried: 0, statusCodes: {}, errorsByCode: {}, failed: 0 });
+const noTotals = (): Totals => ({
+  sent: 0,
+  completed: 0,
+  errors: 0,
+  retried: 0,
+  statusCodes: {},
+  errorsByCode: {},
+  failed: 0,
+});
 
 interface PendingSecond {
   reported: Set<number>;
@@ -110,7 +118,13 @@ export class ProgressMerger {
     addEncodedInto(pending.histogram, summary.histogram);
     for (const [name, part] of Object.entries(summary.byName ?? {})) {
       const named = (pending.byName ??= new Map()).get(name);
-      if (named === undefined) pending.byName.set(name, { sent: part.sent, completed: part.completed, errors: part.errors, histogram: createHistogram() });
+      if (named === undefined)
+        pending.byName.set(name, {
+          sent: part.sent,
+          completed: part.completed,
+          errors: part.errors,
+          histogram: createHistogram(),
+        });
       const into = pending.byName.get(name)!;
       if (named !== undefined) {
         into.sent += part.sent;
@@ -167,7 +181,8 @@ export class ProgressMerger {
       addCounts(totals.errorsByCode, shardTotals.errorsByCode);
     }
     // Nothing timed in the second: NaN, not the empty histogram's 0 (which reads as instant).
-    const at = (p: number): number => (pending.histogram.totalCount > 0 ? pending.histogram.getValueAtPercentile(p) / 1000 : Number.NaN);
+    const at = (p: number): number =>
+      pending.histogram.totalCount > 0 ? pending.histogram.getValueAtPercentile(p) / 1000 : Number.NaN;
     // The merged latencies travel on (encoded once a second) for a run of scenarios to add up again.
     const summary: SecondSummary = {
       second,

@@ -12,10 +12,15 @@ import { runTask, type TaskRunHooks } from '../tasks/run-task.js';
  */
 export function runThread(plan: Plan, hooks: WebSocketRunHooks & TaskRunHooks): Promise<ShardStats> {
   switch (plan.kind) {
-    case 'task': return runTask(plan, hooks);
-    case 'socketio': return runSocketIo(plan, hooks);
-    case 'subscription': return runSubscriptions(plan, hooks);
-    case 'websocket': return runWebSocket(plan, hooks);
-    case 'http': return runEngine(plan, hooks);
+    case 'task':
+      return runTask(plan, hooks);
+    case 'socketio':
+      return runSocketIo(plan, hooks);
+    case 'subscription':
+      return runSubscriptions(plan, hooks);
+    case 'websocket':
+      return runWebSocket(plan, hooks);
+    case 'http':
+      return runEngine(plan, hooks);
   }
 }

@@ -23,13 +23,30 @@ export interface ScenarioClock {
 /** What a scenario that has not started yet contributes to a second of the run: nothing. */
 function idleSecond(second: number, histogram: string): SecondSummary {
   return {
-    second, sent: 0, completed: 0, errors: 0, retried: 0, p50: Number.NaN, p90: Number.NaN, p99: Number.NaN,
-    connections: 0, targetRate: undefined, cpuPercent: 0, eventLoopUtilization: 0, histogram,
+    second,
+    sent: 0,
+    completed: 0,
+    errors: 0,
+    retried: 0,
+    p50: Number.NaN,
+    p90: Number.NaN,
+    p99: Number.NaN,
+    connections: 0,
+    targetRate: undefined,
+    cpuPercent: 0,
+    eventLoopUtilization: 0,
+    histogram,
   };
 }
 
 const noTotals = (): RunningTotals => ({
-  sent: 0, completed: 0, errors: 0, retried: 0, statusCodes: {}, errorsByCode: {}, failed: 0,
+  sent: 0,
+  completed: 0,
+  errors: 0,
+  retried: 0,
+  statusCodes: {},
+  errorsByCode: {},
+  failed: 0,
 });
 
 /**
@@ -103,4 +120,3 @@ export class ScenarioSeconds {
     return this.#idleHistogram;
   }
 }
-

@@ -39,7 +39,8 @@ export function receivedSetupError(thrown: unknown): SalvoTaskSetupError | undef
   if (cause === undefined) return new SalvoTaskSetupError(sent.message, { code: sent.code });
   if ('value' in cause) return new SalvoTaskSetupError(sent.message, { code: sent.code, cause: cause.value });
   const error = Object.assign(new Error(cause.message), cause.fields);
-  if (cause.name !== 'Error') Object.defineProperty(error, 'name', { value: cause.name, configurable: true, writable: true });
+  if (cause.name !== 'Error')
+    Object.defineProperty(error, 'name', { value: cause.name, configurable: true, writable: true });
   error.stack = cause.stack;
   return new SalvoTaskSetupError(sent.message, { code: sent.code, cause: error });
 }

@@ -10,7 +10,10 @@ export function usableWorkers(
   limits: { connections: number; amount: number | undefined; rate: number | undefined },
 ): number {
   // A share of a split rate may be fractional (1,000/s over 3 segments): whole requests/s count.
-  return Math.max(1, Math.min(requested, limits.connections, limits.amount ?? Infinity, Math.floor(limits.rate ?? Infinity)));
+  return Math.max(
+    1,
+    Math.min(requested, limits.connections, limits.amount ?? Infinity, Math.floor(limits.rate ?? Infinity)),
+  );
 }
 
 /** `total` split into `parts` integers that differ by at most one; the first ones take the remainder. */
@@ -67,7 +70,11 @@ export function splitPlan(plan: Plan, count: number): Plan[] {
   const connections = splitEvenly(plan.connections, count);
   const openLoop = plan.loop === 'open';
   const amounts =
-    plan.amount === undefined ? undefined : openLoop ? splitEvenly(plan.amount, count) : apportion(plan.amount, connections);
+    plan.amount === undefined
+      ? undefined
+      : openLoop
+        ? splitEvenly(plan.amount, count)
+        : apportion(plan.amount, connections);
   const stageConnections = plan.stages?.map((stage) =>
     stage.connections === undefined ? undefined : splitEvenly(stage.connections, count),
   );

@@ -18,7 +18,10 @@ export function parseTaskSpecifier(specifier: string): { module: string; exportN
   if (hash < 0) return { module: specifier, exportName: undefined };
   const exportName = specifier.slice(hash + 1);
   if (!/^[A-Za-z_$][\w$]*$/.test(exportName)) {
-    throw new SalvoOptionError(`task: the export after '#' must be a JavaScript name, as in './task.mjs#checkout'; got ${show(specifier)}`, { option: 'task', value: specifier });
+    throw new SalvoOptionError(
+      `task: the export after '#' must be a JavaScript name, as in './task.mjs#checkout'; got ${show(specifier)}`,
+      { option: 'task', value: specifier },
+    );
   }
   return { module: specifier.slice(0, hash), exportName };
 }
@@ -26,7 +29,10 @@ export function parseTaskSpecifier(specifier: string): { module: string; exportN
 const optionalFunction = (name: string, url: string, value: unknown): ((...args: any[]) => unknown) | undefined => {
   if (value === undefined) return undefined;
   if (typeof value === 'function') return value as (...args: any[]) => unknown;
-  throw new SalvoOptionError(`task: ${url} exports ${name}, which must be a function; got ${show(value)}`, { option: 'task', value: url });
+  throw new SalvoOptionError(`task: ${url} exports ${name}, which must be a function; got ${show(value)}`, {
+    option: 'task',
+    value: url,
+  });
 };
 
 /** Imports the task of `planned` and the module's `setup` and `teardown`, in whichever thread runs it. */
@@ -35,10 +41,14 @@ export async function loadTaskFunctions(planned: TaskSource): Promise<TaskFuncti
   const names = planned.exportName === undefined ? ['default', 'task'] : [planned.exportName];
   const task = await importExport('task', url, names);
   if (typeof task !== 'function') {
-    throw new SalvoOptionError(`task: the ${names.map((name) => `'${name}'`).join(' or ')} export of ${url} must be a function; got ${show(task)}`, { option: 'task', value: url });
+    throw new SalvoOptionError(
+      `task: the ${names.map((name) => `'${name}'`).join(' or ')} export of ${url} must be a function; got ${show(task)}`,
+      { option: 'task', value: url },
+    );
   }
   const namespace = (await import(url)) as Record<string, unknown>;
-  const named = (name: string): unknown => namespace[name] ?? (namespace.default as Record<string, unknown> | undefined)?.[name];
+  const named = (name: string): unknown =>
+    namespace[name] ?? (namespace.default as Record<string, unknown> | undefined)?.[name];
   return {
     task: task as TaskFunctions['task'],
     setup: optionalFunction('setup', url, named('setup')),

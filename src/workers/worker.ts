@@ -15,7 +15,9 @@ async function importRequestHooks(plan: Plan): Promise<RequestSpec[] | undefined
   const specs = await importExport('requests', plan.requestsModule, ['default', 'requests']);
   // The main thread planned the requests from its own import; the hooks must line up with them.
   if (!Array.isArray(specs) || specs.length !== plan.requests.length) {
-    throw new Error(`requests: ${plan.requestsModule} exported a different sequence in a worker than in the main thread`);
+    throw new Error(
+      `requests: ${plan.requestsModule} exported a different sequence in a worker than in the main thread`,
+    );
   }
   return specs as RequestSpec[];
 }
@@ -23,7 +25,12 @@ async function importRequestHooks(plan: Plan): Promise<RequestSpec[] | undefined
 /** The stats of a shard that measured nothing: stopped before its clock started, or crashed. */
 export function emptyShardStats(): ShardStats {
   const now = performance.now();
-  return new Recorder(now, { connections: () => 0, targetRate: () => undefined }, undefined).finish(now, 0, true, undefined);
+  return new Recorder(now, { connections: () => 0, targetRate: () => undefined }, undefined).finish(
+    now,
+    0,
+    true,
+    undefined,
+  );
 }
 
 /**

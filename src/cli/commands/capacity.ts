@@ -10,7 +10,17 @@ import { SOCKETIO_FLAGS } from '../socketio-flags.js';
  * itself, and searches HTTP request rates only (a WebSocket run's load is its clients and messages).
  */
 const NOT_STEP_FLAGS = [
-  ...['duration', 'amount', 'rate', 'rate-stage', 'connection-stage', 'threshold', 'ws-message', 'ws-rate', 'ws-timestamp'] as const,
+  ...([
+    'duration',
+    'amount',
+    'rate',
+    'rate-stage',
+    'connection-stage',
+    'threshold',
+    'ws-message',
+    'ws-rate',
+    'ws-timestamp',
+  ] as const),
   ...(Object.keys(SOCKETIO_FLAGS) as Array<keyof typeof SOCKETIO_FLAGS>),
 ];
 const STEP_FLAGS = Object.fromEntries(
@@ -18,15 +28,32 @@ const STEP_FLAGS = Object.fromEntries(
 ) as Omit<typeof LOAD_FLAGS, (typeof NOT_STEP_FLAGS)[number]>;
 
 const SEARCH_FLAGS = {
-  slo: { type: 'string', multiple: true, value: 'EXPR', help: "'latency.p99<50', 'errors.rate<0.001': what every step must meet; repeat (required)" },
+  slo: {
+    type: 'string',
+    multiple: true,
+    value: 'EXPR',
+    help: "'latency.p99<50', 'errors.rate<0.001': what every step must meet; repeat (required)",
+  },
   start: { type: 'string', value: 'RATE', help: 'the first rate tried, requests/s (default 100)' },
   max: { type: 'string', value: 'RATE', help: 'the highest rate tried (default 1000000)' },
-  precision: { type: 'string', value: 'FRACTION', help: 'bisect until passing and failing rates are this close (default 0.05)' },
+  precision: {
+    type: 'string',
+    value: 'FRACTION',
+    help: 'bisect until passing and failing rates are this close (default 0.05)',
+  },
   'step-duration': { type: 'string', value: 'TIME', help: 'measured length of each step (default 5s)' },
   pause: { type: 'string', value: 'TIME', help: 'idle time between steps (default 1s)' },
-  'confirm-duration': { type: 'string', value: 'TIME', help: 'length of the confirming run, 0 for none (default 3 x step)' },
+  'confirm-duration': {
+    type: 'string',
+    value: 'TIME',
+    help: 'length of the confirming run, 0 for none (default 3 x step)',
+  },
   json: { type: 'boolean', help: 'print the search result as JSON' },
-  html: { type: 'string', value: 'FILE', help: 'also write an HTML report of the search (steps, rates, p99 against the SLO) to FILE' },
+  html: {
+    type: 'string',
+    value: 'FILE',
+    help: 'also write an HTML report of the search (steps, rates, p99 against the SLO) to FILE',
+  },
   help: { short: 'h', type: 'boolean', help: 'this help' },
 } as const satisfies Record<string, Flag>;
 
@@ -44,7 +71,6 @@ step flags:
 ${flagsHelp(STEP_FLAGS)}
 `;
 
-
 /** `salvo capacity URL --slo ...`: findCapacity with a line per step on stderr. */
 export const capacityCommand: Command = {
   name: 'capacity',
@@ -58,7 +84,9 @@ export const capacityCommand: Command = {
       return EXIT.ok;
     }
     if (parsed.positionals.some((url) => /^wss?:/i.test(url))) {
-      throw new UsageError('salvo capacity searches HTTP request rates: a ws: or wss: URL has no request rate to search (load it with salvo URL --ws-message and -c)');
+      throw new UsageError(
+        'salvo capacity searches HTTP request rates: a ws: or wss: URL has no request rate to search (load it with salvo URL --ws-message and -c)',
+      );
     }
     if (values.slo === undefined) throw new UsageError("--slo is required, such as --slo 'latency.p99<50'");
     if (values.html !== undefined) await checkWritable('--html', values.html);
@@ -73,10 +101,16 @@ export const capacityCommand: Command = {
       slo: thresholdFlags('slo', values.slo)!,
       ...(values.start === undefined ? {} : { start: integerFlag('--start', values.start, 1) }),
       ...(values.max === undefined ? {} : { max: integerFlag('--max', values.max, 1) }),
-      ...(values.precision === undefined ? {} : { precision: numberFlag('--precision', values.precision, 'a fraction between 0 and 1 (0.05 is 5%)') }),
-      ...(values['step-duration'] === undefined ? {} : { stepDuration: durationFlag('--step-duration', values['step-duration']) }),
+      ...(values.precision === undefined
+        ? {}
+        : { precision: numberFlag('--precision', values.precision, 'a fraction between 0 and 1 (0.05 is 5%)') }),
+      ...(values['step-duration'] === undefined
+        ? {}
+        : { stepDuration: durationFlag('--step-duration', values['step-duration']) }),
       ...(values.pause === undefined ? {} : { pause: durationFlag('--pause', values.pause) }),
-      ...(values['confirm-duration'] === undefined ? {} : { confirmDuration: durationFlag('--confirm-duration', values['confirm-duration']) }),
+      ...(values['confirm-duration'] === undefined
+        ? {}
+        : { confirmDuration: durationFlag('--confirm-duration', values['confirm-duration']) }),
       signal: controller.signal,
       onStep: (event: Parameters<NonNullable<Parameters<typeof findCapacity>[0]['onStep']>>[0]) => {
         if (event.type === 'end') io.stderr.write(`${formatCapacityStep(event.step, event.index)}\n`);
@@ -89,7 +123,11 @@ export const capacityCommand: Command = {
     } finally {
       process.off('SIGINT', interrupt);
     }
-    await writeOutput(undefined, values.json === true ? `${JSON.stringify(result, null, 2)}\n` : `${formatCapacity(result)}\n`, io);
+    await writeOutput(
+      undefined,
+      values.json === true ? `${JSON.stringify(result, null, 2)}\n` : `${formatCapacity(result)}\n`,
+      io,
+    );
     if (values.html !== undefined) {
       await writeOutput(values.html, renderCapacityReport(result), io);
       io.stderr.write(`salvo: report written to ${values.html}\n`);

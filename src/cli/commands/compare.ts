@@ -2,7 +2,13 @@ import { AssertionError } from 'node:assert';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  assertNoRegression, compareResults, DEFAULT_METRICS, formatComparison, runComparison, type Comparison, type LoadResult,
+  assertNoRegression,
+  compareResults,
+  DEFAULT_METRICS,
+  formatComparison,
+  runComparison,
+  type Comparison,
+  type LoadResult,
 } from '../../index.js';
 import { renderComparisonReport } from '../../report/index.js';
 import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command, type CommandIO } from '../command.js';
@@ -11,13 +17,31 @@ import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-
 
 const COMPARE_FLAGS = {
   runs: { short: 'n', type: 'string', value: 'N', help: 'runs of each side when comparing URLs (default 6)' },
-  alternate: { type: 'string', value: 'ABBA|ABAB', help: 'order of the runs (default ABBA, which cancels linear drift)' },
+  alternate: {
+    type: 'string',
+    value: 'ABBA|ABAB',
+    help: 'order of the runs (default ABBA, which cancels linear drift)',
+  },
   pause: { type: 'string', value: 'TIME', help: 'pause between runs, to let the server settle (default 0)' },
-  metric: { type: 'string', multiple: true, value: 'PATH', help: 'a metric to compare (thresholds syntax); repeat (default: req/s, p50, p90, p99, errors.rate)' },
-  fail: { type: 'string', multiple: true, value: "'PATH=5%'", help: 'exit 3 when PATH is significantly worse than this margin; repeat' },
+  metric: {
+    type: 'string',
+    multiple: true,
+    value: 'PATH',
+    help: 'a metric to compare (thresholds syntax); repeat (default: req/s, p50, p90, p99, errors.rate)',
+  },
+  fail: {
+    type: 'string',
+    multiple: true,
+    value: "'PATH=5%'",
+    help: 'exit 3 when PATH is significantly worse than this margin; repeat',
+  },
   confidence: { type: 'string', value: '*|**|***', help: 'how sure a --fail must be (default **)' },
   json: { type: 'boolean', help: 'print the runs and the comparison as JSON' },
-  html: { type: 'string', value: 'FILE', help: 'also write an HTML report (both spectra, each interval, the verdict) to FILE' },
+  html: {
+    type: 'string',
+    value: 'FILE',
+    help: 'also write an HTML report (both spectra, each interval, the verdict) to FILE',
+  },
   help: { short: 'h', type: 'boolean', help: 'this help' },
 } as const satisfies Record<string, Flag>;
 
@@ -38,7 +62,8 @@ load flags (URLs only):
 ${flagsHelp(LOAD_FLAGS)}
 `;
 
-const isResult = (value: unknown): boolean => typeof value === 'object' && value !== null && 'latency' in value && 'requests' in value;
+const isResult = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && 'latency' in value && 'requests' in value;
 
 /**
  * The runs of one side: a saved result, an array of them, one side of `salvo compare --json`, or a
@@ -47,8 +72,14 @@ const isResult = (value: unknown): boolean => typeof value === 'object' && value
 async function readRuns(path: string, side: 'baseline' | 'candidate'): Promise<LoadResult[]> {
   let files = [path];
   if ((await stat(path).catch(() => undefined))?.isDirectory() === true) {
-    files = (await readdir(path)).filter((name) => name.endsWith('.json')).sort().map((name) => join(path, name));
-    if (files.length === 0) throw new UsageError(`${path} is a directory without .json files; save each run with salvo --json > ${join(path, 'run-1.json')}`);
+    files = (await readdir(path))
+      .filter((name) => name.endsWith('.json'))
+      .sort()
+      .map((name) => join(path, name));
+    if (files.length === 0)
+      throw new UsageError(
+        `${path} is a directory without .json files; save each run with salvo --json > ${join(path, 'run-1.json')}`,
+      );
   }
   const runs: LoadResult[] = [];
   for (const file of files) {
@@ -58,9 +89,15 @@ async function readRuns(path: string, side: 'baseline' | 'candidate'): Promise<L
     } catch (error) {
       throw new UsageError(`cannot read ${file} as JSON: ${(error as Error).message}`);
     }
-    const found = isResult(parsed) ? [parsed] : Array.isArray(parsed) ? parsed : (parsed as Record<string, unknown> | null)?.[side];
+    const found = isResult(parsed)
+      ? [parsed]
+      : Array.isArray(parsed)
+        ? parsed
+        : (parsed as Record<string, unknown> | null)?.[side];
     if (!Array.isArray(found) || !found.every(isResult)) {
-      throw new UsageError(`${file} must hold a salvo result (salvo --json), a JSON array of them, or the JSON of salvo compare --json`);
+      throw new UsageError(
+        `${file} must hold a salvo result (salvo --json), a JSON array of them, or the JSON of salvo compare --json`,
+      );
     }
     runs.push(...(found as LoadResult[]));
   }
@@ -84,7 +121,10 @@ function metricFlags(values: string[] | undefined): string[] | undefined {
  */
 function failFlags(values: string[] | undefined, confidence: string | undefined, metrics: string[] | undefined) {
   if (values === undefined) {
-    if (confidence !== undefined) throw new UsageError(`--confidence sets how sure a --fail must be; give --fail too, such as --fail 'latency.p99=5%'`);
+    if (confidence !== undefined)
+      throw new UsageError(
+        `--confidence sets how sure a --fail must be; give --fail too, such as --fail 'latency.p99=5%'`,
+      );
     return undefined;
   }
   const level = confidence === undefined ? undefined : confidenceFlag(confidence);
@@ -106,7 +146,8 @@ export const compareCommand: Command = {
       io.stdout.write(USAGE);
       return EXIT.ok;
     }
-    if (positionals.length !== 2) throw new UsageError(`salvo compare takes a baseline and a candidate; got ${positionals.length} arguments`);
+    if (positionals.length !== 2)
+      throw new UsageError(`salvo compare takes a baseline and a candidate; got ${positionals.length} arguments`);
     const [first, second] = positionals as [string, string];
     // Everything the comparison and its verdict need is checked before any run or any output.
     const metricList = metricFlags(values.metric);
@@ -143,7 +184,9 @@ export const compareCommand: Command = {
           signal: controller.signal,
           onProgress: ({ side, run, index, total, result }) => {
             done[side].push(result);
-            io.stderr.write(`salvo compare: run ${index}/${total} ${side} #${run}: ${result.requests.perSecond.toFixed(1)} req/s, p99 ${result.latency.p99.toFixed(3)} ms\n`);
+            io.stderr.write(
+              `salvo compare: run ${index}/${total} ${side} #${run}: ${result.requests.perSecond.toFixed(1)} req/s, p99 ${result.latency.p99.toFixed(3)} ms\n`,
+            );
           },
         });
       } catch (error) {
@@ -169,13 +212,25 @@ export const compareCommand: Command = {
             'save several runs (salvo URL --json > runs/1.json, ...) and give the folders, or compare two URLs with -n',
         );
       }
-      output = { baseline, candidate, comparison: compareResults(baseline, candidate, { ...metrics, allowOneRun: single }) };
+      output = {
+        baseline,
+        candidate,
+        comparison: compareResults(baseline, candidate, { ...metrics, allowOneRun: single }),
+      };
     } else {
       throw new UsageError('compare two result files or two URLs, not one of each');
     }
-    await writeOutput(undefined, values.json === true ? `${JSON.stringify(output, null, 2)}\n` : `${formatComparison(output.comparison)}\n`, io);
+    await writeOutput(
+      undefined,
+      values.json === true ? `${JSON.stringify(output, null, 2)}\n` : `${formatComparison(output.comparison)}\n`,
+      io,
+    );
     if (values.html !== undefined) {
-      await writeOutput(values.html, renderComparisonReport(output, failOn === undefined ? {} : { margins: failOn.margins, ...failOn.options }), io);
+      await writeOutput(
+        values.html,
+        renderComparisonReport(output, failOn === undefined ? {} : { margins: failOn.margins, ...failOn.options }),
+        io,
+      );
       io.stderr.write(`salvo: report written to ${values.html}\n`);
     }
     let verdict: number = EXIT.ok;

@@ -1,9 +1,30 @@
 import type { LoadResult } from '../../index.js';
 import {
-  acceptInHistory, addToHistory, baselineEntries, ciLabels, compareWithHistory, DEFAULT_MARGINS, formatJUnit,
-  formatSummary, historyTestIds, readHistory, renderTrendReport, writeSummary, type GateOutcome,
+  acceptInHistory,
+  addToHistory,
+  baselineEntries,
+  ciLabels,
+  compareWithHistory,
+  DEFAULT_MARGINS,
+  formatJUnit,
+  formatSummary,
+  historyTestIds,
+  readHistory,
+  renderTrendReport,
+  writeSummary,
+  type GateOutcome,
 } from '../../gate/index.js';
-import { checkWritable, EXIT, parseFlags, readResultFile, UsageError, writeOutput, type Command, type CommandIO, type ParsedFlags } from '../command.js';
+import {
+  checkWritable,
+  EXIT,
+  parseFlags,
+  readResultFile,
+  UsageError,
+  writeOutput,
+  type Command,
+  type CommandIO,
+  type ParsedFlags,
+} from '../command.js';
 import { confidenceFlag, integerFlag, marginFlags } from '../flag-values.js';
 import { usableStepSummary } from '../step-summary.js';
 import { flagsHelp, type Flag } from '../load-flags.js';
@@ -11,18 +32,43 @@ import { flagsHelp, type Flag } from '../load-flags.js';
 const HISTORY_FLAGS = {
   dir: { type: 'string', value: 'DIR', help: 'the history folder (default .salvo-history)' },
   id: { type: 'string', value: 'TEST', help: 'the test id the runs belong to (required but for list)' },
-  fail: { type: 'string', multiple: true, value: "'PATH=5%'", help: 'compare: a metric and the worsening it may show; repeat (default p50, p90 5%, p99 10%, req/s 5%)' },
+  fail: {
+    type: 'string',
+    multiple: true,
+    value: "'PATH=5%'",
+    help: 'compare: a metric and the worsening it may show; repeat (default p50, p90 5%, p99 10%, req/s 5%)',
+  },
   confidence: { type: 'string', value: '*|**|***', help: 'compare: how sure a regression must be (default **)' },
   entries: { type: 'string', value: 'N', help: 'compare: baseline entries to compare with (default 10)' },
   add: { type: 'boolean', help: 'compare: also add the runs (to the baseline only when they passed)' },
-  'require-baseline': { type: 'boolean', help: 'compare: exit 7 when there is nothing to compare with (no folder, no such --id, < 2 runs) instead of passing with a warning' },
+  'require-baseline': {
+    type: 'boolean',
+    help: 'compare: exit 7 when there is nothing to compare with (no folder, no such --id, < 2 runs) instead of passing with a warning',
+  },
   keep: { type: 'string', value: 'N', help: 'add: entries kept per test id, the oldest deleted (default 100)' },
   label: { type: 'string', value: 'TEXT', help: 'add: a label for the entry (a version, a pull request)' },
   commit: { type: 'string', value: 'SHA', help: 'add: the commit (default $GITHUB_SHA, $CI_COMMIT_SHA, ...)' },
-  branch: { type: 'string', value: 'NAME', help: 'add: the branch (default $GITHUB_HEAD_REF/$GITHUB_REF_NAME, $CI_COMMIT_REF_NAME, ...)' },
-  junit: { type: 'string', value: 'FILE', help: 'compare: write the verdict as JUnit XML (a case per threshold and metric)' },
-  summary: { type: 'string', value: 'FILE', help: 'compare: write the verdict as Markdown (default: append to $GITHUB_STEP_SUMMARY when set)' },
-  report: { type: 'string', multiple: true, value: 'TITLE=HREF', help: 'compare: an HTML report for the summary to link; repeat' },
+  branch: {
+    type: 'string',
+    value: 'NAME',
+    help: 'add: the branch (default $GITHUB_HEAD_REF/$GITHUB_REF_NAME, $CI_COMMIT_REF_NAME, ...)',
+  },
+  junit: {
+    type: 'string',
+    value: 'FILE',
+    help: 'compare: write the verdict as JUnit XML (a case per threshold and metric)',
+  },
+  summary: {
+    type: 'string',
+    value: 'FILE',
+    help: 'compare: write the verdict as Markdown (default: append to $GITHUB_STEP_SUMMARY when set)',
+  },
+  report: {
+    type: 'string',
+    multiple: true,
+    value: 'TITLE=HREF',
+    help: 'compare: an HTML report for the summary to link; repeat',
+  },
   html: { type: 'string', value: 'FILE', help: 'trend: write the HTML trend report to FILE' },
   json: { type: 'boolean', help: 'print the comparison, or list, as JSON' },
   help: { short: 'h', type: 'boolean', help: 'this help' },
@@ -56,7 +102,8 @@ ${flagsHelp(HISTORY_FLAGS)}
 type HistoryFlags = ParsedFlags<typeof HISTORY_FLAGS>['values'];
 
 function testId(values: HistoryFlags, action: string): string {
-  if (values.id === undefined) throw new UsageError(`salvo history ${action} needs --id TEST: the test the runs belong to`);
+  if (values.id === undefined)
+    throw new UsageError(`salvo history ${action} needs --id TEST: the test the runs belong to`);
   return values.id;
 }
 
@@ -66,7 +113,10 @@ function margins(values: string[] | undefined): Record<string, string | number> 
 }
 
 async function results(paths: string[], action: string): Promise<LoadResult[]> {
-  if (paths.length === 0) throw new UsageError(`salvo history ${action} takes the result files of the build's runs (salvo --json > run.json)`);
+  if (paths.length === 0)
+    throw new UsageError(
+      `salvo history ${action} takes the result files of the build's runs (salvo --json > run.json)`,
+    );
   return Promise.all(paths.map((path) => readResultFile(path)));
 }
 
@@ -87,15 +137,25 @@ async function compare(values: HistoryFlags, positionals: string[], io: CommandI
   const confidence = values.confidence === undefined ? {} : { confidence: confidenceFlag(values.confidence) };
   const reports = (values.report ?? []).map((report) => {
     const equals = report.indexOf('=');
-    if (equals <= 0) throw new UsageError(`--report must look like TITLE=HREF, such as 'run 1=report-1.html'; got ${JSON.stringify(report)}`);
+    if (equals <= 0)
+      throw new UsageError(
+        `--report must look like TITLE=HREF, such as 'run 1=report-1.html'; got ${JSON.stringify(report)}`,
+      );
     return { title: report.slice(0, equals), href: report.slice(equals + 1) };
   });
-  for (const [flag, path] of [['--junit', values.junit], ['--summary', values.summary]] as const) if (path !== undefined) await checkWritable(flag, path);
+  for (const [flag, path] of [
+    ['--junit', values.junit],
+    ['--summary', values.summary],
+  ] as const)
+    if (path !== undefined) await checkWritable(flag, path);
   const stepSummary = await usableStepSummary(values.summary, io);
   const entries = values.entries === undefined ? {} : { entries: integerFlag('--entries', values.entries, 1) };
   const gated = margins(values.fail);
   const candidate = await results(positionals, 'compare');
-  if (candidate.length < 2) throw new UsageError(`salvo history compare needs at least 2 runs of the build (one run has no variance to test); got ${candidate.length}`);
+  if (candidate.length < 2)
+    throw new UsageError(
+      `salvo history compare needs at least 2 runs of the build (one run has no variance to test); got ${candidate.length}`,
+    );
   const comparison = await compareWithHistory(dir, id, candidate, {
     margins: gated,
     ...entries,
@@ -103,15 +163,22 @@ async function compare(values: HistoryFlags, positionals: string[], io: CommandI
     ...(values['require-baseline'] === true ? { requireBaseline: true } : {}),
   });
   if (comparison.noBaseline !== undefined) {
-    io.stderr.write(`salvo history: ${comparison.requireBaseline === true ? 'error' : 'warning'}: ${comparison.noBaseline.message}\n`);
+    io.stderr.write(
+      `salvo history: ${comparison.requireBaseline === true ? 'error' : 'warning'}: ${comparison.noBaseline.message}\n`,
+    );
   }
   const outcome: GateOutcome = { testId: id, results: candidate, comparison, reports };
   const thresholdsFailed = candidate.some((result) => !result.ok);
   if (values.add === true) {
     // A build with nothing to compare with did not regress: it joins the baseline (else a required one never starts).
     const regressed = !comparison.ok && comparison.noBaseline === undefined;
-    const entry = await addToHistory(dir, id, candidate, { ...labels(values), baseline: !regressed && !thresholdsFailed });
-    io.stderr.write(`salvo history: added ${entry.id}${entry.baseline ? '' : ' (not to the baseline: it failed; salvo history accept takes it in)'}\n`);
+    const entry = await addToHistory(dir, id, candidate, {
+      ...labels(values),
+      baseline: !regressed && !thresholdsFailed,
+    });
+    io.stderr.write(
+      `salvo history: added ${entry.id}${entry.baseline ? '' : ' (not to the baseline: it failed; salvo history accept takes it in)'}\n`,
+    );
   }
   if (values.junit !== undefined) await writeOutput(values.junit, formatJUnit(outcome), io);
   const summary = formatSummary(outcome);
@@ -130,7 +197,16 @@ async function list(values: HistoryFlags, io: CommandIO): Promise<number> {
   const ids = values.id === undefined ? await historyTestIds(dir) : [values.id];
   const all = await Promise.all(ids.map(async (id) => ({ id, entries: await readHistory(dir, id) })));
   if (values.json === true) {
-    io.stdout.write(`${JSON.stringify(all.map(({ id, entries }) => ({ testId: id, entries: entries.map(({ runs, ...entry }) => ({ ...entry, runs: runs.length })) })), null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify(
+        all.map(({ id, entries }) => ({
+          testId: id,
+          entries: entries.map(({ runs, ...entry }) => ({ ...entry, runs: runs.length })),
+        })),
+        null,
+        2,
+      )}\n`,
+    );
     return EXIT.ok;
   }
   for (const { id, entries } of all) {
@@ -138,8 +214,17 @@ async function list(values: HistoryFlags, io: CommandIO): Promise<number> {
     io.stdout.write(`${id}: ${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}\n`);
     for (const entry of entries) {
       const p50 = entry.runs.reduce((sum, run) => sum + run.latency.p50, 0) / entry.runs.length;
-      const mark = entry.acceptedAt !== undefined ? 'accepted' : pool.has(entry.id) ? 'baseline' : entry.baseline ? 'before accepted' : 'failed';
-      io.stdout.write(`  ${entry.id}  ${[entry.branch, entry.label].filter(Boolean).join(' ') || '-'}  ${entry.runs.length} runs  p50 ${p50.toFixed(3)} ms  ${mark}\n`);
+      const mark =
+        entry.acceptedAt !== undefined
+          ? 'accepted'
+          : pool.has(entry.id)
+            ? 'baseline'
+            : entry.baseline
+              ? 'before accepted'
+              : 'failed';
+      io.stdout.write(
+        `  ${entry.id}  ${[entry.branch, entry.label].filter(Boolean).join(' ') || '-'}  ${entry.runs.length} runs  p50 ${p50.toFixed(3)} ms  ${mark}\n`,
+      );
     }
   }
   return EXIT.ok;
@@ -159,14 +244,20 @@ export const historyCommand: Command = {
     }
     switch (action) {
       case 'add': {
-        const entry = await addToHistory(values.dir ?? '.salvo-history', testId(values, 'add'), await results(rest, 'add'), labels(values));
+        const entry = await addToHistory(
+          values.dir ?? '.salvo-history',
+          testId(values, 'add'),
+          await results(rest, 'add'),
+          labels(values),
+        );
         io.stdout.write(`${entry.id}\n`);
         return EXIT.ok;
       }
       case 'compare':
         return compare(values, rest, io);
       case 'accept': {
-        if (rest.length > 1) throw new UsageError(`salvo history accept takes one entry id or commit; got ${rest.length}`);
+        if (rest.length > 1)
+          throw new UsageError(`salvo history accept takes one entry id or commit; got ${rest.length}`);
         const entry = await acceptInHistory(values.dir ?? '.salvo-history', testId(values, 'accept'), rest[0]);
         io.stdout.write(`accepted ${entry.id}: the baseline starts there\n`);
         return EXIT.ok;
@@ -175,15 +266,22 @@ export const historyCommand: Command = {
         return list(values, io);
       case 'trend': {
         const id = testId(values, 'trend');
-        if (values.html === undefined) throw new UsageError('salvo history trend needs --html FILE: where the trend report goes');
+        if (values.html === undefined)
+          throw new UsageError('salvo history trend needs --html FILE: where the trend report goes');
         await checkWritable('--html', values.html);
         const gated = margins(values.fail);
-        await writeOutput(values.html, renderTrendReport(id, await readHistory(values.dir ?? '.salvo-history', id), { margins: gated }), io);
+        await writeOutput(
+          values.html,
+          renderTrendReport(id, await readHistory(values.dir ?? '.salvo-history', id), { margins: gated }),
+          io,
+        );
         io.stderr.write(`salvo: trend report written to ${values.html}\n`);
         return EXIT.ok;
       }
       default:
-        throw new UsageError(`salvo history ${JSON.stringify(action)}: the actions are add, compare, accept, list and trend`);
+        throw new UsageError(
+          `salvo history ${JSON.stringify(action)}: the actions are add, compare, accept, list and trend`,
+        );
     }
   },
 };

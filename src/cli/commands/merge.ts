@@ -20,7 +20,7 @@ flags:
 /** `salvo merge a.json b.json ...`: mergeResults over result files. */
 export const mergeCommand: Command = {
   name: 'merge',
-  summary: "merge segment results from several processes or machines into one, exactly",
+  summary: 'merge segment results from several processes or machines into one, exactly',
   usage: USAGE,
   async run(args, io) {
     const { values, positionals } = parseFlags(args, {
@@ -35,8 +35,11 @@ export const mergeCommand: Command = {
     }
     if (positionals.length === 0) throw new UsageError('salvo merge takes the result files to merge');
     if (values.force !== true) {
-      const twice = positionals.find((path, i) => positionals.findIndex((other) => resolve(other) === resolve(path)) !== i);
-      if (twice !== undefined) throw new UsageError(`${twice} is given twice: each segment's result once (--force merges anyway)`);
+      const twice = positionals.find(
+        (path, i) => positionals.findIndex((other) => resolve(other) === resolve(path)) !== i,
+      );
+      if (twice !== undefined)
+        throw new UsageError(`${twice} is given twice: each segment's result once (--force merges anyway)`);
     }
     const results = await Promise.all(positionals.map((path) => readResultFile(path)));
     const merged = mergeResults(results, { force: values.force === true });
@@ -44,7 +47,11 @@ export const mergeCommand: Command = {
       await writeOutput(values.html, renderReport(merged), io);
       io.stderr.write(`salvo: report written to ${values.html}\n`);
     }
-    await writeOutput(undefined, values.json === true ? `${JSON.stringify(merged, null, 2)}\n` : `${formatResult(merged)}\n`, io);
+    await writeOutput(
+      undefined,
+      values.json === true ? `${JSON.stringify(merged, null, 2)}\n` : `${formatResult(merged)}\n`,
+      io,
+    );
     return merged.ok ? EXIT.ok : EXIT.failed;
   },
 };

@@ -14,14 +14,19 @@ flags:
   -h, --help          this help
 `;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The report of whichever kind of JSON `data` is. */
 function reportOf(path: string, data: unknown): string {
-  if (isRecord(data) && Array.isArray(data.steps) && 'slo' in data) return renderCapacityReport(data as unknown as CapacityResult);
-  if (isRecord(data) && isRecord(data.comparison) && Array.isArray(data.comparison.rows)) return renderComparisonReport(data as unknown as ComparisonRuns);
+  if (isRecord(data) && Array.isArray(data.steps) && 'slo' in data)
+    return renderCapacityReport(data as unknown as CapacityResult);
+  if (isRecord(data) && isRecord(data.comparison) && Array.isArray(data.comparison.rows))
+    return renderComparisonReport(data as unknown as ComparisonRuns);
   if (looksLikeResult(data)) return renderReport(data);
-  throw new UsageError(`${path} is not a salvo result, capacity search or comparison (expected the JSON that salvo --json, salvo capacity --json or salvo compare --json writes)`);
+  throw new UsageError(
+    `${path} is not a salvo result, capacity search or comparison (expected the JSON that salvo --json, salvo capacity --json or salvo compare --json writes)`,
+  );
 }
 
 /** `salvo report result.json -o report.html`. */

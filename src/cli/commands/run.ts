@@ -36,7 +36,11 @@ export const runCommand: Command = {
       invocation.options = overrideWithFlags(await importLoadFile(invocation.loadFile), invocation.options);
       withPlannedLength(invocation);
     }
-    for (const [flag, path] of [['--html', invocation.html], ['--junit', invocation.junit], ['--summary', invocation.summary]] as const) {
+    for (const [flag, path] of [
+      ['--html', invocation.html],
+      ['--junit', invocation.junit],
+      ['--summary', invocation.summary],
+    ] as const) {
       if (path !== undefined) await checkWritable(flag, path);
     }
     // In a GitHub Actions step the verdict goes to the step's summary page whether or not --summary is given.
@@ -63,11 +67,17 @@ export const runCommand: Command = {
       await writeOutput(invocation.html, renderReport(result), io);
       io.stderr.write(`salvo: report written to ${invocation.html}\n`);
     }
-    const outcome = { testId: result.url, results: [result], ...(invocation.html === undefined ? {} : { reports: [{ title: 'report', href: invocation.html }] }) };
+    const outcome = {
+      testId: result.url,
+      results: [result],
+      ...(invocation.html === undefined ? {} : { reports: [{ title: 'report', href: invocation.html }] }),
+    };
     if (invocation.junit !== undefined) await writeOutput(invocation.junit, formatJUnit(outcome), io);
     if (invocation.summary !== undefined || stepSummary) await writeSummary(formatSummary(outcome), invocation.summary);
     if (controller.signal.aborted) {
-      io.stderr.write(`salvo: interrupted: the result above covers ${(result.durationMs / 1000).toFixed(1)} s of the run, not all of it\n`);
+      io.stderr.write(
+        `salvo: interrupted: the result above covers ${(result.durationMs / 1000).toFixed(1)} s of the run, not all of it\n`,
+      );
       return EXIT.interrupted;
     }
     return runExitStatus(result);
