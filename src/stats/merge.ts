@@ -35,6 +35,22 @@ interface MergedSecond {
   histogram: Histogram | undefined;
 }
 
+/** A second of the timeline with nothing in it yet. */
+function emptySecond(second: number): TimelineEntry {
+  return {
+    second,
+    sent: 0,
+    completed: 0,
+    errors: 0,
+    retried: 0,
+    p50: NaN,
+    p99: NaN,
+    connections: 0,
+    cpuPercent: 0,
+    eventLoopUtilization: 0,
+  };
+}
+
 /**
  * The shards' seconds added up, second by second, and each second's merged histogram encoded again
  * (for `result.merge.timeline`); a second only one shard has keeps that shard's encoding.
@@ -46,18 +62,7 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
       let merged = seconds.get(s.second);
       if (merged === undefined) {
         merged = {
-          entry: {
-            second: s.second,
-            sent: 0,
-            completed: 0,
-            errors: 0,
-            retried: 0,
-            p50: NaN,
-            p99: NaN,
-            connections: 0,
-            cpuPercent: 0,
-            eventLoopUtilization: 0,
-          },
+          entry: emptySecond(s.second),
           encoded: s.histogram,
           histogram: undefined,
         };
@@ -87,18 +92,7 @@ function mergeTimeline(shards: ShardStats[]): { timeline: TimelineEntry[]; histo
   for (let second = 0; second <= last; second++) {
     const merged = seconds.get(second);
     if (merged === undefined) {
-      timeline.push({
-        second,
-        sent: 0,
-        completed: 0,
-        errors: 0,
-        retried: 0,
-        p50: NaN,
-        p99: NaN,
-        connections: 0,
-        cpuPercent: 0,
-        eventLoopUtilization: 0,
-      });
+      timeline.push(emptySecond(second));
       histograms.push('');
       continue;
     }

@@ -6,7 +6,8 @@ import type { ShardStreamSecond } from '../shared/stream.js';
 
 type Totals = RunningTotals;
 
-const noTotals = (): Totals => ({
+/** Running totals before anything was counted. */
+export const noTotals = (): Totals => ({
   sent: 0,
   completed: 0,
   errors: 0,

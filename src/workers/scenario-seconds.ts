@@ -2,7 +2,7 @@ import type { ProgressEvent } from '../shared/load-result.js';
 import { createHistogram, encodeHistogram } from '../stats/histogram.js';
 import { progressEvent, type OnRolledSecond } from '../stats/progress-event.js';
 import type { RunningTotals, SecondSummary } from '../stats/recorder.js';
-import { ProgressMerger } from './progress.js';
+import { noTotals, ProgressMerger } from './progress.js';
 
 /** A scenario's part of a second of the run (`ProgressEvent.byScenario`). */
 type ScenarioSecond = NonNullable<ProgressEvent['byScenario']>[string];
@@ -38,16 +38,6 @@ function idleSecond(second: number, histogram: string): SecondSummary {
     histogram,
   };
 }
-
-const noTotals = (): RunningTotals => ({
-  sent: 0,
-  completed: 0,
-  errors: 0,
-  retried: 0,
-  statusCodes: {},
-  errorsByCode: {},
-  failed: 0,
-});
 
 /**
  * The seconds of a run of several scenarios, rolled into seconds of the whole run: each scenario's
