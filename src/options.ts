@@ -1,21 +1,20 @@
-import { availableParallelism } from 'node:os';
-import { SalvoOptionError, SalvoRangeError } from './shared/errors.js';
-import { importExport, moduleUrl } from './workers/modules.js';
+import { SalvoOptionError } from './shared/errors.js';
 import { usableWorkers } from './workers/shard.js';
 import { planExpect } from './stats/checks.js';
 import { planThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
 import { planOutputs } from './outputs/options.js';
-import type { Plan, PlanHooks, PlannedStage } from './shared/plan.js';
+import type { Plan, PlanHooks } from './shared/plan.js';
 import { parseHeaders, planRequests } from './shared/request-spec.js';
 import { planMonitor } from './monitor/options.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
-import type { LoadOptions, RequestSpec, Stage } from './shared/load-options.js';
-import type { TransportName } from './shared/terms.js';
+import type { LoadOptions, RequestSpec } from './shared/load-options.js';
 import { durationOption, positiveInteger, rejectUnknownKeys, show } from './shared/validate.js';
 import { planSocketIo } from './websocket/socketio-options.js';
 import { planTaskOptions, rejectConcurrencyWithoutTask } from './tasks/options.js';
-import { importTask, type ImportedTask } from './workers/task-module.js';
+import type { ImportedTask } from './workers/task-module.js';
+import { TRANSPORTS, parseUrl, parseWorkers, planInFlight, planStages } from './option-values.js';
+import { importOptionModules, rejectFunctionsForWorkers } from './option-modules.js';
 import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 import { askForUsage } from './engine/usage-request.js';
 import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
@@ -24,7 +23,7 @@ import type { RunKind } from './shared/run-kind.js';
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-export { KNOWN_OPTIONS };
+export { KNOWN_OPTIONS, importOptionModules };
 
 /** Options renamed before 1.0, with their new names: the old name is refused, saying the new one. */
 const RENAMED: Readonly<Record<string, { to: string; why: string }>> = {
@@ -45,78 +44,6 @@ export function rejectUnknownOptions(options: object, known: readonly string[] =
   rejectUnknownKeys(options, known);
 }
 
-const TRANSPORTS: readonly TransportName[] = ['net', 'undici', 'http', 'h2'];
-
-function parseUrl(value: unknown): URL {
-  if (typeof value !== 'string' || value === '') {
-    throw new SalvoOptionError(`url is required and must be an http: or https: URL string (ws: or wss: for a WebSocket run); got ${show(value)}`, { option: 'url', value });
-  }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new SalvoOptionError(`url must be an absolute http: or https: URL; got ${show(value)}`, { option: 'url', value });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:' && !isWebSocketUrl(url)) {
-    throw new SalvoOptionError(`url must use http: or https: (ws: or wss: for a WebSocket run); got ${show(value)}`, { option: 'url', value });
-  }
-  return url;
-}
-
-function planStages(value: unknown): PlannedStage[] | undefined {
-  if (value === undefined) return undefined;
-  if (!Array.isArray(value) || value.length === 0) {
-    throw new SalvoOptionError(`stages must be a non-empty array of { duration, rate } or { duration, connections }; got ${show(value)}`, { option: 'stages', value });
-  }
-  const stages = value.map((stage: Stage, index): PlannedStage => {
-    const name = `stages[${index}]`;
-    if (typeof stage !== 'object' || stage === null) throw new SalvoOptionError(`${name} must be an object; got ${show(stage)}`, { option: name, value: stage });
-    const durationMs = durationOption(`${name}.duration`, stage.duration);
-    const hasRate = stage.rate !== undefined;
-    const hasConnections = stage.connections !== undefined;
-    if (hasRate === hasConnections) {
-      throw new SalvoOptionError(`${name} must have exactly one of rate or connections; got ${show(stage)}`, { option: name, value: stage });
-    }
-    if (hasRate) {
-      if (typeof stage.rate !== 'number' || !Number.isFinite(stage.rate) || stage.rate < 0) {
-        throw new SalvoRangeError(`${name}.rate must be a number of requests/s, zero or more; got ${show(stage.rate)}`, { option: `${name}.rate`, value: stage.rate });
-      }
-      return { durationMs, rate: stage.rate };
-    }
-    return { durationMs, connections: positiveInteger(`${name}.connections`, stage.connections) };
-  });
-  if (stages.some((s) => s.rate !== undefined) && stages.some((s) => s.connections !== undefined)) {
-    throw new SalvoOptionError('stages must all ramp the rate or all ramp the connections, not both', { option: 'stages', value });
-  }
-  return stages;
-}
-
-/** Requests in flight per connection: `pipelining` for HTTP/1.1, `h2Streams` for HTTP/2; the other is 1. */
-function planInFlight(options: LoadOptions, transport: TransportName): { pipelining: number; streams: number } {
-  // Either at its default (1) is what the other protocol does anyway, and is accepted with it.
-  if (transport === 'h2') {
-    if (options.pipelining !== undefined && options.pipelining !== 1) {
-      throw new SalvoOptionError(`pipelining is HTTP/1.1; with transport 'h2' give h2Streams (concurrent streams per connection) instead; got pipelining ${show(options.pipelining)}`, { option: 'pipelining', value: options.pipelining, mentions: ['transport', 'h2Streams'] });
-    }
-    const streams = options.h2Streams === undefined ? 1 : positiveInteger('h2Streams', options.h2Streams);
-    return { pipelining: 1, streams };
-  }
-  if (options.h2Streams !== undefined && options.h2Streams !== 1) {
-    throw new SalvoOptionError(`h2Streams needs transport 'h2' (HTTP/2); for HTTP/1.1 use pipelining; got h2Streams ${show(options.h2Streams)} with transport ${show(transport)}`, { option: 'h2Streams', value: options.h2Streams, mentions: ['transport', 'pipelining'] });
-  }
-  return { pipelining: options.pipelining === undefined ? 1 : positiveInteger('pipelining', options.pipelining), streams: 1 };
-}
-
-function parseWorkers(value: unknown): number {
-  if (value === undefined) return 1;
-  if (value === 'auto') {
-    const cores = availableParallelism();
-    return cores > 1 ? cores - 1 : 1;
-  }
-  return positiveInteger('workers', value);
-}
-
-/**
 /**
  * The kind of run `options` ask for, named here once: `planLoad` puts it in the plan, and a scenario
  * reads it to leave out the run's defaults its kind has no use for.
@@ -132,9 +59,16 @@ export function runKindOf(options: LoadOptions): RunKind {
  * Validates `options` once, at the boundary, and resolves every default. Throws a SalvoOptionError or
  * SalvoRangeError whose message names the option and the bad value.
  */
-export function planLoad(options: LoadOptions, requestsModule?: string, importedTask?: ImportedTask): { plan: Plan; hooks: PlanHooks } {
+export function planLoad(
+  options: LoadOptions,
+  requestsModule?: string,
+  importedTask?: ImportedTask,
+): { plan: Plan; hooks: PlanHooks } {
   if (typeof options !== 'object' || options === null) {
-    throw new SalvoOptionError(`options must be an object with at least a url (or a task); got ${show(options)}`, { option: 'options', value: options });
+    throw new SalvoOptionError(`options must be an object with at least a url (or a task); got ${show(options)}`, {
+      option: 'options',
+      value: options,
+    });
   }
   rejectUnknownOptions(options);
   // A task run has no url and no request options (planTaskOptions rejects each by name).
@@ -148,11 +82,17 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
 
   const transport = options.transport ?? 'net';
   if (!TRANSPORTS.includes(transport)) {
-    throw new SalvoOptionError(`transport must be one of ${TRANSPORTS.map((t) => `'${t}'`).join(', ')}; got ${show(transport)}`, { option: 'transport', value: transport });
+    throw new SalvoOptionError(
+      `transport must be one of ${TRANSPORTS.map((t) => `'${t}'`).join(', ')}; got ${show(transport)}`,
+      { option: 'transport', value: transport },
+    );
   }
   const { pipelining, streams } = planInFlight(options, transport);
   if (pipelining > 1 && transport === 'http') {
-    throw new SalvoOptionError(`pipelining ${pipelining} needs transport 'net' or 'undici'; node:http cannot pipeline`, { option: 'pipelining', value: pipelining, mentions: ['transport'] });
+    throw new SalvoOptionError(
+      `pipelining ${pipelining} needs transport 'net' or 'undici'; node:http cannot pipeline`,
+      { option: 'pipelining', value: pipelining, mentions: ['transport'] },
+    );
   }
   const amount = options.amount === undefined ? undefined : positiveInteger('amount', options.amount);
   const rate = options.rate === undefined ? undefined : positiveInteger('rate', options.rate);
@@ -160,22 +100,35 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
   const ramps = stages === undefined ? undefined : stages[0]!.rate !== undefined ? 'rate' : 'connections';
   const stagedMs = stages?.reduce((sum, stage) => sum + stage.durationMs, 0);
   if (options.duration !== undefined && stages !== undefined) {
-    throw new SalvoOptionError('duration cannot be combined with stages: the stages set the run length', { option: 'duration', value: options.duration, mentions: ['stages'] });
+    throw new SalvoOptionError('duration cannot be combined with stages: the stages set the run length', {
+      option: 'duration',
+      value: options.duration,
+      mentions: ['stages'],
+    });
   }
   if (webSocket && ramps === 'rate') {
     const rateOption = socketIo ? 'socketio.rate' : 'websocket.rate';
-    throw new SalvoOptionError(`stages of a ${socketIo ? 'Socket.IO' : 'WebSocket'} run ramp connections ({ duration, connections }); for a message rate use ${rateOption}`, {
-      option: 'stages',
-      value: options.stages,
-      mentions: [rateOption],
-    });
+    throw new SalvoOptionError(
+      `stages of a ${socketIo ? 'Socket.IO' : 'WebSocket'} run ramp connections ({ duration, connections }); for a message rate use ${rateOption}`,
+      {
+        option: 'stages',
+        value: options.stages,
+        mentions: [rateOption],
+      },
+    );
   }
   if (rate !== undefined && ramps === 'connections') {
-    throw new SalvoOptionError(`stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`, { option: 'stages', value: options.stages, mentions: ['rate'] });
+    throw new SalvoOptionError(
+      `stages that ramp connections need a closed-loop run; drop rate (got ${rate}) or ramp the rate instead`,
+      { option: 'stages', value: options.stages, mentions: ['rate'] },
+    );
   }
   const warmupMs = options.warmup === undefined ? 0 : durationOption('warmup', options.warmup, { allowZero: true });
   if (rate === undefined && ramps === 'rate' && warmupMs > 0) {
-    throw new SalvoOptionError(`warmup with rate stages needs rate, the rate the warm-up runs at and the first stage ramps from; got warmup ${show(options.warmup)} and no rate`, { option: 'warmup', value: options.warmup, mentions: ['rate', 'stages'] });
+    throw new SalvoOptionError(
+      `warmup with rate stages needs rate, the rate the warm-up runs at and the first stage ramps from; got warmup ${show(options.warmup)} and no rate`,
+      { option: 'warmup', value: options.warmup, mentions: ['rate', 'stages'] },
+    );
   }
   const durationMs =
     options.duration !== undefined
@@ -183,49 +136,95 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
       : (stagedMs ?? (amount === undefined ? DEFAULT_DURATION_MS : undefined));
 
   if (options.compressed !== undefined && typeof options.compressed !== 'boolean') {
-    throw new SalvoOptionError(`compressed must be true or false; got ${show(options.compressed)}`, { option: 'compressed', value: options.compressed });
+    throw new SalvoOptionError(`compressed must be true or false; got ${show(options.compressed)}`, {
+      option: 'compressed',
+      value: options.compressed,
+    });
   }
   if (options.keepAlive !== undefined && typeof options.keepAlive !== 'boolean') {
-    throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`, { option: 'keepAlive', value: options.keepAlive });
+    throw new SalvoOptionError(`keepAlive must be true or false; got ${show(options.keepAlive)}`, {
+      option: 'keepAlive',
+      value: options.keepAlive,
+    });
   }
   if (options.keepAlive === false && streams > 1) {
-    throw new SalvoOptionError(`h2Streams ${streams} needs keepAlive: without it every request has a connection of its own`, { option: 'h2Streams', value: streams, mentions: ['keepAlive'] });
+    throw new SalvoOptionError(
+      `h2Streams ${streams} needs keepAlive: without it every request has a connection of its own`,
+      { option: 'h2Streams', value: streams, mentions: ['keepAlive'] },
+    );
   }
   if (options.keepAlive === false && pipelining > 1) {
-    throw new SalvoOptionError(`pipelining ${pipelining} needs keepAlive: a connection that closes after each response carries one request`, { option: 'pipelining', value: pipelining, mentions: ['keepAlive'] });
+    throw new SalvoOptionError(
+      `pipelining ${pipelining} needs keepAlive: a connection that closes after each response carries one request`,
+      { option: 'pipelining', value: pipelining, mentions: ['keepAlive'] },
+    );
   }
   if (options.tls !== undefined && (typeof options.tls !== 'object' || options.tls === null)) {
-    throw new SalvoOptionError(`tls must be an object of tls.connect options; got ${show(options.tls)}`, { option: 'tls', value: options.tls });
+    throw new SalvoOptionError(`tls must be an object of tls.connect options; got ${show(options.tls)}`, {
+      option: 'tls',
+      value: options.tls,
+    });
   }
   if (options.tlsSessionReuse !== undefined && typeof options.tlsSessionReuse !== 'boolean') {
-    throw new SalvoOptionError(`tlsSessionReuse must be true or false; got ${show(options.tlsSessionReuse)}`, { option: 'tlsSessionReuse', value: options.tlsSessionReuse });
+    throw new SalvoOptionError(`tlsSessionReuse must be true or false; got ${show(options.tlsSessionReuse)}`, {
+      option: 'tlsSessionReuse',
+      value: options.tlsSessionReuse,
+    });
   }
   if (options.prewarm !== undefined && typeof options.prewarm !== 'boolean') {
-    throw new SalvoOptionError(`prewarm must be true or false; got ${show(options.prewarm)}`, { option: 'prewarm', value: options.prewarm });
+    throw new SalvoOptionError(`prewarm must be true or false; got ${show(options.prewarm)}`, {
+      option: 'prewarm',
+      value: options.prewarm,
+    });
   }
   if (options.prewarm === true && (webSocket || task !== undefined)) {
-    throw new SalvoOptionError(`prewarm runs the HTTP engine against a loopback server; a ${task !== undefined ? 'task' : 'WebSocket'} run has nothing to pre-warm: drop prewarm`, { option: 'prewarm', value: true, mentions: [task !== undefined ? 'task' : 'url'] });
+    throw new SalvoOptionError(
+      `prewarm runs the HTTP engine against a loopback server; a ${task !== undefined ? 'task' : 'WebSocket'} run has nothing to pre-warm: drop prewarm`,
+      { option: 'prewarm', value: true, mentions: [task !== undefined ? 'task' : 'url'] },
+    );
   }
   if (options.retry !== undefined && typeof options.retry !== 'boolean') {
-    throw new SalvoOptionError(`retry must be true or false; got ${show(options.retry)}`, { option: 'retry', value: options.retry });
+    throw new SalvoOptionError(`retry must be true or false; got ${show(options.retry)}`, {
+      option: 'retry',
+      value: options.retry,
+    });
   }
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-    throw new SalvoOptionError(`signal must be an AbortSignal; got ${show(options.signal)}`, { option: 'signal', value: options.signal });
+    throw new SalvoOptionError(`signal must be an AbortSignal; got ${show(options.signal)}`, {
+      option: 'signal',
+      value: options.signal,
+    });
   }
-  if (options.onProgress !== undefined && typeof options.onProgress !== 'function' && typeof options.onProgress !== 'string') {
-    throw new SalvoOptionError(`onProgress must be a function (or a module specifier with workers); got ${show(options.onProgress)}`, { option: 'onProgress', value: options.onProgress });
+  if (
+    options.onProgress !== undefined &&
+    typeof options.onProgress !== 'function' &&
+    typeof options.onProgress !== 'string'
+  ) {
+    throw new SalvoOptionError(
+      `onProgress must be a function (or a module specifier with workers); got ${show(options.onProgress)}`,
+      { option: 'onProgress', value: options.onProgress },
+    );
   }
   // Here, once, so that a bad check or threshold fails before anything is sent.
   const expect = options.expect === undefined ? undefined : planExpect(options.expect);
   const thresholds = options.thresholds === undefined ? undefined : planThresholds(options.thresholds);
 
   const outputs = planOutputs(options.outputs);
-  const connections = task !== undefined ? (task.connections ?? 10) : options.connections === undefined ? 10 : positiveInteger('connections', options.connections);
+  const connections =
+    task !== undefined
+      ? (task.connections ?? 10)
+      : options.connections === undefined
+        ? 10
+        : positiveInteger('connections', options.connections);
   const workers = usableWorkers(parseWorkers(options.workers), { connections, amount, rate });
   if (workers > 1) rejectFunctionsForWorkers(options, workers, requestsModule, task?.task.module);
-  const socketIoPlan = socketIo ? planSocketIo(options.socketio, { url: url!, amount, headers: parseHeaders('headers', options.headers) }) : undefined;
+  const socketIoPlan = socketIo
+    ? planSocketIo(options.socketio, { url: url!, amount, headers: parseHeaders('headers', options.headers) })
+    : undefined;
   const webSocketPlan =
-    webSocket && !socketIo ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) }) : undefined;
+    webSocket && !socketIo
+      ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) })
+      : undefined;
   const streamPlan = planStream(options.stream, { workers, webSocket });
   const planned = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
   const { names } = planned;
@@ -249,7 +248,10 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
     requests,
     names,
     requestsModule,
-    timeoutMs: options.timeout === undefined ? DEFAULT_TIMEOUT_MS : durationOption('timeout', options.timeout, { secondsLikely: true }),
+    timeoutMs:
+      options.timeout === undefined
+        ? DEFAULT_TIMEOUT_MS
+        : durationOption('timeout', options.timeout, { secondsLikely: true }),
     warmupMs,
     ...(options.prewarm !== undefined ? { prewarm: options.prewarm } : {}),
     expect,
@@ -279,65 +281,4 @@ export function planLoad(options: LoadOptions, requestsModule?: string, imported
       ...(streamPlan !== undefined ? { stream: streamPlan.hooks } : {}),
     },
   };
-}
-
-/**
- * With workers > 1 the plan is copied into each thread, and functions cannot be copied. Hooks come
- * from a module instead (`requests: './requests.mjs'`), which each worker imports for itself.
- * `onProgress` may stay a function: progress is merged and reported in this thread.
- */
-function rejectFunctionsForWorkers(options: LoadOptions, workers: number, requestsModule: string | undefined, taskModule: string | undefined): void {
-  if (options.task !== undefined && taskModule === undefined) {
-    throw new SalvoOptionError(
-      `task is a function, which cannot be sent to worker threads (workers: ${workers}); export it from a module and pass its path instead ` +
-        `(task: './task.mjs', default or 'task' export, or './task.mjs#name'), where setup and teardown may sit beside it, or use workers: 1`,
-      { option: 'task', value: options.task, mentions: ['workers'] },
-    );
-  }
-  if (Array.isArray(options.requests) && requestsModule === undefined) {
-    options.requests.forEach((spec, index) => {
-      for (const hook of ['setupRequest', 'onResponse'] as const) {
-        if (typeof spec?.[hook] !== 'function') continue;
-        throw new SalvoOptionError(
-          `requests[${index}].${hook} is a function, which cannot be sent to worker threads (workers: ${workers}); ` +
-            `export the request specs from a module and pass its path instead (requests: './requests.mjs', ` +
-            `default or 'requests' export), or use workers: 1`,
-          { option: `requests[${index}].${hook}`, value: spec[hook], mentions: ['workers', 'requests'] },
-        );
-      }
-    });
-  }
-  for (const [key, value] of Object.entries(options.tls ?? {})) {
-    if (typeof value !== 'function') continue;
-    throw new SalvoOptionError(`tls.${key} is a function, which cannot be sent to worker threads (workers: ${workers}); use workers: 1`, { option: `tls.${key}`, value, mentions: ['workers'] });
-  }
-}
-
-/**
- * Before `planLoad` in `runLoad`: imports the options given as module specifiers, the one
- * asynchronous step of validation. `task: './task.mjs#name'` is imported here (a bad module fails
- * before any load) and again in each worker. `requests: './requests.mjs'` (default or `requests` export) is
- * imported here to plan the requests and again in each worker for its hooks (`requestsModule`, for
- * `planLoad`); `onProgress` (default or `onProgress` export) is only needed here, where progress is
- * reported.
- */
-export async function importOptionModules(options: LoadOptions): Promise<{ options: LoadOptions; requestsModule?: string; task?: ImportedTask }> {
-  if (typeof options !== 'object' || options === null) return { options };
-  const { requests, onProgress } = options;
-  // `task` stays the specifier in the options (the result names the run by it); its functions travel beside them.
-  const task = typeof options.task === 'string' ? await importTask(options.task) : undefined;
-  if (typeof requests !== 'string' && typeof onProgress !== 'string') return task === undefined ? { options } : { options, task };
-  const loaded: LoadOptions = { ...options };
-  let requestsModule: string | undefined;
-  if (typeof requests === 'string') {
-    requestsModule = moduleUrl('requests', requests);
-    loaded.requests = (await importExport('requests', requestsModule, ['default', 'requests'])) as RequestSpec[];
-  }
-  if (typeof onProgress === 'string') {
-    loaded.onProgress = (await importExport('onProgress', moduleUrl('onProgress', onProgress), ['default', 'onProgress'])) as LoadOptions['onProgress'];
-    if (typeof loaded.onProgress !== 'function') {
-      throw new SalvoOptionError(`onProgress: the module ${JSON.stringify(onProgress)} must export a function; got ${show(loaded.onProgress)}`, { option: 'onProgress', value: onProgress });
-    }
-  }
-  return { options: loaded, requestsModule, ...(task !== undefined ? { task } : {}) };
 }

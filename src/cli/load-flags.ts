@@ -1,9 +1,19 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { LoadOptions, Stage } from '../index.js';
+import type { LoadOptions } from '../index.js';
 import { UsageError, type ParsedFlags } from './command.js';
 import { durationFlag, thresholdFlags } from './flag-values.js';
 import { SOCKETIO_FLAGS, socketIoFromFlags } from './socketio-flags.js';
+import {
+  expectStatus,
+  headers,
+  jsonBody,
+  monitorFlags,
+  numeric,
+  readFlagFile,
+  stages,
+  streamFlags,
+  webSocketFlags,
+} from './flag-options.js';
 
 /** A flag as parseArgs takes it, with what its help line shows. */
 export interface Flag {
@@ -22,48 +32,157 @@ export interface Flag {
  */
 export const LOAD_FLAGS = {
   connections: { short: 'c', type: 'string', value: 'N', help: 'concurrent connections over all workers (default 10)' },
-  task: { type: 'string', value: 'MODULE[#NAME]', help: "load your own async function instead of a URL: the module's default (or NAME) export (docs/tasks.md)" },
-  concurrency: { type: 'string', value: 'N', help: "--task: calls in flight over all workers (the same as -c)" },
-  'setup-timeout': { type: 'string', value: 'TIME', help: "--task: how long each thread's setup may take before the run fails, exit 6 (default 60s)" },
-  backoff: { type: 'boolean', help: '--task: call again at once after a failed call (default: wait 5 ms doubling to 1 s)' },
-  duration: { short: 'd', type: 'string', value: 'TIME', help: '500ms, 10s, 2m, 1h; a bare number is seconds (default 10s unless -a)' },
+  task: {
+    type: 'string',
+    value: 'MODULE[#NAME]',
+    help: "load your own async function instead of a URL: the module's default (or NAME) export (docs/tasks.md)",
+  },
+  concurrency: { type: 'string', value: 'N', help: '--task: calls in flight over all workers (the same as -c)' },
+  'setup-timeout': {
+    type: 'string',
+    value: 'TIME',
+    help: "--task: how long each thread's setup may take before the run fails, exit 6 (default 60s)",
+  },
+  backoff: {
+    type: 'boolean',
+    help: '--task: call again at once after a failed call (default: wait 5 ms doubling to 1 s)',
+  },
+  duration: {
+    short: 'd',
+    type: 'string',
+    value: 'TIME',
+    help: '500ms, 10s, 2m, 1h; a bare number is seconds (default 10s unless -a)',
+  },
   amount: { short: 'a', type: 'string', value: 'N', help: 'send exactly N requests, then stop' },
-  rate: { short: 'R', type: 'string', value: 'N', help: 'target requests/s: open loop, coordinated-omission corrected' },
-  workers: { short: 'w', type: 'string', value: 'N|auto', help: 'worker threads (default 1; auto: one per core but one)' },
+  rate: {
+    short: 'R',
+    type: 'string',
+    value: 'N',
+    help: 'target requests/s: open loop, coordinated-omission corrected',
+  },
+  workers: {
+    short: 'w',
+    type: 'string',
+    value: 'N|auto',
+    help: 'worker threads (default 1; auto: one per core but one)',
+  },
   pipelining: { short: 'p', type: 'string', value: 'N', help: 'requests in flight per connection (default 1)' },
   'h2-streams': { type: 'string', value: 'N', help: 'h2: concurrent streams per connection (default 1)' },
   transport: { type: 'string', value: 'NAME', help: 'net (default, raw sockets), undici, http or h2 (HTTP/2)' },
   'keep-alive': { type: 'boolean', help: 'a new connection for every request' },
-  compressed: { type: 'boolean', help: "ask for gzip, deflate or br, as curl's --compressed (streams and checks read the decoded body)" },
-  retry: { type: 'boolean', help: 'report every closed connection as errors: send nothing again (runLoad retry: false)' },
+  compressed: {
+    type: 'boolean',
+    help: "ask for gzip, deflate or br, as curl's --compressed (streams and checks read the decoded body)",
+  },
+  retry: {
+    type: 'boolean',
+    help: 'report every closed connection as errors: send nothing again (runLoad retry: false)',
+  },
   timeout: { short: 't', type: 'string', value: 'TIME', help: 'per-request timeout (default 10s)' },
-  warmup: { type: 'string', value: 'TIME', help: 'a first period whose requests are sent but kept out of every statistic (default 0)' },
-  prewarm: { type: 'boolean', help: "warm salvo's own code up against a loopback server first (default: rate runs of 1,000/s or more per worker); --no-prewarm: never" },
-  'rate-stage': { type: 'string', multiple: true, value: 'TIME:RATE', help: 'ramp the rate to RATE over TIME; repeat for more' },
-  'connection-stage': { type: 'string', multiple: true, value: 'TIME:N', help: 'ramp connections to N over TIME; repeat for more' },
+  warmup: {
+    type: 'string',
+    value: 'TIME',
+    help: 'a first period whose requests are sent but kept out of every statistic (default 0)',
+  },
+  prewarm: {
+    type: 'boolean',
+    help: "warm salvo's own code up against a loopback server first (default: rate runs of 1,000/s or more per worker); --no-prewarm: never",
+  },
+  'rate-stage': {
+    type: 'string',
+    multiple: true,
+    value: 'TIME:RATE',
+    help: 'ramp the rate to RATE over TIME; repeat for more',
+  },
+  'connection-stage': {
+    type: 'string',
+    multiple: true,
+    value: 'TIME:N',
+    help: 'ramp connections to N over TIME; repeat for more',
+  },
   method: { short: 'm', type: 'string', value: 'NAME', help: 'HTTP method (default GET)' },
-  header: { short: 'H', type: 'string', multiple: true, value: "'name: value'", help: 'a request header; repeat for more' },
+  header: {
+    short: 'H',
+    type: 'string',
+    multiple: true,
+    value: "'name: value'",
+    help: 'a request header; repeat for more',
+  },
   body: { short: 'b', type: 'string', value: 'TEXT', help: 'request body' },
   'body-file': { short: 'i', type: 'string', value: 'FILE', help: 'request body read from FILE' },
-  'json-body': { type: 'string', value: 'JSON', help: "send JSON, as curl's --json: POST (unless -m), content-type and accept application/json" },
+  'json-body': {
+    type: 'string',
+    value: 'JSON',
+    help: "send JSON, as curl's --json: POST (unless -m), content-type and accept application/json",
+  },
   requests: { type: 'string', value: 'FILE', help: 'a module exporting a sequence of request specs' },
   insecure: { short: 'k', type: 'boolean', help: 'accept any TLS certificate (tls.rejectUnauthorized: false)' },
   ca: { type: 'string', value: 'FILE', help: 'trust this CA certificate (PEM) for https' },
-  'expect-status': { type: 'string', multiple: true, value: 'CODE', help: 'check each status: 200, 2xx; repeat to allow several' },
+  'expect-status': {
+    type: 'string',
+    multiple: true,
+    value: 'CODE',
+    help: 'check each status: 200, 2xx; repeat to allow several',
+  },
   'expect-body': { type: 'string', value: 'TEXT', help: 'check that each response body includes TEXT' },
-  threshold: { type: 'string', multiple: true, value: 'EXPR', help: "'latency.p99<50', 'errors.rate<0.01'; repeat; 'latency.p99<50 every 10s' judges each 10 s window; a failure exits 1" },
-  'ws-message': { type: 'string', value: 'TEXT', help: 'ws:/wss: URL: send TEXT on each connection and time each reply' },
-  'ws-rate': { type: 'string', value: 'N', help: 'ws:/wss: URL: messages/s per connection (default: when the reply came)' },
-  'ws-timestamp': { type: 'string', value: 'FIELD', help: 'ws:/wss: URL: time received JSON messages from their epoch-ms FIELD' },
-  stream: { type: 'string', value: 'FORMAT', help: 'read bodies as sse, ndjson or chunks: time to first event, gaps (result.stream)' },
+  threshold: {
+    type: 'string',
+    multiple: true,
+    value: 'EXPR',
+    help: "'latency.p99<50', 'errors.rate<0.01'; repeat; 'latency.p99<50 every 10s' judges each 10 s window; a failure exits 1",
+  },
+  'ws-message': {
+    type: 'string',
+    value: 'TEXT',
+    help: 'ws:/wss: URL: send TEXT on each connection and time each reply',
+  },
+  'ws-rate': {
+    type: 'string',
+    value: 'N',
+    help: 'ws:/wss: URL: messages/s per connection (default: when the reply came)',
+  },
+  'ws-timestamp': {
+    type: 'string',
+    value: 'FIELD',
+    help: 'ws:/wss: URL: time received JSON messages from their epoch-ms FIELD',
+  },
+  stream: {
+    type: 'string',
+    value: 'FORMAT',
+    help: 'read bodies as sse, ndjson or chunks: time to first event, gaps (result.stream)',
+  },
   'stream-until': { type: 'string', value: 'DATA', help: "--stream: the event that ends a stream, such as '[DONE]'" },
-  'stream-tokens': { type: 'string', value: 'PATH', help: "--stream: output tokens at this JSON path (TTFT, ITL), such as choices.0.delta.content" },
-  'stream-timestamp': { type: 'string', value: 'FIELD', help: "--stream: time each event's delivery from its epoch-ms JSON FIELD" },
-  'stream-usage': { type: 'boolean', help: "--stream-tokens: count events only and send the body as given (no stream_options.include_usage, no server usage read)" },
-  'stream-subscribe': { type: 'boolean', help: '--stream sse: each connection holds one subscription for the run (reconnects with Last-Event-ID; --connection-stage ramps them)' },
+  'stream-tokens': {
+    type: 'string',
+    value: 'PATH',
+    help: '--stream: output tokens at this JSON path (TTFT, ITL), such as choices.0.delta.content',
+  },
+  'stream-timestamp': {
+    type: 'string',
+    value: 'FIELD',
+    help: "--stream: time each event's delivery from its epoch-ms JSON FIELD",
+  },
+  'stream-usage': {
+    type: 'boolean',
+    help: '--stream-tokens: count events only and send the body as given (no stream_options.include_usage, no server usage read)',
+  },
+  'stream-subscribe': {
+    type: 'boolean',
+    help: '--stream sse: each connection holds one subscription for the run (reconnects with Last-Event-ID; --connection-stage ramps them)',
+  },
   ...SOCKETIO_FLAGS,
-  'monitor-pid': { type: 'string', multiple: true, value: 'PID', help: "watch the server's process (CPU, memory; Linux); repeat for more" },
-  'monitor-url': { type: 'string', multiple: true, value: 'URL', help: 'watch a Prometheus endpoint (node_exporter, prom-client); repeat' },
+  'monitor-pid': {
+    type: 'string',
+    multiple: true,
+    value: 'PID',
+    help: "watch the server's process (CPU, memory; Linux); repeat for more",
+  },
+  'monitor-url': {
+    type: 'string',
+    multiple: true,
+    value: 'URL',
+    help: 'watch a Prometheus endpoint (node_exporter, prom-client); repeat',
+  },
 } as const satisfies Record<string, Flag>;
 
 function flagHelp(name: string, flag: Flag): string {
@@ -73,13 +192,9 @@ function flagHelp(name: string, flag: Flag): string {
 
 /** The help lines of `flags`, one per flag. */
 export function flagsHelp(flags: Record<string, Flag>): string {
-  return Object.entries(flags).map(([name, flag]) => flagHelp(name, flag)).join('\n');
-}
-
-/** A number when the flag holds one; otherwise the text, for runLoad to reject by name. */
-function numeric(text: string | undefined): number | string | undefined {
-  if (text === undefined) return undefined;
-  return /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(text) ? Number(text) : text;
+  return Object.entries(flags)
+    .map(([name, flag]) => flagHelp(name, flag))
+    .join('\n');
 }
 
 /** How an error names the flag `name` of LOAD_FLAGS: `-d/--duration`, `--warmup`. */
@@ -88,106 +203,10 @@ function flagName(name: keyof typeof LOAD_FLAGS): string {
   return flag.short === undefined ? `--${name}` : `-${flag.short}/--${name}`;
 }
 
-function readFlagFile(flag: string, path: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (error) {
-    throw new UsageError(`--${flag}: cannot read ${path}: ${(error as Error).message}`);
-  }
-}
-
-/**
- * `--json-body JSON` as curl's `--json` sends it: the text as given (checked to be JSON, so the
- * error names the flag), with `content-type` and `accept: application/json` unless `-H` gives them.
- */
-function jsonBody(text: string, given: Record<string, string> | undefined): { body: string; headers: Record<string, string> } {
-  try {
-    JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`--json-body must be JSON, such as '{"a":1}'; got ${JSON.stringify(text)} (${(error as Error).message})`);
-  }
-  const result = { ...given };
-  const names = new Set(Object.keys(result).map((name) => name.toLowerCase()));
-  for (const name of ['content-type', 'accept']) if (!names.has(name)) result[name] = 'application/json';
-  return { body: text, headers: result };
-}
-
-/**
- * `-H 'name: value'` (repeated) as runLoad's headers. A name given more than once (in any case) is
- * sent once with its values combined in order, as RFC 9110 (5.3) combines field lines: 'x-a: 1, 2';
- * cookies with '; ' (RFC 6265, 5.4). The first spelling of the name is kept.
- */
-function headers(values: string[] | undefined): Record<string, string> | undefined {
-  if (values === undefined) return undefined;
-  const result: Record<string, string> = {};
-  const spelling = new Map<string, string>();
-  for (const value of values) {
-    const colon = value.indexOf(':');
-    if (colon <= 0) throw new UsageError(`--header ${JSON.stringify(value)} must look like 'name: value'`);
-    const name = value.slice(0, colon).trim();
-    const fieldValue = value.slice(colon + 1).trim();
-    const key = spelling.get(name.toLowerCase());
-    if (key === undefined) {
-      spelling.set(name.toLowerCase(), name);
-      result[name] = fieldValue;
-    } else {
-      result[key] = `${result[key]}${name.toLowerCase() === 'cookie' ? '; ' : ', '}${fieldValue}`;
-    }
-  }
-  return result;
-}
-
-function stages(flag: string, values: string[] | undefined, key: 'rate' | 'connections'): Stage[] {
-  return (values ?? []).map((value) => {
-    const colon = value.lastIndexOf(':');
-    if (colon <= 0) throw new UsageError(`--${flag} ${JSON.stringify(value)} must look like TIME:${key === 'rate' ? 'RATE' : 'N'}, such as 30s:1000`);
-    const time = durationFlag(`--${flag} ${JSON.stringify(value)}: TIME`, value.slice(0, colon));
-    return { duration: time, [key]: numeric(value.slice(colon + 1)) } as Stage;
-  });
-}
-
-/** `--stream` and its companions; the format itself is left to runLoad's validation. */
-function streamFlags(format: string | undefined, until: string | undefined, tokens: string | undefined, timestampField: string | undefined, subscribe: boolean | undefined, usage: boolean | undefined): LoadOptions['stream'] {
-  if (format === undefined) {
-    if (until !== undefined || tokens !== undefined || timestampField !== undefined || subscribe !== undefined || usage !== undefined) {
-      throw new UsageError('--stream-until, --stream-tokens, --stream-timestamp, --stream-subscribe and --no-stream-usage need --stream sse|ndjson|chunks');
-    }
-    return undefined;
-  }
-  return {
-    format: format as NonNullable<LoadOptions['stream']>['format'],
-    ...(until === undefined ? {} : { until }),
-    ...(tokens === undefined ? {} : { tokens }),
-    ...(timestampField === undefined ? {} : { timestamp: { field: timestampField } }),
-    ...(subscribe === undefined ? {} : { subscribe }),
-    ...(usage === undefined ? {} : { usage }),
-  };
-}
-
-function webSocketFlags(message: string | undefined, rate: string | undefined, timestampField: string | undefined): LoadOptions['websocket'] {
-  if (message === undefined && rate === undefined && timestampField === undefined) return undefined;
-  return {
-    ...(message === undefined ? {} : { message }),
-    ...(rate === undefined ? {} : { rate: numeric(rate) as number }),
-    ...(timestampField === undefined ? {} : { timestamp: { field: timestampField } }),
-  };
-}
-
-function monitorFlags(pids: string[] | undefined, urls: string[] | undefined): LoadOptions['monitor'] {
-  if (pids === undefined && urls === undefined) return undefined;
-  return {
-    ...(pids === undefined ? {} : { processes: pids.map((pid) => numeric(pid) as number) }),
-    ...(urls === undefined ? {} : { prometheus: urls }),
-  };
-}
-
-function expectStatus(values: string[] | undefined): number | string | Array<number | string> | undefined {
-  const statuses = values?.map((value) => numeric(value)!);
-  return statuses === undefined || statuses.length > 1 ? statuses : statuses[0];
-}
-
 /** What parseFlags returns for LOAD_FLAGS; a command without some of them (capacity) passes undefined. */
-export type LoadFlagsParsed = Omit<ParsedFlags<typeof LOAD_FLAGS>, 'values'> & { values: Partial<ParsedFlags<typeof LOAD_FLAGS>['values']> };
+export type LoadFlagsParsed = Omit<ParsedFlags<typeof LOAD_FLAGS>, 'values'> & {
+  values: Partial<ParsedFlags<typeof LOAD_FLAGS>['values']>;
+};
 
 /**
  * The runLoad options that LOAD_FLAGS and the URL (the one positional) give. The command line's
@@ -197,16 +216,27 @@ export type LoadFlagsParsed = Omit<ParsedFlags<typeof LOAD_FLAGS>, 'values'> & {
  */
 export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsParsed): LoadOptions {
   if (flags.task !== undefined && positionals.length > 0) {
-    throw new UsageError(`--task runs a function instead of loading a URL: give one or the other; got --task ${JSON.stringify(flags.task)} and ${positionals.map((p) => JSON.stringify(p)).join(', ')}`);
+    throw new UsageError(
+      `--task runs a function instead of loading a URL: give one or the other; got --task ${JSON.stringify(flags.task)} and ${positionals.map((p) => JSON.stringify(p)).join(', ')}`,
+    );
   }
   if (positionals.length === 0 && flags.task === undefined) {
-    throw new UsageError('no URL given: salvo needs the URL to load, such as salvo http://127.0.0.1:3000/ -c 50 -d 30s');
+    throw new UsageError(
+      'no URL given: salvo needs the URL to load, such as salvo http://127.0.0.1:3000/ -c 50 -d 30s',
+    );
   }
-  if (positionals.length > 1) throw new UsageError(`one URL at a time; got ${positionals.map((p) => JSON.stringify(p)).join(', ')}`);
+  if (positionals.length > 1)
+    throw new UsageError(`one URL at a time; got ${positionals.map((p) => JSON.stringify(p)).join(', ')}`);
 
-  const rampedStages = [...stages('rate-stage', flags['rate-stage'], 'rate'), ...stages('connection-stage', flags['connection-stage'], 'connections')];
+  const rampedStages = [
+    ...stages('rate-stage', flags['rate-stage'], 'rate'),
+    ...stages('connection-stage', flags['connection-stage'], 'connections'),
+  ];
   const bodies = (['body', 'body-file', 'json-body'] as const).filter((flag) => flags[flag] !== undefined);
-  if (bodies.length > 1) throw new UsageError(`give one of --body, --body-file and --json-body; got ${bodies.map((flag) => `--${flag}`).join(' and ')}`);
+  if (bodies.length > 1)
+    throw new UsageError(
+      `give one of --body, --body-file and --json-body; got ${bodies.map((flag) => `--${flag}`).join(' and ')}`,
+    );
   const json = flags['json-body'] === undefined ? undefined : jsonBody(flags['json-body'], headers(flags.header));
   const expectBody = flags['expect-body'];
   const status = expectStatus(flags['expect-status']);
@@ -215,7 +245,10 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     // A path as a shell gives it (`tasks/pay.mjs`) is one to the library too: relative to here.
     task: flags.task === undefined || /^(\.|\/|file:|data:)/i.test(flags.task) ? flags.task : `./${flags.task}`,
     concurrency: numeric(flags.concurrency),
-    setupTimeout: flags['setup-timeout'] === undefined ? undefined : durationFlag(flagName('setup-timeout'), flags['setup-timeout']),
+    setupTimeout:
+      flags['setup-timeout'] === undefined
+        ? undefined
+        : durationFlag(flagName('setup-timeout'), flags['setup-timeout']),
     backoff: flags.backoff,
     connections: numeric(flags.connections),
     duration: flags.duration === undefined ? undefined : durationFlag(flagName('duration'), flags.duration),
@@ -238,7 +271,10 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     requests: flags.requests === undefined ? undefined : resolve(flags.requests),
     tls:
       flags.insecure === true || flags.ca !== undefined
-        ? { ...(flags.insecure === true ? { rejectUnauthorized: false } : {}), ...(flags.ca === undefined ? {} : { ca: readFlagFile('ca', flags.ca) }) }
+        ? {
+            ...(flags.insecure === true ? { rejectUnauthorized: false } : {}),
+            ...(flags.ca === undefined ? {} : { ca: readFlagFile('ca', flags.ca) }),
+          }
         : undefined,
     expect:
       status === undefined && expectBody === undefined
@@ -247,7 +283,14 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     thresholds: thresholdFlags('threshold', flags.threshold),
     websocket: webSocketFlags(flags['ws-message'], flags['ws-rate'], flags['ws-timestamp']),
     socketio: socketIoFromFlags(flags),
-    stream: streamFlags(flags.stream, flags['stream-until'], flags['stream-tokens'], flags['stream-timestamp'], flags['stream-subscribe'], flags['stream-usage']),
+    stream: streamFlags(
+      flags.stream,
+      flags['stream-until'],
+      flags['stream-tokens'],
+      flags['stream-timestamp'],
+      flags['stream-subscribe'],
+      flags['stream-usage'],
+    ),
     monitor: monitorFlags(flags['monitor-pid'], flags['monitor-url']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
