@@ -60,24 +60,19 @@ export function gateChecks(outcome: GateOutcome): GateCheck[] {
       failure: 'baseline',
       message: `${missing.code}: ${missing.message}; a baseline is required`,
     });
-  } else if (missing !== undefined) {
-    checks.push({
-      kind: 'regression',
-      name: 'history',
-      passed: true,
-      skipped: true,
-      warning: true,
-      message: `warning: ${missing.code}: ${missing.message}`,
-    });
-  } else if (comparison?.skipped !== undefined) {
-    checks.push({
-      kind: 'regression',
-      name: 'history',
-      passed: true,
-      skipped: true,
-      warning: true,
-      message: `warning: ${comparison.skipped}`,
-    });
+  } else {
+    // No baseline, or a comparison skipped for another reason: a passing check that says why.
+    const skipped = missing !== undefined ? `${missing.code}: ${missing.message}` : comparison?.skipped;
+    if (skipped !== undefined) {
+      checks.push({
+        kind: 'regression',
+        name: 'history',
+        passed: true,
+        skipped: true,
+        warning: true,
+        message: `warning: ${skipped}`,
+      });
+    }
   }
   for (const [index, earlier] of (comparison?.remeasured ?? []).entries()) {
     const which = index === 0 ? 'the first measurement' : `measurement ${index + 1}`;
