@@ -379,6 +379,12 @@ export class H2Connection extends H2Session implements FrameHandler {
     }
   }
 
+  notH2IfSilent(): boolean {
+    if (this.settled || this.closed || this.settingsTimer === undefined) return false;
+    this.notH2();
+    return true;
+  }
+
   #errorCode(error: Error): string {
     const code = errorCode(error);
     // A TLS server without h2 refuses the ALPN offer; a write queued during the handshake (the

@@ -54,6 +54,7 @@ export interface H2ConnectionOwner {
  */
 export abstract class H2Session {
   abstract readonly socket: Socket;
+  abstract notH2IfSilent(): boolean;
   connected = false;
   /** The server's first SETTINGS arrived: it speaks HTTP/2. */
   settled = false;

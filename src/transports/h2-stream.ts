@@ -32,6 +32,8 @@ export function connectionErrorCode(code: number): string {
 export interface H2StreamConnection {
   /** Ends the stream; true when its request never reached the wire. */
   cancel(stream: H2Stream): boolean;
+  /** Closes an h2c connection still silent on our preface as not HTTP/2; false if it is not that. */
+  notH2IfSilent(): boolean;
   /** The session's preface and SETTINGS went out: streams opened before are written then. */
   readonly connected: boolean;
 }

@@ -96,6 +96,8 @@ class H2Transport implements Transport<H2Request>, H2ConnectionOwner {
   cancel(lane: Lane, code: string): void {
     const stream = this.#streams[lane.id];
     if (stream?.connection === undefined) return;
+    // The request timer and the SETTINGS timer run out together: either way the server is not HTTP/2.
+    if (code === 'TIMEOUT' && stream.connection.notH2IfSilent()) return;
     const unsent = stream.connection.cancel(stream);
     this.sink.onError(lane, code, unsent);
   }
