@@ -1,4 +1,4 @@
-// examples/kubernetes: the Indexed Job manifest is checked against the Kubernetes API schema
+// examples/kubernetes/segments: the Indexed Job manifest is checked against the Kubernetes API schema
 // (kubernetes-models' validate) and its field names against the API types (tsc on job.mjs), so a
 // typo in the recipe fails CI rather than a user's cluster.
 import { execFile } from 'node:child_process';
@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { Job, type IJob } from 'kubernetes-models/batch/v1/Job';
 // @ts-expect-error: a plain .mjs example without declarations
-import { indexedJob } from '../../examples/kubernetes/job.mjs';
+import { indexedJob } from '../../examples/kubernetes/segments/job.mjs';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -46,6 +46,6 @@ t.test('outputs: every pod writes to one Prometheus, the token from a Secret', a
 
 t.test('job.mjs type-checks against the Kubernetes API types (a misspelt field fails)', async (t) => {
   const tsc = fileURLToPath(new URL('../../node_modules/typescript/bin/tsc', import.meta.url));
-  const { stdout } = await run(process.execPath, [tsc, '-p', 'examples/kubernetes'], { cwd: root });
+  const { stdout } = await run(process.execPath, [tsc, '-p', 'examples/kubernetes/segments'], { cwd: root });
   t.equal(stdout, '', 'no type errors');
 });
