@@ -4,7 +4,7 @@
 // the agents reach the coordinator by, a NetworkPolicy letting only those agents in, and the Secret
 // holding the token both sides present. No operator, no CRD: core Kubernetes 1.29 or later.
 //   node manifests.mjs --agents 8 --image registry.example.com/salvo-load:1 [--name salvo] [--port 7070]
-//     [--script coordinator.mjs] [--tolerate-lost 0] [--agent-cpu 2] [--deadline 7200]
+//     [--script coordinator.mjs] [--tolerate-lost 0] [--agent-cpu 2] [--coordinator-cpu 1] [--deadline 7200]
 //     [--existing-secret NAME[/KEY]] | kubectl apply -f -
 // prints one `List` (JSON, which kubectl reads as YAML). Built with kubernetes-models: every object
 // is validated against the API schema here and in salvo's tests, and tsc checks the field names.
@@ -197,12 +197,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       script: { type: 'string', default: 'coordinator.mjs' },
       'tolerate-lost': { type: 'string', default: '0' },
       'agent-cpu': { type: 'string', default: '2' },
+      'coordinator-cpu': { type: 'string', default: '1' },
       deadline: { type: 'string', default: '7200' },
       'existing-secret': { type: 'string' },
     },
   });
   if (values.image === undefined) {
-    console.error('usage: manifests.mjs --image IMAGE [--agents 4] [--name salvo] [--port 7070] [--script coordinator.mjs] [--tolerate-lost 0] [--agent-cpu 2] [--deadline 7200] [--existing-secret NAME[/KEY]]');
+    console.error('usage: manifests.mjs --image IMAGE [--agents 4] [--name salvo] [--port 7070] [--script coordinator.mjs] [--tolerate-lost 0] [--agent-cpu 2] [--coordinator-cpu 1] [--deadline 7200] [--existing-secret NAME[/KEY]]');
     process.exit(2);
   }
   const [secretName, secretKey = 'token'] = values['existing-secret']?.split('/') ?? [];
@@ -214,6 +215,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     script: values.script,
     tolerateLost: Number(values['tolerate-lost']),
     agentCpu: values['agent-cpu'],
+    coordinatorCpu: values['coordinator-cpu'],
     deadlineSeconds: Number(values.deadline),
     ...(secretName === undefined ? {} : { existingSecret: { name: secretName, key: secretKey } }),
   });

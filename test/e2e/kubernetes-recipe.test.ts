@@ -133,6 +133,7 @@ t.test('lost agents: Kubernetes replaces them sensibly (rules the API server che
   t.equal(fail!.onExitCodes!.containerName, containerOf(agents).name, 'the rule names the agent container');
   t.same(fail!.onExitCodes!.values, AGENT_FATAL_EXIT_CODES);
   t.ok(fail!.onExitCodes!.values.includes(2), 'bad flags (exit 2, `salvo` usage) stop every agent instead of retrying');
+  t.notOk(fail!.onExitCodes!.values.includes(0), 'the API server rejects 0 in an `In` exit-code rule');
   t.ok(spec.activeDeadlineSeconds! > 0, 'a replacement that outlives the coordinator ends at the deadline');
   t.equal(spec.template.spec!.topologySpreadConstraints![0]!.topologyKey, 'kubernetes.io/hostname', 'one agent per node where possible');
   const resources = containerOf(agents).resources!;
