@@ -55,6 +55,11 @@ export function fleetManifests({
   existingSecret,
   token = randomBytes(32).toString('base64url'),
 }) {
+  // The Service's name becomes the agents' host name: a DNS label (RFC 1035) of at most 63
+  // characters, which the schemas do not check and the API server does.
+  if (!/^[a-z]([-a-z0-9]{0,49}[a-z0-9])?$/.test(name)) {
+    throw new Error(`name ${JSON.stringify(name)} must be lowercase letters, digits and '-', start with a letter, at most 51 characters`);
+  }
   const instance = { 'app.kubernetes.io/name': 'salvo', 'app.kubernetes.io/instance': name };
   const coordinatorLabels = { ...instance, 'app.kubernetes.io/component': 'coordinator' };
   const agentLabels = { ...instance, 'app.kubernetes.io/component': 'agent' };

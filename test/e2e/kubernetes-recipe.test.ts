@@ -55,6 +55,10 @@ t.test('every object is valid against its API schema, and the schema checks what
   t.throws(() => new Service({ ...built.service, spec: { ...built.service.spec!, ports: [{ port: 'x' as unknown as number }] } }).validate(), /port/);
   t.throws(() => new Secret({ ...built.secret!, stringData: { token: 1 as unknown as string } }).validate(), /stringData/);
   t.throws(() => fleetManifests({ image: 'x', agents: 2.5 }), /completions must be integer/, 'a wrong value fails at build time');
+  // The API server's own rule for names, which the schemas leave out: the Service's is a host name.
+  t.throws(() => fleetManifests({ image: 'x', agents: 2, name: 'Load_Test' }), /name "Load_Test" must be lowercase/);
+  t.throws(() => fleetManifests({ image: 'x', agents: 2, name: 'a'.repeat(52) }), /at most 51/);
+  t.doesNotThrow(() => fleetManifests({ image: 'x', agents: 2, name: 'a'.repeat(51) }));
 });
 
 t.test('the agents are as many as the coordinator expects, one Indexed Job', async (t) => {
