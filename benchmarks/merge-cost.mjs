@@ -1,5 +1,5 @@
 // What merging segment results costs: the size of one segment's result JSON, and the time
-// mergeResults takes (CPU time) for 100 and 1,000 of them (examples/kubernetes/README.md quotes it).
+// mergeResults takes (CPU time) for 100 and 1,000 of them (examples/kubernetes/segments/README.md quotes it).
 //
 //   node benchmarks/merge-cost.mjs [--seconds 60,600] [--segments 100,1000] [--rounds 3]
 //

@@ -23,7 +23,7 @@ const steps = [
   ['regression against a stored baseline', 'node', ['--test', 'regression/regression.test.mjs'], here('.')],
   ['node:test gate against a baseline history', 'node', ['--test', 'node-test/gate.test.mjs'], here('.')],
   ['the CI gate job (github-workflow.yml, gitlab-ci.yml) on this machine', 'node', ['local.mjs'], here('ci-gate')],
-  ['kubernetes recipe, 3 segment processes on this machine', 'node', ['local.mjs', '--segments', '3'], here('kubernetes')],
+  ['kubernetes recipe, 3 segment processes on this machine', 'node', ['local.mjs', '--segments', '3'], here('kubernetes/segments')],
   ['mocha: install', npm, ['install', '--no-audit', '--no-fund'], here('mocha')],
   ['mocha', npm, ['test'], here('mocha')],
   ['jest: install', npm, ['install', '--no-audit', '--no-fund'], here('jest')],
