@@ -6,6 +6,7 @@ import type { ResultTransport, MergeInfo } from './merge-info.js';
 import type { ServerSecond, ServerStats } from './server-result.js';
 import type { StreamStats, StreamSecond } from './stream-result.js';
 import type { MessageStats, WebSocketStats } from './websocket-result.js';
+import type { SteerStep } from './run-control.js';
 
 // The result's parts live in their own files (latency, merge info, server, stream, WebSocket); they are
 // re-exported here so that `load-result.js` stays the one place to import a result type from.
@@ -264,8 +265,10 @@ export interface LoadResult {
   /** Wall-clock start of the measured run, epoch ms (with sub-ms precision). */
   startedAt: number;
   timeline: TimelineEntry[];
-  /** True when the run was ended by `signal` or an `abortOnFail` threshold. */
+  /** True when the run was ended by `signal`, an `abortOnFail` threshold or `startLoad`'s `stop()`. */
   aborted: boolean;
+  /** The changes `startLoad`'s handle made while the run went (`setRate`, `setConnections`), in order. */
+  steps?: SteerStep[];
   /**
    * Per request name (`name`, or `METHOD /path`): the same statistics for that name's requests. They
    * add up to the run's. Absent in a WebSocket run.

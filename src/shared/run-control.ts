@@ -1,0 +1,22 @@
+/**
+ * What steers a running load test: the handle `startLoad` returns, and the live page's controls.
+ * Each change is recorded as a step (`LoadResult.steps`).
+ */
+export interface RunControl {
+  /** The new total rate, req/s over every worker and segment, from the next slot on (a rate run only). */
+  setRate(rate: number): void;
+  /** The connections to keep open (a closed loop's, or a rate run's cap), split over the workers. */
+  setConnections(connections: number): void;
+  /** Ends the run now; its result counts everything sent once. */
+  stop(): Promise<void> | void;
+}
+
+/** One change made while a run went (`startLoad`'s handle): the result's `steps`. */
+export interface SteerStep {
+  /** When it took effect, ms into the measured run (0 for a change made before measuring started). */
+  atMs: number;
+  /** The new total target rate, req/s. */
+  rate?: number;
+  /** The new total connections. */
+  connections?: number;
+}
