@@ -3,6 +3,7 @@
 // counted once, the server's count equal to `sent`), connections changed mid-run (sockets open).
 import t from 'tap';
 import { startLoad, type LoadResult, type ProgressEvent } from '../../src/index.js';
+import { renderReport } from '../../src/report/index.js';
 import { perSecond, steerServer } from '../fixtures/steer-server.js';
 import { inSomeRun } from '../fixtures/timing.js';
 
@@ -51,6 +52,7 @@ t.test('setRate 1,000/s -> 3,000/s -> 1,000/s over 2 workers: the server follows
     t.equal(arrivals.length, result.requests.sent, 'the server counted every request sent, and no more');
     t.equal(result.requests.sent, result.requests.completed + result.errors.total + result.requests.unfinished, 'each request in one count');
     t.same(result.steps?.map(({ rate }) => rate), [3000, 1000], 'each change is a step of the result');
+    t.match(renderReport(result), /id="steps"[^]*startLoad(&#39;|')s setRate/, "the report's Steps section draws them");
     const counts = perSecond(arrivals, result.startedAt, 6);
     const planned = plannedPerSecond(result, 1000, 6);
     const [up, down] = result.steps!.map(({ atMs }) => atMs);
