@@ -64,7 +64,16 @@ function runShards(
   if (plan.workers > 1) return runWorkers(plan, hooks, start, onSecond, steering);
   const { requests, websocket, task, stream, signal } = hooks;
   const ready = start.wait;
-  const thread = runThread(plan, { requests, websocket, task, stream, signal, ready, onSecond, steering: steering?.inThisThread() });
+  const thread = runThread(plan, {
+    requests,
+    websocket,
+    task,
+    stream,
+    signal,
+    ready,
+    onSecond,
+    steering: steering?.inThisThread(),
+  });
   return thread.then((shard) => [shard]);
 }
 

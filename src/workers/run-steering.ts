@@ -131,10 +131,13 @@ export class RunSteering implements RunControl {
     }
     const kind = this.#whole?.kind ?? optionsKind(this.#options);
     if (kind !== 'http' && kind !== 'task') {
-      throw new SalvoOptionError(`${method}: a ${kind} run cannot be steered (only HTTP and task runs; stop() works for all)`, {
-        option: method,
-        value,
-      });
+      throw new SalvoOptionError(
+        `${method}: a ${kind} run cannot be steered (only HTTP and task runs; stop() works for all)`,
+        {
+          option: method,
+          value,
+        },
+      );
     }
     if (typeof value !== 'number' || !Number.isFinite(value) || value < least) {
       throw new SalvoRangeError(`${method}: expected a finite number of at least ${least}, got ${String(value)}`, {
