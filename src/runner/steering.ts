@@ -39,12 +39,12 @@ export class ThreadSteering {
    */
   setRate(rate: number, atWallMs: number): void {
     this.#rate = rate;
-    const now = performance.now();
-    this.#targets?.rate?.(rate, Math.max(now, atWallMs - performance.timeOrigin));
+    // After the caller's stack (an `onProgress` call runs inside the recorder's roll of a second).
+    queueMicrotask(() => this.#targets?.rate?.(rate, Math.max(performance.now(), atWallMs - performance.timeOrigin)));
   }
 
   setConnections(connections: number): void {
     this.#connections = connections;
-    this.#targets?.connections?.(connections, performance.now());
+    queueMicrotask(() => this.#targets?.connections?.(connections, performance.now()));
   }
 }
