@@ -129,6 +129,35 @@ t.test('setConnections down and up in a closed loop over 2 workers: the server s
   });
 });
 
+t.test("in this thread (workers: 1): setRate follows, and setConnections caps a rate run's connections", async (t) => {
+  const server = await steerServer(t, 1);
+  await inSomeRun(t, 3, async (timing) => {
+    const seen: Array<Promise<{ open: number; most: number }>> = [];
+    const run = startLoad({
+      url: server.url,
+      rate: 500,
+      connections: 10,
+      duration: '3s',
+      onProgress: (event: ProgressEvent) => {
+        if (event.second === 0) {
+          run.setRate(1500);
+          run.setConnections(3);
+        }
+        if (event.second === 1) seen.push(server.sockets());
+      },
+    });
+    const result = await run.result;
+    const [capped] = await Promise.all(seen);
+    const arrivals = await settledArrivals(server, result.requests.sent);
+    t.equal(arrivals.length, result.requests.sent, "the server's count equals requests.sent");
+    t.same(result.steps?.map(({ rate, connections }) => rate ?? connections), [1500, 3], 'each change is a step');
+    timing.ok(result.timeline[2]?.targetRate === 1500, `the schedule holds 1,500 in the last second (${result.timeline.map((s) => s.targetRate).join(', ')})`);
+    const counts = perSecond(arrivals, result.startedAt, 3);
+    timing.ok(counts[2]! >= 0.93 * 1500 && counts[2]! <= 1.02 * 1500, `the server saw ${counts[2]} in the last second`);
+    timing.ok(capped?.open === 3, `3 sockets open under the cap (saw ${capped?.open})`);
+  });
+});
+
 t.test('the handle says what it cannot do, naming the method', async (t) => {
   const closed = startLoad({ url: 'http://127.0.0.1:9/', connections: 2, duration: '1s' });
   t.throws(() => closed.setRate(100), { name: 'SalvoOptionError', message: /^setRate: this run has no rate/ });
