@@ -6,7 +6,6 @@ import type { ResultTransport, MergeInfo } from './merge-info.js';
 import type { ServerSecond, ServerStats } from './server-result.js';
 import type { StreamStats, StreamSecond } from './stream-result.js';
 import type { MessageStats, WebSocketStats } from './websocket-result.js';
-import type { SteerStep } from './run-control.js';
 
 // The result's parts live in their own files (latency, merge info, server, stream, WebSocket); they are
 // re-exported here so that `load-result.js` stays the one place to import a result type from.
@@ -34,6 +33,16 @@ export interface ProgressEvent extends TimelineEntry {
   totals: { sent: number; completed: number; errors: number; retried: number };
   /** With `scenarios`: each scenario's part of this second, its totals its own (absent until it starts). */
   byScenario?: Record<string, Omit<ProgressEvent, 'second' | 'byScenario' | 'server'>>;
+}
+
+/** One change made while a run went (`startLoad`'s handle): the result's `steps`. */
+export interface SteerStep {
+  /** When it took effect, ms into the measured run (0 for a change made before measuring started). */
+  atMs: number;
+  /** The new total target rate, req/s. */
+  rate?: number;
+  /** The new total connections. */
+  connections?: number;
 }
 
 /** One error kept with its message (`result.errors.samples`): what a count alone cannot say. */

@@ -1,7 +1,4 @@
-/**
- * What steers a running load test: the handle `startLoad` returns, and the live page's controls.
- * Each change is recorded as a step (`LoadResult.steps`).
- */
+/** What steers a running load test: the handle `startLoad` returns, and the live page's controls. */
 export interface RunControl {
   /** The new total rate, req/s over every worker and segment, from the next slot on (a rate run only). */
   setRate(rate: number): void;
@@ -9,14 +6,4 @@ export interface RunControl {
   setConnections(connections: number): void;
   /** Ends the run now; its result counts everything sent once. */
   stop(): Promise<void> | void;
-}
-
-/** One change made while a run went (`startLoad`'s handle): the result's `steps`. */
-export interface SteerStep {
-  /** When it took effect, ms into the measured run (0 for a change made before measuring started). */
-  atMs: number;
-  /** The new total target rate, req/s. */
-  rate?: number;
-  /** The new total connections. */
-  connections?: number;
 }

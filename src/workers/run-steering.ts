@@ -1,7 +1,8 @@
 import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import type { LoadOptions } from '../shared/load-options.js';
 import { peakConnections, type Plan } from '../shared/plan.js';
-import type { RunControl, SteerStep } from '../shared/run-control.js';
+import type { RunControl } from '../shared/run-control.js';
+import type { SteerStep } from '../shared/load-result.js';
 import { ThreadSteering } from '../runner/steering.js';
 import { wallClockMs, type StartGate } from '../runner/start-gate.js';
 import type { ToWorker } from './messages.js';
