@@ -63,16 +63,16 @@ function runShards(
 ): Promise<ShardStats[]> {
   if (plan.workers > 1) return runWorkers(plan, hooks, start, onSecond, steering);
   const { requests, websocket, task, stream, signal } = hooks;
-  const ready = start.wait;
+  const steered = steering?.inThisThread();
   const thread = runThread(plan, {
     requests,
     websocket,
     task,
     stream,
     signal,
-    ready,
+    ready: start.wait,
     onSecond,
-    steering: steering?.inThisThread(),
+    steering: steered,
   });
   return thread.then((shard) => [shard]);
 }

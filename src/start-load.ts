@@ -27,8 +27,6 @@ export interface LoadHandle extends RunControl {
 export function startLoad(options: LoadOptions): LoadHandle {
   const steering = new RunSteering(options);
   const result = runSteered(options, steering).finally(() => steering.end());
-  // The caller may only ever await `stop()`: a rejection is theirs through `result` still.
-  result.catch(() => {});
   return {
     result,
     setRate: (rate) => steering.setRate(rate),
