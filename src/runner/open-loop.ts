@@ -76,7 +76,9 @@ export class OpenLoop<L extends OpenLoopLane> {
 
   /** Takes `lanes` as free, in that order, and sends what is due. */
   start(lanes: Iterable<L>): void {
-    for (const lane of lanes) this.#freeLanes.push(lane);
+    // Lanes above a cap the run's handle set before the start park at once.
+    for (const lane of lanes)
+      if (lane.connection < this.#loop.active || this.#loop.admits(lane)) this.#freeLanes.push(lane);
     this.#started = true;
     this.#pump();
   }
