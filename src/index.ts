@@ -1,7 +1,8 @@
 // `salvo`: what a test file needs: runLoad, formatting, thresholds, merging, comparison, capacity and
 // the types of the options and the result. The CI gate is `salvo/gate`, the HTML reports
 // `salvo/report`, the test servers `salvo/testing`.
-export { runLoad } from './run.js';
+export { runLoad, startLoad, type LoadHandle } from './start-load.js';
+export type { SteerStep } from './shared/load-result.js';
 export { formatResult } from './stats/format.js';
 export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js';
 export { assertThresholds } from './stats/assert.js';

@@ -17,6 +17,7 @@ import { ScenarioSeconds } from './workers/scenario-seconds.js';
 import { watchServer, type ServerWatch } from './monitor/watch.js';
 import { planRun, type RunPlan, type ScenarioPlan } from './scenarios.js';
 import { prewarmLeadMs } from './engine/prewarm.js';
+import type { RunSteering } from './workers/run-steering.js';
 
 /**
  * From the connections opening to the shared start of a run of scenarios: time for every scenario's
@@ -53,10 +54,26 @@ function secondRoute(
 /** One scenario's shards: on worker threads, or in this one. */
 type OnSecond = OnRolledSecond | undefined;
 
-function runShards(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: OnSecond): Promise<ShardStats[]> {
-  if (plan.workers > 1) return runWorkers(plan, hooks, start, onSecond);
+function runShards(
+  plan: Plan,
+  hooks: PlanHooks,
+  start: StartGate,
+  onSecond: OnSecond,
+  steering?: RunSteering,
+): Promise<ShardStats[]> {
+  if (plan.workers > 1) return runWorkers(plan, hooks, start, onSecond, steering);
   const { requests, websocket, task, stream, signal } = hooks;
-  const thread = runThread(plan, { requests, websocket, task, stream, signal, ready: start.wait, onSecond });
+  const steered = steering?.inThisThread();
+  const thread = runThread(plan, {
+    requests,
+    websocket,
+    task,
+    stream,
+    signal,
+    ready: start.wait,
+    onSecond,
+    steering: steered,
+  });
   return thread.then((shard) => [shard]);
 }
 
@@ -67,31 +84,38 @@ async function startOutputs(outputs: PlanHooks['outputs'], plan: Plan): Promise<
 }
 
 /**
- * Runs a load test and resolves with its result. Bad options reject with a SalvoOptionError or
- * SalvoRangeError naming the option; network trouble never rejects: it is counted in `errors`.
+ * The run `startLoad` (and so `runLoad`) starts, steered by its handle: its result. Bad options
+ * reject with a SalvoOptionError or SalvoRangeError naming the option; network trouble never
+ * rejects: it is counted in `errors`.
  */
-export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+export async function runSteered(options: LoadOptions, steering: RunSteering): Promise<LoadResult> {
   const run = await planRun(options);
-  return run.named ? runScenarios(run) : runScenario(run.scenarios[0]!);
+  if (!run.named) return runScenario(run.scenarios[0]!, steering);
+  run.signal = steering.signal(run.signal);
+  return runScenarios(run);
 }
 
 /** A plain run: its one scenario, with the run's outputs, monitor and thresholds its own. */
-async function runScenario({ plan: whole, hooks }: ScenarioPlan): Promise<LoadResult> {
+async function runScenario({ plan: whole, hooks: given }: ScenarioPlan, steering: RunSteering): Promise<LoadResult> {
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
+  const hooks = { ...given, signal: steering.signal(given.signal) };
   const outputs = await startOutputs(hooks.outputs, whole);
   const start = new StartGate(plan.startAtMs, plan.warmupMs, hooks.signal);
   const watch = watchServer(plan, start);
+  steering.bind(whole, plan, start);
   let shards;
   try {
-    shards = await runShards(plan, hooks, start, secondRoute(hooks.onProgress, outputs, watch));
+    shards = await runShards(plan, hooks, start, secondRoute(hooks.onProgress, outputs, watch), steering);
   } catch (error) {
     await outputs?.abandon();
     throw error;
   } finally {
+    steering.end();
     watch.stop();
   }
   const result = mergeShards(plan, shards, false, whole);
+  if (steering.steps.length > 0) result.steps = steering.steps;
   start.warn(result.warnings);
   await watch.attach(result);
   diagnose(result, plan);

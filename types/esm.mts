@@ -109,3 +109,12 @@ const serverStats: ServerStats | undefined = (await runLoad(monitored)).server;
 const cpuPerRequest: number | undefined = serverStats?.cpuPerRequestMs;
 const machineNetwork: number | undefined = serverStats?.machine?.network?.receivedBytesPerSecond;
 console.log(cpuPerRequest, machineNetwork, serverStats?.sources.map((s) => s.answered), result.timeline[0]?.server?.cpuPercent);
+import { startLoad, type LoadHandle, type SteerStep } from 'salvo';
+const handle: LoadHandle = startLoad({ url: server.url, rate: 100, duration: 300 });
+handle.setRate(200);
+handle.setConnections(5);
+const stopped: Promise<void> = handle.stop();
+const steps: SteerStep[] | undefined = (await handle.result).steps;
+console.log(stopped, steps?.[0]?.atMs, steps?.[0]?.rate, steps?.[0]?.connections);
+// @ts-expect-error: a rate is a number
+handle.setRate('fast');

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runLoad } from '../run.js';
+import { runLoad } from '../start-load.js';
 import { judgeStep } from './judge.js';
 import { highestPassed, outcomeMessage, type SearchState } from './message.js';
 import { planCapacity, type CapacityPlan } from './options.js';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import { durationOption } from '../shared/validate.js';
-import { runLoad } from '../run.js';
+import { runLoad } from '../start-load.js';
 import type { Duration, LoadOptions } from '../shared/load-options.js';
 import type { LoadResult } from '../shared/load-result.js';
 import {

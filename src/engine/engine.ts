@@ -9,6 +9,7 @@ import { PhaseRecorder } from '../stats/phases.js';
 import { ClosedLoop } from '../runner/closed-loop.js';
 import type { Measuring } from '../runner/measuring.js';
 import { backoffMs, RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
+import type { SteeringTargets } from '../runner/steering.js';
 import { RequestSequence } from './request-sequence.js';
 import { OpenLoop } from '../runner/open-loop.js';
 import { DownServer } from './down-server.js';
@@ -144,6 +145,11 @@ export class Engine implements TransportSink, Exchanges {
 
   checks(): CheckStats | undefined {
     return this.#sequence.checker?.stats();
+  }
+
+  steering(): SteeringTargets {
+    const open = this.#open;
+    return { rate: open && ((rate, at) => open.setRate(rate, at)), connections: (connections, now) => (open ?? this.#loop).setConnections(connections, now) };
   }
 
   async #openConnections(): Promise<void> {

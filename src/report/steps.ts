@@ -1,5 +1,6 @@
 import { addEncodedInto, createHistogram, decodeHistogram, moments } from '../stats/histogram.js';
 import type { LoadResult, ServerSecond, TimelineEntry } from '../shared/load-result.js';
+import { steeredStages } from './steered-stages.js';
 
 /** One step of a ramp, as the per-step table and charts show it. */
 export interface StepPoint {
@@ -73,7 +74,10 @@ const US_PER_MS = 1000;
  */
 function plannedStages(
   result: LoadResult,
-): { kind: 'connections' | 'rate'; stages: PlannedStep[]; start: number } | undefined {
+): { kind: 'connections' | 'rate'; stages: PlannedStep[]; start: number; steered?: boolean } | undefined {
+  // Changes made by `startLoad`'s handle override the stages from where they were made: each holds.
+  const steered = steeredStages(result);
+  if (steered !== undefined) return { ...steered, steered: true };
   const plan = result.merge?.plan;
   const stages = plan?.stages;
   if (stages !== undefined && stages.length > 0) {
@@ -222,7 +226,9 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
   const steps: StepPoint[] = [];
   let startMs = 0;
   const starts = planned.stages.map((stage) => [startMs, (startMs += stage.durationMs)] as const);
-  const { indices, holding } = stepStages(planned.stages, planned.start);
+  const { indices, holding } = planned.steered
+    ? { indices: planned.stages.map((_, index) => index), holding: true }
+    : stepStages(planned.stages, planned.start);
   for (const index of indices) {
     const [fromMs, toMs] = starts[index]!;
     const stage = measured?.[index];
@@ -232,7 +238,7 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
     const targets = seconds.flatMap((i) => (timeline[i]!.targetRate === undefined ? [] : [timeline[i]!.targetRate!]));
     const where = {
       target: planned.stages[index]!.target,
-      from: index === 0 ? planned.start : planned.stages[index - 1]!.target,
+      from: index === 0 || planned.steered ? planned.stages[index]!.target : planned.stages[index - 1]!.target,
       plannedMs: planned.stages[index]!.durationMs,
       ...(planned.kind === 'rate' && targets.length > 0
         ? { meanTarget: targets.reduce((sum, v) => sum + v, 0) / targets.length }
@@ -272,9 +278,11 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
       ...(result.stream != null ? { stream: streamOver(result, seconds) } : {}),
     });
   }
-  const which = holding
-    ? 'Each step is a stage that holds its count; the stages that move between steps (their connecting periods) are left out.'
-    : `The ramp never holds ${planned.kind === 'rate' ? 'a rate' : 'a count'}, so each stage is a step, from where the previous one ended to its own${planned.kind === 'rate' ? '; the mean target is what its seconds aimed at' : ''}.`;
+  const which = planned.steered
+    ? `Each step is a stretch between two changes made while the run went (result.steps: startLoad's set${planned.kind === 'rate' ? 'Rate' : 'Connections'}).`
+    : holding
+      ? 'Each step is a stage that holds its count; the stages that move between steps (their connecting periods) are left out.'
+      : `The ramp never holds ${planned.kind === 'rate' ? 'a rate' : 'a count'}, so each stage is a step, from where the previous one ended to its own${planned.kind === 'rate' ? '; the mean target is what its seconds aimed at' : ''}.`;
   const how =
     measured !== undefined
       ? `A step's numbers are its stage's in ${result.websocket?.stages !== undefined ? 'websocket.stages' : 'stream.subscriptions.stages (events, timed by their delivery)'}; its errors (and the server's numbers) those of the timeline seconds within it.`

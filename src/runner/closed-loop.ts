@@ -81,8 +81,19 @@ export class ClosedLoop<S extends LoopSlot> extends AmountCounter {
   /** Closed-loop `stages`: moves the connections in use linearly toward each stage's target. */
   ramp(now: number, measureAt: number): void {
     const before = this.#ramp.step(now, measureAt);
-    if (before === undefined) return;
-    const target = (this.active = this.#ramp.active);
+    if (before !== undefined) this.#moveTo(this.#ramp.active, before, now);
+  }
+
+  /** The run's handle set this thread's connections: they hold there, whatever the stages said. */
+  setConnections(connections: number, now: number): void {
+    this.#ramp.steered = true;
+    const before = this.active;
+    this.#ramp.active = connections;
+    if (connections !== before) this.#moveTo(connections, before, now);
+  }
+
+  #moveTo(target: number, before: number, now: number): void {
+    this.active = target;
     if (target < before) return; // slots above the target park themselves when their answer arrives
     for (const slot of [...this.#parked]) {
       if (slot.connection < target) {

@@ -6,6 +6,7 @@ import type { CheckStats } from '../shared/load-result.js';
 import type { RequestSpec } from '../shared/load-options.js';
 import type { StreamHooks } from '../shared/stream.js';
 import { measuredSpan, prepareMeasuring, type Measuring, type OnSecond } from './measuring.js';
+import type { SteeringTargets, ThreadSteering } from './steering.js';
 
 /** What one thread's run needs besides its plan; everything here stays in that thread. */
 export interface RunHooks {
@@ -22,6 +23,8 @@ export interface RunHooks {
    * threads, when this thread may get there a little late.
    */
   ready?: (() => Promise<number | void>) | undefined;
+  /** `startLoad`'s handle, in this thread: rate and connection changes while the run goes. */
+  steering?: ThreadSteering | undefined;
 }
 
 /** First reconnect or retry after a failure, then doubling up to the cap, so a refused port cannot spin the CPU. */
@@ -60,6 +63,8 @@ export interface Exchanges {
   checks?(): CheckStats | undefined;
   /** The run stopped at `now` and is measured until `endAt`: stop sending, add what only the protocol knows to the recorder. */
   halt(now: number, endAt: number): void;
+  /** What `startLoad`'s handle may change in this protocol's loops; absent where it changes nothing. */
+  steering?(): SteeringTargets;
   /** Adds the protocol's own fields to `stats` and closes the connections; resolves once they are closed. */
   close(stats: ShardStats, endAt: number): Promise<void>;
 }
@@ -138,6 +143,7 @@ export class RunLifecycle {
     const measuring = (this.#measuring = this.#startMeasuring!(clockFrom));
     if (this.#abortOnFail) this.#nextAbortCheckAt = measuring.measureAt + 1000;
     this.#exchanges.begin(measuring);
+    this.#hooks.steering?.attach(this.#exchanges.steering?.(), measuring.startAt);
     return measuring.startAt;
   }
 
@@ -163,6 +169,7 @@ export class RunLifecycle {
   stop(aborted: boolean): void {
     if (this.#stopped) return;
     this.#stopped = true;
+    this.#hooks.steering?.detach();
     const now = performance.now();
     // Stopped while the connections were still opening: nothing was measured.
     if (this.#measuring === undefined) this.#begin();

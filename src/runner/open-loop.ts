@@ -36,6 +36,8 @@ export class OpenLoop<L extends OpenLoopLane> {
   readonly #userCode: boolean;
   /** Lanes free to take a slot, least recently freed first. */
   readonly #freeLanes: FreeLanes<L>;
+  /** Free lanes taken out above a new cap, parked once it is set. */
+  readonly #parkedFree: L[] = [];
   /** Wakes the pump when slots fall due (see pacer.ts); its thread starts in `ready`. */
   #pacer: Pacer | undefined;
   #monitor!: GeneratorMonitor;
@@ -43,6 +45,7 @@ export class OpenLoop<L extends OpenLoopLane> {
   #measureAt = 0;
   #endAt = Infinity;
   #slot = 0;
+  #started = false;
   /** The last exchange to end failed: none succeeded since (the server may be down). */
   failing = false;
 
@@ -73,16 +76,48 @@ export class OpenLoop<L extends OpenLoopLane> {
 
   /** Takes `lanes` as free, in that order, and sends what is due. */
   start(lanes: Iterable<L>): void {
-    for (const lane of lanes) this.#freeLanes.push(lane);
+    // Lanes above a cap the run's handle set before the start park at once.
+    for (const lane of lanes)
+      if (lane.connection < this.#loop.active || this.#loop.admits(lane)) this.#freeLanes.push(lane);
+    this.#started = true;
     this.#pump();
+  }
+
+  /**
+   * The run's handle set this thread's share of the rate, from `at` (performance.now() ms, not
+   * before now) on: the schedule holds it from there (`holdFrom`), the pacer rewrites its due times,
+   * and the slots go out at the new spacing from the next one. Latencies count from the new due times.
+   */
+  setRate(rate: number, at: number): void {
+    this.#schedule.holdFrom(at - this.#startAt, rate);
+    this.#pacer?.rewrite();
+    if (this.#started && !this.#loop.stopped) this.#pump();
   }
 
   /** `lane` is free again (its exchange ended): it takes the next slot due. */
   free(lane: L, now: number): void {
     if (this.#loop.stopped) return;
     lane.freedAt = now;
+    // Above the connections the run's handle set (never so otherwise): the lane parks, its connection closes.
+    if (lane.connection >= this.#loop.active && !this.#loop.admits(lane)) return;
     this.#freeLanes.push(lane);
     if (!this.#loop.done()) this.#pump();
+  }
+
+  /**
+   * The run's handle capped this thread's connections: free lanes above the cap park at once (their
+   * connections close), busy ones when their exchange ends; parked ones below it come back.
+   */
+  setConnections(connections: number, now: number): void {
+    const free = this.#freeLanes;
+    for (let left = free.size; left > 0; left--) {
+      const lane = free.shift()!;
+      if (lane.connection < connections) free.push(lane);
+      else this.#parkedFree.push(lane);
+    }
+    this.#loop.setConnections(connections, now);
+    for (const lane of this.#parkedFree.splice(0)) this.#loop.admits(lane);
+    if (this.#started && !this.#loop.stopped) this.#pump();
   }
 
   /** When slot `slot` is due, performance.now() ms. */

@@ -178,6 +178,11 @@ export class Pacer {
     }
   }
 
+  /** The due times changed from the next slot on (a new rate): `waitFor` writes them again. */
+  rewrite(): void {
+    this.#written = 0;
+  }
+
   /** Nothing can be sent until the loop calls `waitFor` again (no free lane, the end reached). */
   pause(): void {
     if (this.#paused) return;

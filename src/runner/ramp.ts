@@ -31,9 +31,12 @@ export class ConnectionRamp {
     this.active = plan.connections;
   }
 
+  /** The run's handle set the connections: the stages no longer move them. */
+  steered = false;
+
   /** Moves `active` to the target due at `now`; returns what it was, or undefined when it did not move (no ramp, not measuring yet). */
   step(now: number, measureAt: number): number | undefined {
-    if (this.#plan.ramps !== 'connections' || now < measureAt) return undefined;
+    if (this.#plan.ramps !== 'connections' || now < measureAt || this.steered) return undefined;
     const target = connectionTarget(this.#plan.stages!, this.#plan.connections, now - measureAt);
     if (target === this.active) return undefined;
     const before = this.active;

@@ -88,10 +88,7 @@ export class RateSchedule {
   /** Slots due strictly before `ms` after the start. */
   countBefore(ms: number): number {
     if (ms <= 0) return 0;
-    const segment = this.#segmentAtTime(ms);
-    const elapsed = Math.min(ms - segment.startMs, segment.durationMs);
-    const slope = segment.durationMs === Infinity ? 0 : (segment.toRate - segment.fromRate) / segment.durationMs;
-    const integral = segment.startCount + ((segment.fromRate + (slope * elapsed) / 2) * elapsed) / 1000;
+    const integral = this.#integralAt(ms);
     // Slot i counts when i + phase < integral; the epsilon absorbs rounding at exact boundaries.
     const epsilon = Math.max(1e-9, integral * 1e-12);
     return Math.max(0, Math.ceil(integral - this.#phase - epsilon));
@@ -119,6 +116,37 @@ export class RateSchedule {
     const segment = this.#segmentAtTime(ms);
     if (segment.durationMs === Infinity) return segment.toRate;
     return segment.fromRate + ((segment.toRate - segment.fromRate) * (ms - segment.startMs)) / segment.durationMs;
+  }
+
+  /**
+   * From `ms` after the start on, the rate is `rate` and holds (the run's handle, `setRate`): the
+   * stages after it are dropped. The integral is continuous there, so no slot is added or lost: the
+   * next one falls due at the new spacing, with no catch-up burst, and slots due before `ms` keep their times.
+   */
+  holdFrom(ms: number, rate: number): void {
+    const at = Math.max(0, ms);
+    const startCount = this.#integralAt(at);
+    const rateThen = this.rateAt(at);
+    const segments = this.#segments;
+    while (segments.length > 1 && segments[segments.length - 1]!.startMs >= at) segments.pop();
+    const last = segments[segments.length - 1]!;
+    const held = { startMs: at, durationMs: Infinity, fromRate: rate, toRate: rate, startCount };
+    if (last.startMs >= at) segments[0] = held;
+    else {
+      last.durationMs = at - last.startMs;
+      last.toRate = rateThen;
+      segments.push(held);
+    }
+    this.#hint = 0;
+  }
+
+  /** The integral of the rate from the start to `ms`, in slots. */
+  #integralAt(ms: number): number {
+    if (ms <= 0) return 0;
+    const segment = this.#segmentAtTime(ms);
+    const elapsed = Math.min(ms - segment.startMs, segment.durationMs);
+    const slope = segment.durationMs === Infinity ? 0 : (segment.toRate - segment.fromRate) / segment.durationMs;
+    return segment.startCount + ((segment.fromRate + (slope * elapsed) / 2) * elapsed) / 1000;
   }
 
   #segmentAtTime(ms: number): RateSegment {

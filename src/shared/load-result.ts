@@ -35,6 +35,16 @@ export interface ProgressEvent extends TimelineEntry {
   byScenario?: Record<string, Omit<ProgressEvent, 'second' | 'byScenario' | 'server'>>;
 }
 
+/** One change made while a run went (`startLoad`'s handle): the result's `steps`. */
+export interface SteerStep {
+  /** When it took effect, ms into the measured run (0 for a change made before measuring started). */
+  atMs: number;
+  /** The new total target rate, req/s. */
+  rate?: number;
+  /** The new total connections. */
+  connections?: number;
+}
+
 /** One error kept with its message (`result.errors.samples`): what a count alone cannot say. */
 export interface ErrorSample {
   /** The `errors.byCode` key it was counted under. */
@@ -264,8 +274,10 @@ export interface LoadResult {
   /** Wall-clock start of the measured run, epoch ms (with sub-ms precision). */
   startedAt: number;
   timeline: TimelineEntry[];
-  /** True when the run was ended by `signal` or an `abortOnFail` threshold. */
+  /** True when the run was ended by `signal`, an `abortOnFail` threshold or `startLoad`'s `stop()`. */
   aborted: boolean;
+  /** The changes `startLoad`'s handle made while the run went (`setRate`, `setConnections`), in order. */
+  steps?: SteerStep[];
   /**
    * Per request name (`name`, or `METHOD /path`): the same statistics for that name's requests. They
    * add up to the run's. Absent in a WebSocket run.

@@ -3,6 +3,7 @@ import type { Plan } from '../shared/plan.js';
 import type { TaskFunctions } from '../shared/task.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { backoffMs, RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
+import type { SteeringTargets } from '../runner/steering.js';
 import type { Measuring } from '../runner/measuring.js';
 import { ClosedLoop } from '../runner/closed-loop.js';
 import { OpenLoop } from '../runner/open-loop.js';
@@ -176,6 +177,14 @@ export class TaskRunner implements Exchanges, CallOwner {
 
   checks(): ReturnType<NonNullable<Exchanges['checks']>> {
     return this.#checks.stats();
+  }
+
+  steering(): SteeringTargets {
+    const open = this.#open;
+    return {
+      rate: open && ((rate, at) => open.setRate(rate, at)),
+      connections: (connections, now) => (open ?? this.#loop).setConnections(connections, now),
+    };
   }
 
   /** Closed loop: call again on `slot` now, after a turn of the event loop, or not at all. */

@@ -5,7 +5,11 @@ import type { RunningTotals, SecondSummary } from '../stats/recorder.js';
 /** Messages from the main thread to a shard. */
 export type ToWorker =
   /** Start the clock at `atMs` (wall-clock epoch ms, `wallClockMs`), the same instant in every shard. */
-  { type: 'go'; atMs: number } | { type: 'stop' };
+  | { type: 'go'; atMs: number }
+  | { type: 'stop' }
+  /** `startLoad`'s handle: this shard's rate from `atMs` (wall-clock epoch ms), its connections now. */
+  | { type: 'rate'; rate: number; atMs: number }
+  | { type: 'connections'; connections: number };
 
 /** Messages from a shard to the main thread. */
 export type ToMain =

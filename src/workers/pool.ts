@@ -12,6 +12,7 @@ import { shardPlan } from './shard.js';
 import { receivedSetupError } from './setup-error.js';
 import type { ShardTask, ToMain, ToWorker } from './messages.js';
 import { emptyShardStats } from './worker.js';
+import type { RunSteering } from './run-steering.js';
 
 /**
  * How far ahead of the 'go' message the shards start their clocks, together: a message reaches each
@@ -92,6 +93,7 @@ export async function runWorkers(
   hooks: PlanHooks,
   start: StartGate,
   onSecond: OnRolledSecond | undefined,
+  steering?: RunSteering,
 ): Promise<ShardStats[]> {
   const { signal } = hooks;
   assertCopyable(plan);
@@ -189,6 +191,8 @@ export async function runWorkers(
       },
     );
   });
+  // Messages queue on each port until its thread takes them: a change made before the start applies from it.
+  steering?.onWorkers(shards.length, (index, message) => ports[index]!.postMessage(message));
   try {
     const stats = await Promise.race([Promise.all(runs), abandoned]);
     if (setupFailure !== undefined) throw setupFailed(setupFailure);

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { StartGate } from '../runner/start-gate.js';
+import { ThreadSteering } from '../runner/steering.js';
 import { runThread } from './run-thread.js';
 import type { Plan } from '../shared/plan.js';
 import { Recorder, type ShardStats } from '../stats/recorder.js';
@@ -44,7 +45,10 @@ export default async function runShard({ plan, port, progress }: ShardTask): Pro
   // 'stop' follows 'go' (the pool drops threads stopped before the barrier), and the engine has
   // started its clock before the next message arrives: it is never aborted mid-connect. A task run
   // is also stopped at the barrier, when another thread's setup failed.
+  const steering = new ThreadSteering();
   port.on('message', (message: ToWorker) => {
+    if (message.type === 'rate') return steering.setRate(message.rate, message.atMs);
+    if (message.type === 'connections') return steering.setConnections(message.connections);
     if (message.type !== 'go') {
       controller.abort();
       // Stopped at the start barrier (a task's setup failed in another thread): end the wait, so that this thread's teardown runs.
@@ -61,6 +65,7 @@ export default async function runShard({ plan, port, progress }: ShardTask): Pro
     requests: await importRequestHooks(plan),
     task: plan.task?.module === undefined ? undefined : await loadTaskFunctions(plan.task),
     signal: controller.signal,
+    steering,
     onSecond: progress ? (summary, totals) => post({ type: 'second', summary, totals }) : undefined,
     ready: async () => {
       post({ type: 'ready' });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { runCli } from '../../src/cli/commands.js';
-import { runLoad } from '../../src/run.js';
+import { runLoad } from '../../src/start-load.js';
 import type { LoadResult } from '../../src/shared/load-result.js';
 import { Capture } from '../fixtures/cli.js';
 import { testServer } from '../fixtures/test-server.js';

@@ -106,3 +106,35 @@ t.test('phase shifts every slot by the same fraction of a gap', async (t) => {
   t.equal(shifted.countBefore(1), 0);
   t.equal(shifted.countBefore(1.001), 1);
 });
+
+t.test('holdFrom (startLoad.setRate): the rate changes from that moment, with no slot added or lost and no catch-up', async (t) => {
+  const schedule = new RateSchedule(1000, []);
+  t.equal(schedule.timeOf(1500), 1500, 'slot 1500 due at 1.5 s at 1,000/s');
+  schedule.holdFrom(2000.25, 3000);
+  t.equal(schedule.timeOf(1999), 1999, 'slots before the change keep their times');
+  t.equal(schedule.timeOf(2000), 2000, 'slot 2000 was due at 2 s, before the change');
+  t.ok(close(schedule.timeOf(2001), 2000.25 + 0.75 / 3), 'the next slot comes 0.75 slot on, at the new spacing: no burst');
+  t.ok(close(schedule.timeOf(2001 + 3000), 3000.25 + 0.75 / 3), 'then 3,000 a second');
+  t.equal(schedule.countBefore(3000.25) - schedule.countBefore(2000.25), 3000, 'a second at the new rate holds 3,000 slots');
+  t.equal(schedule.rateAt(1000), 1000);
+  t.equal(schedule.rateAt(5000), 3000);
+  schedule.holdFrom(4000, 500);
+  t.equal(schedule.countBefore(5000) - schedule.countBefore(4000), 500, 'and down again');
+  const next = schedule.countBefore(4000);
+  t.ok(schedule.timeOf(next) >= 4000 && schedule.timeOf(next) < 4002, 'the first slot after it comes within one new spacing');
+});
+
+t.test('holdFrom in a ramp: the stages after it are dropped, the integral stays continuous', async (t) => {
+  const schedule = new RateSchedule(0, [{ durationMs: 2000, rate: 2000 }, { durationMs: 2000, rate: 2000 }], 0.5);
+  const before = schedule.countBefore(1000);
+  t.equal(before, 500, 'a ramp 0 -> 2,000/s has 500 slots in its first second');
+  schedule.holdFrom(1000, 100);
+  t.equal(schedule.countBefore(1000), before, 'nothing before the change moves');
+  t.equal(schedule.countBefore(11_000) - schedule.countBefore(1000), 1000, 'then 100/s for ever: the later stages are gone');
+  t.equal(schedule.rateAt(500), 500, 'the ramp up to the change is kept');
+  const zero = new RateSchedule(1000, []);
+  zero.holdFrom(0, 0);
+  t.equal(zero.timeOf(0), Infinity, 'a rate of 0 from the start: nothing is ever due');
+  zero.holdFrom(1000, 10);
+  t.ok(close(zero.timeOf(0), 1000), 'from 10/s at 1 s the first slot is due at once');
+});
