@@ -72,6 +72,7 @@ export type {
 } from './shared/load-result.js';
 export type { Segment, ThresholdSetting, Thresholds, TransportName } from './shared/terms.js';
 export type { RunKind } from './shared/run-kind.js';
+export type { ArrivalDistribution, Arrivals } from './shared/arrivals.js';
 export type { Warning } from './shared/warnings.js';
 export type { StreamEvent, StreamFormat, StreamHistograms, StreamMergeInfo, StreamOptions } from './shared/stream.js';
 export type { StreamSecond, StreamStats, SubscriptionStats } from './shared/load-result.js';

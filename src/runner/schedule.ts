@@ -88,13 +88,19 @@ export class RateSchedule {
   /** Slots due strictly before `ms` after the start. */
   countBefore(ms: number): number {
     if (ms <= 0) return 0;
-    const segment = this.#segmentAtTime(ms);
-    const elapsed = Math.min(ms - segment.startMs, segment.durationMs);
-    const slope = segment.durationMs === Infinity ? 0 : (segment.toRate - segment.fromRate) / segment.durationMs;
-    const integral = segment.startCount + ((segment.fromRate + (slope * elapsed) / 2) * elapsed) / 1000;
+    const integral = this.integralAt(ms);
     // Slot i counts when i + phase < integral; the epsilon absorbs rounding at exact boundaries.
     const epsilon = Math.max(1e-9, integral * 1e-12);
     return Math.max(0, Math.ceil(integral - this.#phase - epsilon));
+  }
+
+  /** The integral of the rate from the start to `ms` after it: the slots due by then, fractions kept. */
+  integralAt(ms: number): number {
+    if (ms <= 0) return 0;
+    const segment = this.#segmentAtTime(ms);
+    const elapsed = Math.min(ms - segment.startMs, segment.durationMs);
+    const slope = segment.durationMs === Infinity ? 0 : (segment.toRate - segment.fromRate) / segment.durationMs;
+    return segment.startCount + ((segment.fromRate + (slope * elapsed) / 2) * elapsed) / 1000;
   }
 
   /** Slots due in second `second` of the measured run, which began `measureOffsetMs` after the start (the timeline's target). */

@@ -6,7 +6,7 @@ import { backoffMs, RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks }
 import type { Measuring } from '../runner/measuring.js';
 import { ClosedLoop } from '../runner/closed-loop.js';
 import { OpenLoop } from '../runner/open-loop.js';
-import { planSchedule } from '../runner/schedule.js';
+import { planSlotSchedule } from '../runner/arrival-schedule.js';
 import { TaskCall, type CallOwner } from './call.js';
 import { TaskChecks } from './checks.js';
 import { StepRecorder, type Step } from './steps.js';
@@ -122,7 +122,7 @@ export class TaskRunner implements Exchanges, CallOwner {
       resume: (slot, now) => this.#next(slot, now),
       stop: () => this.#run.stop(false),
     });
-    const schedule = planSchedule(plan);
+    const schedule = planSlotSchedule(plan);
     if (schedule !== undefined) {
       this.#open = new OpenLoop(
         schedule,
