@@ -10,6 +10,9 @@ export { SalvoOptionError, SalvoRangeError, SalvoTaskSetupError, type SalvoError
 export type { TaskContext, TaskFunction, TaskSetupContext } from './shared/task.js';
 export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';
+export { sweep } from './capacity/sweep.js';
+export { formatSweep, formatSweepPoint } from './capacity/sweep-format.js';
+export type { SweepLoads, SweepOptions, SweepPoint, SweepPointEvent, SweepResult } from './capacity/sweep-types.js';
 export type {
   CapacityLimit,
   FindCapacityOptions,
