@@ -19,7 +19,7 @@ import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 import { askForUsage } from './engine/usage-request.js';
 import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
 import type { RunKind } from './shared/run-kind.js';
-import { planArrivals } from './shared/arrivals.js';
+import { planArrivals } from './shared/arrival-options.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;

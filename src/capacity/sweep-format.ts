@@ -4,7 +4,8 @@ const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const ONE_DECIMAL = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 });
 const MS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 /** A point that timed nothing has no latency: NaN, shown as n/a, never as 0. */
-const ms = (value: number | undefined): string => (value !== undefined && Number.isFinite(value) ? MS.format(value) : 'n/a');
+const ms = (value: number | undefined): string =>
+  value !== undefined && Number.isFinite(value) ? MS.format(value) : 'n/a';
 
 function unit(result: Pick<SweepResult, 'over'>): string {
   return result.over === 'rate' ? 'req/s' : 'connections';
@@ -60,7 +61,10 @@ export function formatSweep(result: SweepResult): string {
     `Sweep ${result.url} over ${result.over === 'rate' ? 'rates' : 'connections'}: ${result.loads.map((load) => COUNT.format(load)).join(', ')} ${unit(result)}`,
     '',
     ...table.map((row) =>
-      row.map((cell, column) => (column === row.length - 1 ? cell : cell.padStart(widths[column]!))).join('  ').trimEnd(),
+      row
+        .map((cell, column) => (column === row.length - 1 ? cell : cell.padStart(widths[column]!)))
+        .join('  ')
+        .trimEnd(),
     ),
     '',
     result.message,

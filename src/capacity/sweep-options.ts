@@ -14,10 +14,10 @@ const SWEEP_KEYS = ['sweep', 'stepDuration', 'pause', 'stopAtSaturation', 'onPoi
 
 /** Options the sweep sets for every point, with what to use instead. */
 const SET_BY_SWEEP: Record<string, string> = {
-  rate: 'the sweep sets each point\'s rate: give sweep: { rates: [...] }',
+  rate: "the sweep sets each point's rate: give sweep: { rates: [...] }",
   duration: 'give stepDuration instead',
   amount: 'points run for stepDuration; amount cannot be combined with a sweep',
-  stages: 'the sweep chooses each point\'s load: give sweep: { rates } or { connections }',
+  stages: "the sweep chooses each point's load: give sweep: { rates } or { connections }",
 };
 
 /** The options of `sweep`, validated once. */
@@ -46,7 +46,9 @@ function planLoads(value: unknown): { over: 'rate' | 'connections'; loads: numbe
   }
   const given = value as Record<string, unknown>;
   const shapes = [['rates'], ['connections'], ['from', 'to', 'steps', 'over']];
-  const shape = shapes.find((keys) => keys.some((key) => key in given) && Object.keys(given).every((key) => keys.includes(key)));
+  const shape = shapes.find(
+    (keys) => keys.some((key) => key in given) && Object.keys(given).every((key) => keys.includes(key)),
+  );
   if (shape === undefined) {
     throw new SalvoOptionError(
       `sweep takes one of { rates: [...] }, { connections: [...] } or { from, to, steps, over? }; got ${show(value)}`,
@@ -75,10 +77,13 @@ function planLoads(value: unknown): { over: 'rate' | 'connections'; loads: numbe
       });
     }
     if (steps < 2 || to <= from) {
-      throw new SalvoRangeError(`sweep needs to > from and at least 2 steps; got from ${from}, to ${to}, steps ${steps}`, {
-        option: steps < 2 ? 'sweep.steps' : 'sweep.to',
-        value: steps < 2 ? steps : to,
-      });
+      throw new SalvoRangeError(
+        `sweep needs to > from and at least 2 steps; got from ${from}, to ${to}, steps ${steps}`,
+        {
+          option: steps < 2 ? 'sweep.steps' : 'sweep.to',
+          value: steps < 2 ? steps : to,
+        },
+      );
     }
     over = (given.over as 'rate' | 'connections' | undefined) ?? 'rate';
     loads = Array.from({ length: steps }, (_, i) => Math.round(from + ((to - from) * i) / (steps - 1)));
@@ -132,7 +137,10 @@ export async function planSweep(options: SweepOptions): Promise<SweepPlan> {
     });
   }
   if (onPoint !== undefined && typeof onPoint !== 'function') {
-    throw new SalvoOptionError(`onPoint must be a function; got ${show(onPoint)}`, { option: 'onPoint', value: onPoint });
+    throw new SalvoOptionError(`onPoint must be a function; got ${show(onPoint)}`, {
+      option: 'onPoint',
+      value: onPoint,
+    });
   }
   if (stopAtSaturation !== undefined && typeof stopAtSaturation !== 'boolean') {
     throw new SalvoOptionError(`stopAtSaturation must be true or false; got ${show(stopAtSaturation)}`, {

@@ -70,8 +70,7 @@ export interface SweepPoint {
 
 /** What `onPoint` receives: `start` before a point runs, `end` with it. */
 export type SweepPointEvent =
-  | { type: 'start'; index: number; load: number }
-  | { type: 'end'; index: number; load: number; point: SweepPoint };
+  { type: 'start'; index: number; load: number } | { type: 'end'; index: number; load: number; point: SweepPoint };
 
 /** What `sweep` resolves to. */
 export interface SweepResult {

@@ -122,7 +122,8 @@ function summarise(plan: SweepPlan, points: SweepPoint[], aborted: boolean, dura
     );
   }
   if (saturated !== undefined) {
-    const limit = saturated.limitedBy !== undefined && saturated.limitedBy !== 'server' && saturated.limitedBy !== 'server-cpu';
+    const limit =
+      saturated.limitedBy !== undefined && saturated.limitedBy !== 'server' && saturated.limitedBy !== 'server-cpu';
     parts.push(
       limit
         ? `Saturated at ${saturated.load} ${unit}, limited by the ${saturated.limitedBy === 'connections' ? 'connections (give more)' : 'load generator (give more workers)'}, not the server: ${saturated.why}.`
