@@ -20,11 +20,25 @@ export function planSlotSchedule(plan: Plan): SlotSchedule | undefined {
   return new ArrivalSchedule(plan, plan.arrivals);
 }
 
-/**
- * Arrivals drawn per block of this many: each block's gaps are normalised to span it exactly, so
- * the count of arrivals stays on the rate (1 in 4,096 is at a fixed place: immaterial to the gaps).
- */
+/** Arrivals drawn per block of this many: a block's draws are computed at once, and kept while it is used. */
 export const ARRIVAL_BLOCK = 4096;
+
+/** A stretch of the run whose count of arrivals is fixed: the warm-up, the measured run, what follows it. */
+interface Stretch {
+  /** Its first arrival's index in the whole run, and the index after its last (Infinity: no end). */
+  first: number;
+  end: number;
+  /** Where it starts and stops, in expected arrivals (the integral of the rate). */
+  from: number;
+  to: number;
+}
+
+/** One block's arrivals: `count` of them from arrival `first`, their positions in `positions`. */
+interface Block {
+  first: number;
+  count: number;
+  positions: Float64Array;
+}
 
 /**
  * Drawn arrivals: a renewal process on the rate's own clock. Arrival g of the whole run sits at
@@ -32,11 +46,13 @@ export const ARRIVAL_BLOCK = 4096;
  * reaches x_g: at a constant rate the gaps are the drawn ones scaled by 1 / rate, and under rate
  * stages they follow the ramp (a non-homogeneous Poisson process for `poisson`).
  *
- * Positions come in blocks of ARRIVAL_BLOCK: block b's gaps are drawn from its own generator
- * (seed, b) and scaled to sum to ARRIVAL_BLOCK, so block b starts at b × ARRIVAL_BLOCK whatever was
- * drawn before it, and any thread finds any arrival without the whole sequence. The block holding
- * the run's end is scaled to end there instead: a run of a given duration sends exactly as many
- * requests as the constant rate does (arrivals past the end are spaced by one, never sent).
+ * The warm-up, the measured run and what follows it each get exactly as many arrivals as the
+ * constant rate gives them, so the measured run sends `rate × duration` requests whatever is drawn.
+ * Within a stretch, arrivals come in blocks of ARRIVAL_BLOCK, each over ARRIVAL_BLOCK expected
+ * arrivals (the last block of a stretch over what is left of it): a block of n arrivals draws n + 1
+ * gaps from its own generator (seed, its first arrival) and scales them to span the block, so its
+ * arrivals fall strictly inside it. For `poisson` that is exactly a Poisson process given the count
+ * of each block (n sorted uniforms), and any thread finds any arrival without the ones before it.
  *
  * A share (worker thread, segment) with stride s and offset o takes the arrivals o, o + s, ...: the
  * arithmetic that splits the constant rate's slots, so the shares together send the whole run's
@@ -48,13 +64,8 @@ export class ArrivalSchedule implements SlotSchedule {
   readonly #arrivals: PlannedArrivals;
   readonly #stride: number;
   readonly #offset: number;
-  /** The whole run's expected arrivals by its end (Infinity with no end), and the count due before it. */
-  readonly #endPosition: number;
-  readonly #endCount: number;
-  /** The block holding the end (scaled to end there), -1 when nothing is due before it, Infinity with no end. */
-  readonly #lastBlock: number;
-  #cachedBlock = -1;
-  #positions: Float64Array;
+  readonly #stretches: Stretch[] = [];
+  #block: Block = { first: -1, count: 0, positions: new Float64Array(ARRIVAL_BLOCK) };
 
   constructor(plan: Plan, arrivals: PlannedArrivals) {
     this.#arrivals = arrivals;
@@ -62,11 +73,17 @@ export class ArrivalSchedule implements SlotSchedule {
     this.#offset = Math.round((plan.ratePhase ?? 0) * arrivals.stride);
     const stages = plan.stages?.map((stage, index) => ({ ...stage, rate: arrivals.wholeStageRates?.[index] }));
     this.#clock = planSchedule({ ...plan, rate: arrivals.wholeRate, stages, ratePhase: 0 })!;
-    const endMs = plan.durationMs === undefined ? Infinity : plan.warmupMs + plan.durationMs;
-    this.#endPosition = endMs === Infinity ? Infinity : this.#clock.integralAt(endMs);
-    this.#endCount = endMs === Infinity ? Infinity : this.#clock.countBefore(endMs);
-    this.#lastBlock = Number.isFinite(this.#endCount) ? Math.floor((this.#endCount - 1) / ARRIVAL_BLOCK) : Infinity;
-    this.#positions = new Float64Array(ARRIVAL_BLOCK);
+    const bounds = [plan.warmupMs, plan.durationMs === undefined ? Infinity : plan.warmupMs + plan.durationMs];
+    let first = 0;
+    let from = 0;
+    for (const ms of bounds) {
+      const end = ms === Infinity ? Infinity : this.#clock.countBefore(ms);
+      const to = ms === Infinity ? Infinity : this.#clock.integralAt(ms);
+      if (end > first) this.#stretches.push({ first, end, from, to });
+      [first, from] = [end, to];
+      if (ms === Infinity) break;
+    }
+    if (first !== Infinity) this.#stretches.push({ first, end: Infinity, from, to: Infinity });
   }
 
   timeOf(slot: number): number {
@@ -94,49 +111,53 @@ export class ArrivalSchedule implements SlotSchedule {
 
   /** Where the whole run's arrival `arrival` sits, in expected arrivals from the start. */
   position(arrival: number): number {
-    if (arrival >= this.#endCount) return this.#endPosition + (arrival - this.#endCount + 1);
-    const block = Math.floor(arrival / ARRIVAL_BLOCK);
-    return this.#block(block)[arrival - block * ARRIVAL_BLOCK]!;
+    const stretch = this.#stretches.find((candidate) => arrival < candidate.end)!;
+    const block = this.#blockOf(stretch, Math.floor((arrival - stretch.first) / ARRIVAL_BLOCK));
+    return block.positions[arrival - block.first]!;
   }
 
   /** The whole run's arrivals at positions before `integral` (less a rounding allowance, as RateSchedule's). */
   #wholeCountBefore(integral: number): number {
     const limit = integral - Math.max(1e-9, integral * 1e-12);
     if (limit <= 0) return 0;
-    if (limit > this.#endPosition) return this.#endCount + Math.max(0, Math.ceil(limit - this.#endPosition) - 1);
-    if (this.#endCount === 0) return 0;
-    const block = Math.min(Math.floor(limit / ARRIVAL_BLOCK), this.#lastBlock);
-    const positions = this.#block(block);
-    const size = Math.min(ARRIVAL_BLOCK, this.#endCount - block * ARRIVAL_BLOCK);
-    // The first position of the block at or after the limit.
+    const stretch = this.#stretches.find((candidate) => limit <= candidate.to)!;
+    // Before a stretch that follows one with no arrivals (a warm-up too short for one).
+    if (limit <= stretch.from) return stretch.first;
+    const lastBlock = Math.floor((stretch.end - 1 - stretch.first) / ARRIVAL_BLOCK);
+    const block = this.#blockOf(stretch, Math.min(Math.floor((limit - stretch.from) / ARRIVAL_BLOCK), lastBlock));
+    // The first arrival of the block at or after the limit.
     let low = 0;
-    let high = size;
+    let high = block.count;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (positions[middle]! < limit) low = middle + 1;
+      if (block.positions[middle]! < limit) low = middle + 1;
       else high = middle;
     }
-    return block * ARRIVAL_BLOCK + low;
+    return block.first + low;
   }
 
-  /** Block `block`'s positions: drawn gaps scaled to fill it (or up to the end, for the block holding it). */
-  #block(block: number): Float64Array {
-    if (block === this.#cachedBlock) return this.#positions;
-    const start = block * ARRIVAL_BLOCK;
-    const size = Math.min(ARRIVAL_BLOCK, this.#endCount - start);
-    const span = block === this.#lastBlock ? this.#endPosition - start : ARRIVAL_BLOCK;
-    const random = new BlockRandom(this.#arrivals.seed, block);
+  /** Block `index` of `stretch`: n drawn arrivals strictly inside its span of expected arrivals. */
+  #blockOf(stretch: Stretch, index: number): Block {
+    const first = stretch.first + index * ARRIVAL_BLOCK;
+    const block = this.#block;
+    if (block.first === first) return block;
+    const count = Math.min(ARRIVAL_BLOCK, stretch.end - first);
+    const from = stretch.from + index * ARRIVAL_BLOCK;
+    const span = count < ARRIVAL_BLOCK || first + count === stretch.end ? stretch.to - from : ARRIVAL_BLOCK;
+    const random = new BlockRandom(this.#arrivals.seed, first);
     const { distribution, shape } = this.#arrivals;
-    const positions = this.#positions;
-    // positions[i] holds the sum of the gaps before arrival i; the block's last gap closes the span.
+    const draw = () => (distribution === 'poisson' ? random.exponential() : random.gamma(shape));
+    const positions = block.positions;
+    // positions[i] holds the sum of the first i + 1 gaps; one more gap closes the span.
     let sum = 0;
-    for (let i = 0; i < size; i++) {
+    for (let i = 0; i < count; i++) {
+      sum += draw();
       positions[i] = sum;
-      sum += distribution === 'poisson' ? random.exponential() : random.gamma(shape);
     }
-    const scale = span / sum;
-    for (let i = 0; i < size; i++) positions[i] = start + positions[i]! * scale;
-    this.#cachedBlock = block;
-    return positions;
+    const scale = span / (sum + draw());
+    for (let i = 0; i < count; i++) positions[i] = from + positions[i]! * scale;
+    block.first = first;
+    block.count = count;
+    return block;
   }
 }

@@ -96,3 +96,21 @@ t.test('arrivals is checked by name', async (t) => {
   t.equal(plan({ rate: 10, arrivals: 'constant' }).arrivals, undefined, "'constant' is the even schedule");
   t.throws(() => planLoad({ url: 'ws://127.0.0.1:9/', arrivals: 'poisson', websocket: { message: 'x', rate: 5 } }), { option: 'arrivals', message: /arrivals/ });
 });
+
+t.test('the warm-up and the measured run each get the constant rate\'s count', async (t) => {
+  for (const [label, options] of [
+    ['50/s, 0.5 s warm-up, 1.5 s', { rate: 50, warmup: 500, duration: 1500 }],
+    ['3/s, a 100 ms warm-up with no arrival in it, 2 s', { rate: 3, warmup: 100, duration: 2000 }],
+    ['ramp from 50 to 100/s after a 0.5 s warm-up', { rate: 50, warmup: 500, stages: [{ duration: 1000, rate: 100 }, { duration: 1000, rate: 100 }] }],
+  ] as Array<[string, Partial<LoadOptions>]>) {
+    const even = planSchedule(plan(options))!;
+    const drawn = planSlotSchedule(plan({ ...options, arrivals: 'poisson' }))! as SlotSchedule & { countBefore(ms: number): number };
+    const warmup = plan(options).warmupMs;
+    const end = warmup + plan(options).durationMs!;
+    t.equal(drawn.countBefore(warmup), even.countBefore(warmup), `${label}: the warm-up's count`);
+    t.equal(drawn.countBefore(end) - drawn.countBefore(warmup), even.countBefore(end) - even.countBefore(warmup), `${label}: the measured run's count`);
+    t.equal(drawn.missedSlots(warmup, end, undefined, 0), even.missedSlots(warmup, end, undefined, 0), `${label}: what a run that sent nothing missed`);
+    const times = dueTimes(drawn, end);
+    t.equal(times.filter((time) => time < warmup).length, drawn.countBefore(warmup), `${label}: due times agree with the counts`);
+  }
+});
