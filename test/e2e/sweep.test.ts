@@ -19,7 +19,7 @@ const BUSY_MS = 20;
 t.test('a rate sweep with Poisson arrivals over 4 slots of 20 ms: the knee within one step of 200/s, where the slots run out', (t) =>
   inSomeRun(t, 3, async (timing) => {
     const server = await slotServer(t, SLOTS, BUSY_MS);
-    const result = await sweep({ url: server.url, connections: 100, arrivals: 'poisson', sweep: { rates: [50, 100, 150, 200, 250, 300, 350] }, ...quick });
+    const result = await sweep({ url: server.url, connections: 100, arrivals: 'poisson', sweep: { rates: [100, 150, 200, 250, 300, 350] }, ...quick });
     const loads = result.points.map((point) => point.load);
     const summary = result.points.map((point) => `${point.load}: ${point.throughput.toFixed(0)}/s p99 ${point.p99.toFixed(1)} ms`).join(', ');
     t.equal(result.over, 'rate');
@@ -27,8 +27,8 @@ t.test('a rate sweep with Poisson arrivals over 4 slots of 20 ms: the knee withi
     t.equal(result.kneeMethod, result.knee === undefined ? undefined : 'kneedle');
     const knee = result.knee === undefined ? undefined : result.points[result.knee]!.load;
     timing.ok(knee !== undefined && Math.abs(knee - 200) <= 50, `knee at ${knee} req/s, within one step (50/s) of the slots' 200/s (${summary})`);
-    timing.ok(result.saturatedAt !== undefined && result.saturatedAt > 200 && result.saturatedAt <= 300, `saturated at ${result.saturatedAt} req/s: ${result.points.at(-1)?.why}`);
-    timing.ok(loads.at(-1) === result.saturatedAt && loads.length < 7, 'the sweep stopped after the first saturated point');
+    timing.ok(result.saturatedAt !== undefined && result.saturatedAt >= 200 && result.saturatedAt <= 300, `saturated at ${result.saturatedAt} req/s: ${result.points.at(-1)?.why}`);
+    timing.ok(loads.at(-1) === result.saturatedAt && loads.length < 6, 'the sweep stopped after the first saturated point');
     const page = renderSweepReport(result);
     t.match(page, /id="chart-sweep-throughput"/);
     t.match(page, /id="chart-sweep-latency"/);
