@@ -40,6 +40,8 @@ t.test('gamma arrivals of shape 0.25 are burstier at the server: CV about 2 at t
     const observed = gaps(arrived);
     const cv = coefficientOfVariation(observed);
     timing.ok(cv > 1.5, `gap CV ${cv.toFixed(2)} > 1.5 (Poisson's is 1; shape 0.25 gives 1 / sqrt(0.25) = 2)`);
-    timing.ok(Math.abs(mean(observed) - 1000 / RATE) < 0.1 * (1000 / RATE), `mean gap ${mean(observed).toFixed(2)} ms, ${1000 / RATE} ms set`);
+    // The mean of the gaps between the first and the last arrival: bursty gaps leave a long stretch
+    // before the first and after the last (2.5 mean gaps each at CV 2), so the bound is looser here.
+    timing.ok(Math.abs(mean(observed) - 1000 / RATE) < 0.15 * (1000 / RATE), `mean gap ${mean(observed).toFixed(2)} ms, ${1000 / RATE} ms set`);
   });
 });
