@@ -8,6 +8,8 @@ import { renderSweepReport } from '../../src/report/index.js';
 import { runSalvo } from '../fixtures/cli.js';
 import { testServer } from '../fixtures/test-server.js';
 import { slotServer } from '../fixtures/arrival-server.js';
+import { startLlmServer } from '../fixtures/llm-server.js';
+import { formatSweep } from '../../src/index.js';
 import { inSomeRun } from '../fixtures/timing.js';
 
 const quick = { stepDuration: 1500, warmup: 500, pause: 200 } as const;
@@ -61,4 +63,25 @@ t.test('salvo sweep writes the table and the page', async (t) => {
   const bad = await runSalvo(['sweep', server.url, '--rates', '200,100']);
   t.equal(bad.code, 2);
   t.match(bad.stderr, /sweep loads must rise/);
+});
+
+t.test('a sweep over token streams draws TTFT, TPOT and ITL by load', async (t) => {
+  const server = await startLlmServer({ style: 'openai', tokens: 10, intervalMs: 2, delayMs: 5, promptTokens: 7 });
+  t.teardown(() => server.close());
+  const result = await sweep({
+    url: server.url,
+    method: 'POST',
+    body: { model: 'm', stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+    stream: { format: 'sse', until: '[DONE]', tokens: 'choices.0.delta.content' },
+    sweep: { rates: [10, 20] },
+    stepDuration: 500,
+    warmup: 0,
+    pause: 0,
+  });
+  t.equal(result.points.length, 2);
+  t.ok(result.points.every((point) => point.result.stream?.ttft !== undefined), 'each point has its TTFT');
+  t.match(renderSweepReport(result), /id="chart-sweep-tokens"/);
+  t.match(formatSweep(result), /TTFT p99 +TPOT p50/);
+  t.equal(result.knee, undefined, 'no point saturated: the knee is beyond the loads');
+  t.match(result.message, /kept up with every load up to 20 req\/s/);
 });
