@@ -111,16 +111,27 @@ export class ArrivalSchedule implements SlotSchedule {
 
   /** Where the whole run's arrival `arrival` sits, in expected arrivals from the start. */
   position(arrival: number): number {
-    const stretch = this.#stretches.find((candidate) => arrival < candidate.end)!;
-    const block = this.#blockOf(stretch, Math.floor((arrival - stretch.first) / ARRIVAL_BLOCK));
-    return block.positions[arrival - block.first]!;
+    const block = this.#block;
+    // The hot path: the arrival is in the block drawn last.
+    if (arrival >= block.first && arrival < block.first + block.count) return block.positions[arrival - block.first]!;
+    let stretch = this.#stretches[0]!;
+    for (const candidate of this.#stretches) {
+      stretch = candidate;
+      if (arrival < candidate.end) break;
+    }
+    const drawn = this.#blockOf(stretch, Math.floor((arrival - stretch.first) / ARRIVAL_BLOCK));
+    return drawn.positions[arrival - drawn.first]!;
   }
 
   /** The whole run's arrivals at positions before `integral` (less a rounding allowance, as RateSchedule's). */
   #wholeCountBefore(integral: number): number {
     const limit = integral - Math.max(1e-9, integral * 1e-12);
     if (limit <= 0) return 0;
-    const stretch = this.#stretches.find((candidate) => limit <= candidate.to)!;
+    let stretch = this.#stretches[0]!;
+    for (const candidate of this.#stretches) {
+      stretch = candidate;
+      if (limit <= candidate.to) break;
+    }
     // Before a stretch that follows one with no arrivals (a warm-up too short for one).
     if (limit <= stretch.from) return stretch.first;
     const lastBlock = Math.floor((stretch.end - 1 - stretch.first) / ARRIVAL_BLOCK);
@@ -146,15 +157,15 @@ export class ArrivalSchedule implements SlotSchedule {
     const span = count < ARRIVAL_BLOCK || first + count === stretch.end ? stretch.to - from : ARRIVAL_BLOCK;
     const random = new BlockRandom(this.#arrivals.seed, first);
     const { distribution, shape } = this.#arrivals;
-    const draw = () => (distribution === 'poisson' ? random.exponential() : random.gamma(shape));
+    const poisson = distribution === 'poisson';
     const positions = block.positions;
     // positions[i] holds the sum of the first i + 1 gaps; one more gap closes the span.
     let sum = 0;
-    for (let i = 0; i < count; i++) {
-      sum += draw();
-      positions[i] = sum;
+    for (let i = 0; i <= count; i++) {
+      sum += poisson ? random.exponential() : random.gamma(shape);
+      if (i < count) positions[i] = sum;
     }
-    const scale = span / (sum + draw());
+    const scale = span / sum;
     for (let i = 0; i < count; i++) positions[i] = from + positions[i]! * scale;
     block.first = first;
     block.count = count;
