@@ -1,6 +1,6 @@
 // A sweep against a server of known capacity, in its own process: a fixed number of slots, each
 // busy for a known time. The knee must fall where the slots run out.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { sweep } from '../../src/index.js';
@@ -84,4 +84,9 @@ t.test('a sweep over token streams draws TTFT, TPOT and ITL by load', async (t) 
   t.match(formatSweep(result), /TTFT p99 +TPOT p50/);
   t.equal(result.knee, undefined, 'no point saturated: the knee is beyond the loads');
   t.match(result.message, /kept up with every load up to 20 req\/s/);
+  const saved = join(t.testdir(), 'sweep.json');
+  await writeFile(saved, JSON.stringify(result));
+  const report = await runSalvo(['report', saved]);
+  t.equal(report.code, 0, report.stderr);
+  t.match(report.stdout, /salvo sweep report/, 'salvo report renders a saved sweep');
 });
