@@ -15,7 +15,7 @@ t.test('poisson arrivals at the server: exponential gaps at the rate, the same c
   for (const workers of [1, 4]) {
     await inSomeRun(t, 3, async (timing) => {
       const result = await runLoad({ url: server.url, rate: RATE, duration: DURATION_MS, connections: 8, workers, arrivals: { distribution: 'poisson', seed: 5 } });
-      const arrived = await server.arrivals();
+      const arrived = await server.arrivals(result.requests.sent);
       t.equal(arrived.length, result.requests.sent, `${workers} worker(s): the server saw every request sent`);
       t.equal(result.requests.sent + result.requests.missed, RATE * DURATION_MS / 1000, 'sent and missed make rate × duration exactly, as at a constant rate');
       timing.ok(result.requests.missed === 0, `none missed (${result.requests.missed})`);
@@ -34,7 +34,7 @@ t.test('gamma arrivals of shape 0.25 are burstier at the server: CV about 2 at t
   const server = await arrivalServer(t);
   await inSomeRun(t, 3, async (timing) => {
     const result = await runLoad({ url: server.url, rate: RATE, duration: 4000, connections: 8, arrivals: { distribution: 'gamma', shape: 0.25, seed: 5 } });
-    const arrived = await server.arrivals();
+    const arrived = await server.arrivals(result.requests.sent);
     t.equal(arrived.length, result.requests.sent, 'the server saw every request sent');
     t.equal(result.requests.sent + result.requests.missed, RATE * 4, 'sent and missed make rate × duration exactly');
     const observed = gaps(arrived);

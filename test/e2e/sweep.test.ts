@@ -7,6 +7,7 @@ import { sweep } from '../../src/index.js';
 import { renderSweepReport } from '../../src/report/index.js';
 import { runSalvo } from '../fixtures/cli.js';
 import { testServer } from '../fixtures/test-server.js';
+import { serverCount } from '../fixtures/server-count.js';
 import { slotServer } from '../fixtures/arrival-server.js';
 import { startLlmServer } from '../fixtures/llm-server.js';
 import { formatSweep } from '../../src/index.js';
@@ -58,7 +59,7 @@ t.test('salvo sweep writes the table and the page', async (t) => {
   t.equal(run.code, 0, run.stderr);
   t.match(run.stdout, /Sweep http:\/\/127\.0\.0\.1:\d+\/ over rates: 20, 40 req\/s/);
   t.match(run.stderr, /point 2 40 req\/s:/);
-  t.equal(server.stats.requests, 30, 'two points of 500 ms: 10 and 20 requests, as many as a constant rate sends');
+  t.equal(await serverCount(server, 30), 30, 'two points of 500 ms: 10 and 20 requests, as many as a constant rate sends');
   t.match(await readFile(html, 'utf8'), /salvo sweep report/);
   const bad = await runSalvo(['sweep', server.url, '--rates', '200,100']);
   t.equal(bad.code, 2);
