@@ -45,7 +45,7 @@ export async function sweep(options: SweepOptions): Promise<SweepResult> {
     notify(plan, { type: 'end', index, load, point });
     if (point.saturated && plan.stopAtSaturation) break;
   }
-  return summarise(plan, points, aborted, performance.now() - startedAt);
+  return summariseSweep(plan, points, aborted, performance.now() - startedAt);
 }
 
 function measurePoint(
@@ -94,7 +94,13 @@ function measurePoint(
   return point;
 }
 
-function summarise(plan: SweepPlan, points: SweepPoint[], aborted: boolean, durationMs: number): SweepResult {
+/** The sweep's result from its points: the knee, where it saturated, and the outcome in words. */
+export function summariseSweep(
+  plan: Pick<SweepPlan, 'url' | 'over' | 'loads'>,
+  points: SweepPoint[],
+  aborted: boolean,
+  durationMs: number,
+): SweepResult {
   const firstSaturated = points.findIndex((point) => point.saturated);
   const withGoodput = points.length > 0 && points.every((point) => point.goodput !== undefined);
   let knee: number | undefined;

@@ -1,7 +1,8 @@
 import t from 'tap';
 import { highest, kneedle, stoppedGaining } from '../../src/capacity/knee.js';
 import { planSweep } from '../../src/capacity/sweep-options.js';
-import type { SweepOptions } from '../../src/capacity/sweep-types.js';
+import type { SweepOptions, SweepPoint } from '../../src/capacity/sweep-types.js';
+import { summariseSweep } from '../../src/capacity/sweep.js';
 
 t.test('kneedle: the point furthest above the diagonal of the scaled curve', async (t) => {
   t.equal(kneedle([100, 200, 300, 400], [100, 200, 300, 350]), 2, 'a rate sweep saturating past 300');
@@ -36,4 +37,26 @@ t.test('planSweep: loads and options checked by name before anything runs', asyn
   await t.rejects(plan({ rates: [10] }, { rate: 5 } as never), { option: 'rate', message: /cannot be given to sweep/ });
   await t.rejects(plan({ rates: [10] }, { stepDuration: 'soon' }), { option: 'stepDuration', message: /stepDuration/ });
   await t.rejects(plan({ connections: [1, 2] }, { arrivals: 'poisson' }), { option: 'arrivals', message: /give rate/ });
+});
+
+t.test('summariseSweep: the knee by goodput or Kneedle, where it saturated, and why in words', async (t) => {
+  const point = (load: number, throughput: number, more: Partial<SweepPoint> = {}): SweepPoint =>
+    ({ load, throughput, sentRate: load, p50: 1, p90: 2, p99: 3, errorRate: 0, saturated: false, result: {} as SweepPoint['result'], ...more });
+  const plan = { url: 'http://127.0.0.1:9/', over: 'rate' as const, loads: [100, 200, 300, 400, 500] };
+  const kneedled = summariseSweep(plan, [point(100, 100), point(200, 200), point(300, 300), point(400, 350, { saturated: true, why: 'completed 350.0/s, under 90% of the target', limitedBy: 'server' })], false, 1);
+  t.equal(kneedled.knee, 2);
+  t.equal(kneedled.kneeMethod, 'kneedle');
+  t.equal(kneedled.saturatedAt, 400);
+  t.match(kneedled.message, /^Knee at 300 req\/s \(throughput 300\.0\/s, p99 3\.00 ms\)\. The server saturated at 400 req\/s: completed 350/);
+  const byGoodput = summariseSweep(plan, [point(100, 100, { goodput: 90 }), point(200, 200, { goodput: 150 }), point(300, 300, { goodput: 120 })], false, 1);
+  t.equal(byGoodput.knee, 1, 'the highest goodput, though throughput still rose');
+  t.equal(byGoodput.kneeMethod, 'goodput');
+  const keptUp = summariseSweep(plan, [point(100, 100), point(200, 200)], false, 1);
+  t.equal(keptUp.knee, undefined);
+  t.match(keptUp.message, /kept up with every load up to 500 req\/s: the knee is beyond it/);
+  const twoPoints = summariseSweep(plan, [point(100, 100), point(200, 150, { saturated: true, why: 'x', limitedBy: 'connections' })], false, 1);
+  t.equal(twoPoints.knee, 0, 'two points have no bend: the one that kept up');
+  t.match(twoPoints.message, /limited by the connections \(give more\), not the server/);
+  t.equal(summariseSweep(plan, [point(100, 50, { saturated: true, why: 'x' })], false, 1).knee, undefined, 'saturated from the first load');
+  t.match(summariseSweep(plan, [point(100, 100)], true, 1).message, /Aborted after 1 of 5 points/);
 });
