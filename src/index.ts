@@ -11,6 +11,9 @@ export { SalvoOptionError, SalvoRangeError, SalvoTaskSetupError, type SalvoError
 export type { TaskContext, TaskFunction, TaskSetupContext } from './shared/task.js';
 export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';
+export { sweep } from './capacity/sweep.js';
+export { formatSweep, formatSweepPoint } from './capacity/sweep-format.js';
+export type { SweepLoads, SweepOptions, SweepPoint, SweepPointEvent, SweepResult } from './capacity/sweep-types.js';
 export type {
   CapacityLimit,
   FindCapacityOptions,
@@ -73,6 +76,7 @@ export type {
 } from './shared/load-result.js';
 export type { Segment, ThresholdSetting, Thresholds, TransportName } from './shared/terms.js';
 export type { RunKind } from './shared/run-kind.js';
+export type { ArrivalDistribution, Arrivals } from './shared/arrivals.js';
 export type { Warning } from './shared/warnings.js';
 export type { StreamEvent, StreamFormat, StreamHistograms, StreamMergeInfo, StreamOptions } from './shared/stream.js';
 export type { StreamSecond, StreamStats, SubscriptionStats } from './shared/load-result.js';

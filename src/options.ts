@@ -19,6 +19,7 @@ import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 import { askForUsage } from './engine/usage-request.js';
 import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
 import type { RunKind } from './shared/run-kind.js';
+import { planArrivals } from './shared/arrival-options.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -269,6 +270,12 @@ export function planLoad(
   };
   rejectWithSubscribe(plan, options);
   rejectForKind(options, plan.kind);
+  const arrivals = planArrivals(options.arrivals, {
+    open: plan.loop === 'open',
+    rate,
+    stageRates: ramps === 'rate' ? stages!.map((stage) => stage.rate!) : undefined,
+  });
+  if (arrivals !== undefined) plan.arrivals = arrivals;
   return {
     plan,
     hooks: {

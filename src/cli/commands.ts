@@ -6,6 +6,7 @@ import { historyCommand } from './commands/history.js';
 import { mergeCommand } from './commands/merge.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
+import { sweepCommand } from './commands/sweep.js';
 
 /**
  * Every subcommand of `salvo`, in help order. A new one is a file in commands/ exporting a
@@ -18,6 +19,7 @@ export const COMMANDS: readonly Command[] = [
   mergeCommand,
   capacityCommand,
   historyCommand,
+  sweepCommand,
 ];
 
 function help(): string {
@@ -61,6 +63,11 @@ const FLAGS: Readonly<Record<string, { flag: string; text?: readonly string[] }>
   'stream.timestamp': { flag: '--stream-timestamp' },
   'stream.usage': { flag: '--no-stream-usage' },
   'stream.subscribe': { text: ['stream.subscribe'], flag: '--stream-subscribe' },
+  'arrivals.distribution': { flag: '--arrivals' },
+  'arrivals.shape': { flag: '--arrivals gamma:SHAPE' },
+  'arrivals.seed': { flag: '--arrivals-seed' },
+  'sweep.steps': { flag: '--steps' },
+  'sweep.to': { flag: '--to' },
 };
 
 /** How the command line names `option`: `thresholds["latency.p99"][0]` is `--threshold "latency.p99"`. */

@@ -3,6 +3,7 @@ import type { LoadOptions } from '../index.js';
 import { UsageError, type ParsedFlags } from './command.js';
 import { durationFlag, thresholdFlags } from './flag-values.js';
 import { SOCKETIO_FLAGS, socketIoFromFlags } from './socketio-flags.js';
+import { arrivalsFlags } from './arrival-flags.js';
 import {
   expectStatus,
   headers,
@@ -59,6 +60,16 @@ export const LOAD_FLAGS = {
     type: 'string',
     value: 'N',
     help: 'target requests/s: open loop, coordinated-omission corrected',
+  },
+  arrivals: {
+    type: 'string',
+    value: 'KIND',
+    help: "the open loop's spacing: constant (default), poisson, or gamma:SHAPE (below 1: burstier)",
+  },
+  'arrivals-seed': {
+    type: 'string',
+    value: 'N',
+    help: 'the draws of --arrivals: the same seed, the same instants (default 0)',
   },
   workers: {
     short: 'w',
@@ -254,6 +265,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     duration: flags.duration === undefined ? undefined : durationFlag(flagName('duration'), flags.duration),
     amount: numeric(flags.amount),
     rate: numeric(flags.rate),
+    arrivals: arrivalsFlags(flags.arrivals, flags['arrivals-seed']),
     workers: flags.workers === 'auto' ? 'auto' : numeric(flags.workers),
     pipelining: numeric(flags.pipelining),
     h2Streams: numeric(flags['h2-streams']),

@@ -14,7 +14,7 @@ import { RequestSequence } from './request-sequence.js';
 import { OpenLoop } from '../runner/open-loop.js';
 import { DownServer } from './down-server.js';
 import { openAhead } from './open-ahead.js';
-import { planSchedule } from '../runner/schedule.js';
+import { planSlotSchedule } from '../runner/arrival-schedule.js';
 import { addWarning, type Warning } from '../shared/warnings.js';
 import { StreamMeter, STREAM_UNTIL_CLOSED } from './stream-meter.js';
 import { transportConfig } from './transport-config.js';
@@ -94,7 +94,7 @@ export class Engine implements TransportSink, Exchanges {
       for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
     }
     if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, { nameOf: this.#nameOf, count: plan.names.length }, (code, message) => this.onWarning(code, message), hooks.onSecond !== undefined, drain);
-    const schedule = planSchedule(plan);
+    const schedule = planSlotSchedule(plan);
     if (schedule !== undefined) this.#open = new OpenLoop(schedule, this.#lanes.length, this.#loop, { send: (lane, intendedAt, now) => this.#send(lane, intendedAt, now), stop: () => this.#run.stop(false) });
     this.tickMs = timeoutTickMs(plan.timeoutMs);
     this.gauges = {

@@ -102,6 +102,7 @@ function prewarmPlan(plan: Plan, origin: string, { amount, rate, pastMs }: Round
     requests: plan.requests.map((request) => ({ ...request, dynamic: false, capture: false })),
     requestsModule: undefined,
     ratePhase: 0,
+    arrivals: undefined,
     warmupMs: 0,
     thresholds: undefined,
     tls: undefined,

@@ -2,5 +2,6 @@
 // comparison (the trend of a history of runs is `salvo/gate`'s). See docs/reports.md.
 export { renderReport } from './render.js';
 export { renderCapacityReport } from './capacity-report.js';
+export { renderSweepReport } from './sweep-report.js';
 export { renderComparisonReport } from './comparison-report.js';
 export type { ComparisonReportInput, RenderComparisonReportOptions } from './comparison-report.js';

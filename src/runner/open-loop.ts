@@ -3,7 +3,7 @@ import type { GeneratorMonitor } from '../stats/generator.js';
 import type { ClosedLoop, LoopSlot } from './closed-loop.js';
 import type { Measuring } from './measuring.js';
 import { Pacer } from './pacer.js';
-import type { RateSchedule } from './schedule.js';
+import type { SlotSchedule } from './arrival-schedule.js';
 import { FreeLanes } from './free-lanes.js';
 
 /** A lane of the open loop: an HTTP transport's lane, a task's call slot. */
@@ -30,7 +30,7 @@ export interface OpenLoopOwner<L> {
  * each send, since that code may have taken time.
  */
 export class OpenLoop<L extends OpenLoopLane> {
-  readonly #schedule: RateSchedule;
+  readonly #schedule: SlotSchedule;
   readonly #loop: ClosedLoop<L>;
   readonly #owner: OpenLoopOwner<L>;
   readonly #userCode: boolean;
@@ -49,7 +49,7 @@ export class OpenLoop<L extends OpenLoopLane> {
   /** The last exchange to end failed: none succeeded since (the server may be down). */
   failing = false;
 
-  constructor(schedule: RateSchedule, lanes: number, loop: ClosedLoop<L>, owner: OpenLoopOwner<L>, userCode = false) {
+  constructor(schedule: SlotSchedule, lanes: number, loop: ClosedLoop<L>, owner: OpenLoopOwner<L>, userCode = false) {
     this.#schedule = schedule;
     this.#loop = loop;
     this.#owner = owner;

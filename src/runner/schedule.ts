@@ -88,10 +88,19 @@ export class RateSchedule {
   /** Slots due strictly before `ms` after the start. */
   countBefore(ms: number): number {
     if (ms <= 0) return 0;
-    const integral = this.#integralAt(ms);
+    const integral = this.integralAt(ms);
     // Slot i counts when i + phase < integral; the epsilon absorbs rounding at exact boundaries.
     const epsilon = Math.max(1e-9, integral * 1e-12);
     return Math.max(0, Math.ceil(integral - this.#phase - epsilon));
+  }
+
+  /** The integral of the rate from the start to `ms` after it: the slots due by then, fractions kept. */
+  integralAt(ms: number): number {
+    if (ms <= 0) return 0;
+    const segment = this.#segmentAtTime(ms);
+    const elapsed = Math.min(ms - segment.startMs, segment.durationMs);
+    const slope = segment.durationMs === Infinity ? 0 : (segment.toRate - segment.fromRate) / segment.durationMs;
+    return segment.startCount + ((segment.fromRate + (slope * elapsed) / 2) * elapsed) / 1000;
   }
 
   /** Slots due in second `second` of the measured run, which began `measureOffsetMs` after the start (the timeline's target). */
@@ -125,7 +134,7 @@ export class RateSchedule {
    */
   holdFrom(ms: number, rate: number): void {
     const at = Math.max(0, ms);
-    const startCount = this.#integralAt(at);
+    const startCount = this.integralAt(at);
     const rateThen = this.rateAt(at);
     const segments = this.#segments;
     while (segments.length > 1 && segments[segments.length - 1]!.startMs >= at) segments.pop();
@@ -138,15 +147,6 @@ export class RateSchedule {
       segments.push(held);
     }
     this.#hint = 0;
-  }
-
-  /** The integral of the rate from the start to `ms`, in slots. */
-  #integralAt(ms: number): number {
-    if (ms <= 0) return 0;
-    const segment = this.#segmentAtTime(ms);
-    const elapsed = Math.min(ms - segment.startMs, segment.durationMs);
-    const slope = segment.durationMs === Infinity ? 0 : (segment.toRate - segment.fromRate) / segment.durationMs;
-    return segment.startCount + ((segment.fromRate + (slope * elapsed) / 2) * elapsed) / 1000;
   }
 
   #segmentAtTime(ms: number): RateSegment {

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
 import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { TaskFunction } from './task.js';
+import type { Arrivals } from './arrivals.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -148,6 +149,15 @@ export interface LoadOptions {
    * `connections`. Each timeline second shows the target rate and the open connections.
    */
   stages?: Stage[];
+  /**
+   * How open-loop requests are spaced around the rate: `'constant'` (default) evenly; `'poisson'` by
+   * exponential gaps (a Poisson process, the rate's ramp followed under stages); `{ distribution:
+   * 'gamma', shape }` by gamma gaps, burstier than Poisson below shape 1. `seed` (default 0) picks the
+   * draws: the same seed gives the same instants however the run is split over workers and segments,
+   * and a run with a `duration` sends exactly as many requests as the constant rate does. Latency
+   * counts from each drawn instant, as from a constant slot.
+   */
+  arrivals?: Arrivals;
   /** Requests in flight per connection. Default 1. */
   pipelining?: number;
   /**

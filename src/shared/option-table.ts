@@ -87,6 +87,13 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     doc: 'ramp the rate or the connections',
     flags: ['rate-stage', 'connection-stage'],
   },
+  arrivals: {
+    kinds: ['http', 'task'],
+    type: "'constant' | 'poisson' | { distribution, shape?, seed? }",
+    default: "`'constant'`",
+    doc: "the open loop's spacing: even, Poisson, or gamma gaps at the rate; one seeded schedule over every worker",
+    flags: ['arrivals', 'arrivals-seed'],
+  },
   pipelining: {
     kinds: HTTP,
     type: 'number',

@@ -7,6 +7,7 @@ import type { RunKind } from './run-kind.js';
 import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websocket.js';
 import type { PlannedTask, TaskFunctions } from './task.js';
 import type { PlannedStream, StreamHooks } from './stream.js';
+import type { PlannedArrivals } from './arrivals.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -66,6 +67,8 @@ export interface Plan {
    * so the shards' sends interleave. Absent outside worker shards.
    */
   ratePhase?: number;
+  /** `arrivals`: the open loop's requests at drawn instants; undefined for even spacing. */
+  arrivals?: PlannedArrivals | undefined;
   timeoutMs: number;
   warmupMs: number;
   /** `prewarm` as given: undefined lets each thread decide from its rate (`shouldPrewarm`). */

@@ -7,7 +7,7 @@ import type { SteeringTargets } from '../runner/steering.js';
 import type { Measuring } from '../runner/measuring.js';
 import { ClosedLoop } from '../runner/closed-loop.js';
 import { OpenLoop } from '../runner/open-loop.js';
-import { planSchedule } from '../runner/schedule.js';
+import { planSlotSchedule } from '../runner/arrival-schedule.js';
 import { TaskCall, type CallOwner } from './call.js';
 import { TaskChecks } from './checks.js';
 import { StepRecorder, type Step } from './steps.js';
@@ -123,7 +123,7 @@ export class TaskRunner implements Exchanges, CallOwner {
       resume: (slot, now) => this.#next(slot, now),
       stop: () => this.#run.stop(false),
     });
-    const schedule = planSchedule(plan);
+    const schedule = planSlotSchedule(plan);
     if (schedule !== undefined) {
       this.#open = new OpenLoop(
         schedule,

@@ -95,6 +95,7 @@ export function splitPlan(plan: Plan, count: number): Plan[] {
       rate: plan.rate === undefined ? undefined : plan.rate / count,
       stages,
       ...(phased ? { ratePhase: ((plan.ratePhase ?? 0) + index) / count } : {}),
+      ...(plan.arrivals !== undefined ? { arrivals: { ...plan.arrivals, stride: plan.arrivals.stride * count } } : {}),
     };
   });
 }

@@ -52,6 +52,7 @@ t.test('every flag of the command line sets an option of the table, and each fla
 /** A value of each option that its own check accepts. */
 const SAMPLES: { [K in keyof Required<LoadOptions>]: LoadOptions[K] } = {
   url: 'http://127.0.0.1:9/', name: 'n', transport: 'undici', connections: 2, duration: 1000, amount: 5, rate: 10,
+  arrivals: 'poisson',
   stages: [{ duration: 1000, connections: 2 }], pipelining: 2, h2Streams: 2, workers: 1, keepAlive: false, compressed: true, method: 'POST',
   headers: { a: 'b' }, body: 'x', requests: [{ path: '/' }], timeout: 1000, warmup: 0, prewarm: false, expect: { status: 200 },
   thresholds: { 'latency.p99': '< 50' }, tls: {}, retry: false, tlsSessionReuse: false, signal: new AbortController().signal,

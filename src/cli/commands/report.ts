@@ -1,13 +1,13 @@
-import { type CapacityResult, type ComparisonRuns } from '../../index.js';
-import { renderCapacityReport, renderComparisonReport, renderReport } from '../../report/index.js';
+import { type CapacityResult, type ComparisonRuns, type SweepResult } from '../../index.js';
+import { renderCapacityReport, renderComparisonReport, renderReport, renderSweepReport } from '../../report/index.js';
 import { EXIT, looksLikeResult, parseFlags, readJsonFile, UsageError, writeOutput, type Command } from '../command.js';
 
 const USAGE = `usage: salvo report RESULT.json [-o REPORT.html]
 
 Renders the HTML report of what salvo saved as JSON: a run (salvo --json, or JSON.stringify of
-runLoad's result, merged or not), a capacity search (salvo capacity --json) or a comparison
-(salvo compare --json). One self-contained file that opens offline. Without -o the HTML goes to
-stdout.
+runLoad's result, merged or not), a capacity search (salvo capacity --json), a sweep (salvo sweep
+--json) or a comparison (salvo compare --json). One self-contained file that opens offline. Without
+-o the HTML goes to stdout.
 
 flags:
   -o, --output FILE   where to write the report
@@ -21,6 +21,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 function reportOf(path: string, data: unknown): string {
   if (isRecord(data) && Array.isArray(data.steps) && 'slo' in data)
     return renderCapacityReport(data as unknown as CapacityResult);
+  if (isRecord(data) && Array.isArray(data.points) && Array.isArray(data.loads))
+    return renderSweepReport(data as unknown as SweepResult);
   if (isRecord(data) && isRecord(data.comparison) && Array.isArray(data.comparison.rows))
     return renderComparisonReport(data as unknown as ComparisonRuns);
   if (looksLikeResult(data)) return renderReport(data);
