@@ -19,6 +19,7 @@ import { StreamMeter, STREAM_UNTIL_CLOSED } from './stream-meter.js';
 import { transportConfig } from './transport-config.js';
 import { decodeDetails } from './body-decoder.js';
 import { prewarm } from './prewarm.js';
+import { loadJourneyLibraries } from './journey.js';
 
 /**
  * The HTTP exchanges of one thread's run: closed loop (each lane sends again as soon as its response
@@ -228,6 +229,10 @@ export class Engine implements TransportSink, Exchanges {
       this.#run.stop(false);
       return;
     }
+    if (this.#sequence.journeys !== undefined) {
+      const hop = this.#sequence.follow(lane, status, details);
+      if (hop !== undefined) return this.#hop(lane, hop, bytesReceived, now);
+    }
     lane.busy = false;
     lane.failures = 0;
     if (this.#open) this.#open.failing = false;
@@ -256,6 +261,18 @@ export class Engine implements TransportSink, Exchanges {
       }
     }
     this.#next(lane, now);
+  }
+
+  /** A redirect followed: the lane, still busy, sends the next hop of its request, timed from the request's first send. */
+  #hop(lane: Lane, hop: unknown, bytesReceived: number, now: number): void {
+    const recorder = this.#recorders[lane.measured ? 1 : 0]!;
+    const name = this.#nameOf[lane.requestIndex];
+    recorder.recordRedirect(bytesReceived, name);
+    lane.writtenAt = now;
+    lane.firstByteAt = 0;
+    lane.retried = false;
+    lane.sentBytes = this.#transport.send(lane, hop);
+    recorder.recordSentBytes(lane.sentBytes, name);
   }
 
   onWarning(code: string, message: string): void {
@@ -372,6 +389,7 @@ export class Engine implements TransportSink, Exchanges {
 export async function runEngine(plan: Plan, hooks: RunHooks = {}): Promise<ShardStats> {
   if (plan.transport === 'websocket' || plan.transport === 'socket.io' || plan.transport === 'task') throw new Error(`a ${plan.transport} plan runs on its own runner, not the HTTP engine`);
   const createTransport = await loadTransport(plan.transport);
+  await loadJourneyLibraries(plan);
   const cost = await prewarm(plan, (warm, warmHooks) => new Engine(warm, createTransport, warmHooks).run(), hooks.signal);
   const stats = await new Engine(plan, createTransport, hooks).run();
   if (cost !== undefined && stats.generator !== undefined) stats.generator.prewarm = cost;
