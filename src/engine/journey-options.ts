@@ -36,10 +36,13 @@ export function planJourney(options: LoadOptions): Pick<Plan, 'cookies' | 'follo
       });
     }
     if (!Number.isInteger(followRedirects) || followRedirects < 0 || followRedirects > MAX_REDIRECTS) {
-      throw new SalvoRangeError(`followRedirects must be a whole number from 0 to ${MAX_REDIRECTS}; got ${show(followRedirects)}`, {
-        option: 'followRedirects',
-        value: followRedirects,
-      });
+      throw new SalvoRangeError(
+        `followRedirects must be a whole number from 0 to ${MAX_REDIRECTS}; got ${show(followRedirects)}`,
+        {
+          option: 'followRedirects',
+          value: followRedirects,
+        },
+      );
     }
     if (followRedirects > 0) planned.followRedirects = followRedirects;
   }

@@ -25,7 +25,8 @@ const BODY_FIELDS = ['content-type', 'content-length', 'content-encoding', 'cont
  * 302 turn a POST into one, and 307 and 308 keep the method and the body.
  */
 export function redirectRequest(status: number, request: ResolvedRequest, path: string): ResolvedRequest {
-  const toGet = status === 303 ? request.method !== 'HEAD' : (status === 301 || status === 302) && request.method === 'POST';
+  const toGet =
+    status === 303 ? request.method !== 'HEAD' : (status === 301 || status === 302) && request.method === 'POST';
   if (!toGet) return { ...request, path };
   const headers = { ...request.headers };
   for (const field of BODY_FIELDS) delete headers[field];
@@ -66,7 +67,12 @@ export class Journeys {
    * A response to `lane`'s last request: its cookies stored, then the next hop when it is a
    * redirect to follow (same origin, under the limit), with the jar's cookies for its path.
    */
-  follow(lane: number, connection: number, status: number, details: ResponseDetails | undefined): ResolvedRequest | undefined {
+  follow(
+    lane: number,
+    connection: number,
+    status: number,
+    details: ResponseDetails | undefined,
+  ): ResolvedRequest | undefined {
     const request = this.#sent[lane];
     if (request === undefined || details === undefined) return undefined;
     const url = `${this.#origin}${request.path}`;
@@ -76,7 +82,8 @@ export class Journeys {
       for (const line of setCookie.split('\n')) jar.setCookieSync(line, url, { ignoreError: true });
     }
     const location = details.headers.location;
-    if (!REDIRECT_STATUSES.has(status) || location === undefined || this.#hops[lane]! >= this.#maxRedirects) return undefined;
+    if (!REDIRECT_STATUSES.has(status) || location === undefined || this.#hops[lane]! >= this.#maxRedirects)
+      return undefined;
     let target: URL;
     try {
       target = new URL(location, url);

@@ -87,9 +87,7 @@ export class RequestSequence {
   next(lane: Lane): unknown {
     const index = this.#cursor[lane.connection]!;
     const wrapped = this.skip(lane);
-    const prepared = this.#requests[index]!.dynamic
-      ? this.#prepareDynamic(lane, index)
-      : this.#prepared[index];
+    const prepared = this.#requests[index]!.dynamic ? this.#prepareDynamic(lane, index) : this.#prepared[index];
     if (wrapped && this.#contexts.length > 0) this.#contexts[lane.connection]!.iteration++;
     return prepared;
   }

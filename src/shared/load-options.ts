@@ -1,3 +1,4 @@
+import type { FormBody } from './form-body.js';
 import type { StreamOptions } from './stream.js';
 import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
@@ -42,21 +43,6 @@ export interface RequestSpec {
    */
   form?: FormBody;
 }
-
-/** A file field of a multipart `form`. */
-export interface FormFile {
-  /** The file's bytes (a string is sent as UTF-8). */
-  content: Buffer | Uint8Array | string;
-  /** The filename the part names. Default `'blob'`. */
-  filename?: string;
-  /** The part's content type. Default `application/octet-stream`. */
-  contentType?: string;
-}
-
-/** `RequestSpec.form`: field names to values (an array repeats the field). */
-export type FormBody = Record<string, FormValue | FormValue[]> & { multipart?: boolean };
-/** One value of a form field. */
-export type FormValue = string | number | boolean | Buffer | FormFile;
 
 /** State that one connection carries from one request of a sequence to the next. */
 export interface RequestContext {

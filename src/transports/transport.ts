@@ -204,7 +204,8 @@ export function flattenHeaders(headers: Record<string, string | string[] | undef
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();
-    if (value !== undefined) flat[lower] = Array.isArray(value) ? value.join(lower === 'set-cookie' ? '\n' : ', ') : value;
+    if (value !== undefined)
+      flat[lower] = Array.isArray(value) ? value.join(lower === 'set-cookie' ? '\n' : ', ') : value;
   }
   return flat;
 }
