@@ -39,7 +39,7 @@ t.test('on a request spec', async (t) => {
   const file = planRequests({ url: url.href, requests: [{ method: 'POST', form: { f: Buffer.from('x') }, headers: { 'content-type': 'text/plain' } }] }, url);
   t.match(file.requests[0]!.headers['content-type'], /^multipart\/form-data; boundary=/, 'a multipart one sets its own: the boundary must match');
   t.throws(() => planRequests({ url: url.href, requests: [{ form: { a: '1' }, body: 'x' }] }, url), { option: 'requests[0].form', message: /cannot be combined with requests\[0\]\.body/ });
-  t.throws(() => planRequests({ url: url.href, requests: [{ form: 'a=1' as never }] }, url), { option: 'requests[0].form' });
-  t.throws(() => planRequests({ url: url.href, requests: [{ form: { a: null } as never }] }, url), { option: 'requests[0].form.a' });
+  t.throws(() => planRequests({ url: url.href, requests: [{ form: 'a=1' as never }] }, url), { code: 'SALVO_INVALID_OPTION', option: 'requests[0].form' });
+  t.throws(() => planRequests({ url: url.href, requests: [{ form: { a: null } as never }] }, url), { code: 'SALVO_INVALID_OPTION', option: 'requests[0].form.a' });
   t.throws(() => planRequests({ url: url.href, requests: [{ form: { multipart: 'yes' } as never }] }, url), { option: 'requests[0].form.multipart' });
 });
