@@ -41,5 +41,5 @@ t.test('on a request spec', async (t) => {
   t.throws(() => planRequests({ url: url.href, requests: [{ form: { a: '1' }, body: 'x' }] }, url), { option: 'requests[0].form', message: /cannot be combined with requests\[0\]\.body/ });
   t.throws(() => planRequests({ url: url.href, requests: [{ form: 'a=1' as never }] }, url), { code: 'SALVO_INVALID_OPTION', option: 'requests[0].form' });
   t.throws(() => planRequests({ url: url.href, requests: [{ form: { a: null } as never }] }, url), { code: 'SALVO_INVALID_OPTION', option: 'requests[0].form.a' });
-  t.throws(() => planRequests({ url: url.href, requests: [{ form: { multipart: 'yes' } as never }] }, url), { option: 'requests[0].form.multipart' });
+  t.throws(() => planRequests({ url: url.href, requests: [{ form: { multipart: 'yes' } as never }] }, url), { code: 'SALVO_INVALID_OPTION', option: 'requests[0].form.multipart' });
 });
