@@ -87,10 +87,10 @@ t.test('options', async (t) => {
   t.same(planJourney({ cookies: {}, followRedirects: 0 }), { cookies: 'journey' });
   t.same(planJourney({ cookies: false }), {});
   t.throws(() => planJourney({ cookies: 'yes' as never }), { code: 'SALVO_INVALID_OPTION', option: 'cookies' });
-  t.throws(() => planJourney({ cookies: { keep: 1 } as never }), { option: 'cookies.keep' });
+  t.throws(() => planJourney({ cookies: { keep: 1 } as never }), { code: 'SALVO_INVALID_OPTION', option: 'cookies.keep' });
   t.throws(() => planJourney({ cookies: { kept: true } as never }), { message: /kept/ });
   t.throws(() => planJourney({ followRedirects: -1 }), { code: 'SALVO_OUT_OF_RANGE', option: 'followRedirects' });
-  t.throws(() => planJourney({ followRedirects: 2.5 }), { option: 'followRedirects' });
+  t.throws(() => planJourney({ followRedirects: 2.5 }), { code: 'SALVO_OUT_OF_RANGE', option: 'followRedirects' });
   t.throws(() => planJourney({ followRedirects: 51 }), { message: /from 0 to 50/ });
   t.throws(() => planJourney({ followRedirects: '3' as never }), { code: 'SALVO_INVALID_OPTION' });
 });
