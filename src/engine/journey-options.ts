@@ -46,5 +46,14 @@ export function planJourney(options: LoadOptions): Pick<Plan, 'cookies' | 'follo
     }
     if (followRedirects > 0) planned.followRedirects = followRedirects;
   }
+  // A streamed body is read as events as it comes, never copied for a jar or a Location.
+  if (options.stream !== undefined && (planned.cookies !== undefined || planned.followRedirects !== undefined)) {
+    const option = planned.cookies !== undefined ? 'cookies' : 'followRedirects';
+    throw new SalvoOptionError(`${option} cannot be combined with stream; got ${option} ${show(options[option])}`, {
+      option,
+      value: options[option],
+      mentions: ['stream'],
+    });
+  }
   return planned;
 }

@@ -93,4 +93,6 @@ t.test('options', async (t) => {
   t.throws(() => planJourney({ followRedirects: 2.5 }), { code: 'SALVO_OUT_OF_RANGE', option: 'followRedirects' });
   t.throws(() => planJourney({ followRedirects: 51 }), { message: /from 0 to 50/ });
   t.throws(() => planJourney({ followRedirects: '3' as never }), { code: 'SALVO_INVALID_OPTION' });
+  t.throws(() => planJourney({ followRedirects: 1, stream: { format: 'sse' } }), { code: 'SALVO_INVALID_OPTION', option: 'followRedirects', mentions: ['stream'] });
+  t.doesNotThrow(() => planJourney({ followRedirects: 0, stream: { format: 'sse' } }), 'followRedirects: 0 is the default');
 });
