@@ -229,10 +229,8 @@ export class Engine implements TransportSink, Exchanges {
       this.#run.stop(false);
       return;
     }
-    if (this.#sequence.journeys !== undefined) {
-      const hop = this.#sequence.follow(lane, status, details);
-      if (hop !== undefined) return this.#hop(lane, hop, bytesReceived, now);
-    }
+    const hop = this.#sequence.journeys === undefined ? undefined : this.#sequence.follow(lane, status, details);
+    if (hop !== undefined) return this.#hop(lane, hop, bytesReceived, now);
     lane.busy = false;
     lane.failures = 0;
     if (this.#open) this.#open.failing = false;
@@ -266,13 +264,12 @@ export class Engine implements TransportSink, Exchanges {
   /** A redirect followed: the lane, still busy, sends the next hop of its request, timed from the request's first send. */
   #hop(lane: Lane, hop: unknown, bytesReceived: number, now: number): void {
     const recorder = this.#recorders[lane.measured ? 1 : 0]!;
-    const name = this.#nameOf[lane.requestIndex];
-    recorder.recordRedirect(bytesReceived, name);
+    recorder.recordRedirect(bytesReceived, this.#nameOf[lane.requestIndex]);
     lane.writtenAt = now;
     lane.firstByteAt = 0;
     lane.retried = false;
     lane.sentBytes = this.#transport.send(lane, hop);
-    recorder.recordSentBytes(lane.sentBytes, name);
+    recorder.recordSentBytes(lane.sentBytes, this.#nameOf[lane.requestIndex]);
   }
 
   onWarning(code: string, message: string): void {
