@@ -1,4 +1,4 @@
-import type { FormBody } from './form-body.js';
+import type { FormBody } from './form.js';
 import type { StreamOptions } from './stream.js';
 import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
