@@ -19,7 +19,7 @@ import { StreamMeter, STREAM_UNTIL_CLOSED } from './stream-meter.js';
 import { transportConfig } from './transport-config.js';
 import { decodeDetails } from './body-decoder.js';
 import { prewarm } from './prewarm.js';
-import { loadJourneyLibraries } from './journey.js';
+import { loadSessionLibraries } from './session-state.js';
 
 /**
  * The HTTP exchanges of one thread's run: closed loop (each lane sends again as soon as its response
@@ -229,7 +229,7 @@ export class Engine implements TransportSink, Exchanges {
       this.#run.stop(false);
       return;
     }
-    const hop = this.#sequence.journeys === undefined ? undefined : this.#sequence.follow(lane, status, details);
+    const hop = this.#sequence.session === undefined ? undefined : this.#sequence.follow(lane, status, details);
     if (hop !== undefined) return this.#hop(lane, hop, bytesReceived, now);
     lane.busy = false;
     lane.failures = 0;
@@ -386,7 +386,7 @@ export class Engine implements TransportSink, Exchanges {
 export async function runEngine(plan: Plan, hooks: RunHooks = {}): Promise<ShardStats> {
   if (plan.transport === 'websocket' || plan.transport === 'socket.io' || plan.transport === 'task') throw new Error(`a ${plan.transport} plan runs on its own runner, not the HTTP engine`);
   const createTransport = await loadTransport(plan.transport);
-  await loadJourneyLibraries(plan);
+  await loadSessionLibraries(plan);
   const cost = await prewarm(plan, (warm, warmHooks) => new Engine(warm, createTransport, warmHooks).run(), hooks.signal);
   const stats = await new Engine(plan, createTransport, hooks).run();
   if (cost !== undefined && stats.generator !== undefined) stats.generator.prewarm = cost;

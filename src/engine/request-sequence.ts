@@ -4,7 +4,7 @@ import { compileExpect, type ResponseChecker } from '../stats/checks.js';
 import type { Lane, Transport } from '../transports/transport.js';
 import type { ResponseDetails } from '../shared/exchange.js';
 import type { RequestContext, RequestSpec } from '../shared/load-options.js';
-import { Journeys } from './journey.js';
+import { SessionState } from './session-state.js';
 
 const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -24,7 +24,7 @@ export class RequestSequence {
   /** With several request names, each name's own checks of the same `expect`. */
   readonly namedCheckers: ResponseChecker[] | undefined;
   /** `cookies` or `followRedirects`: every request is encoded per send, and each answer goes through `follow`. */
-  readonly journeys: Journeys | undefined;
+  readonly session: SessionState | undefined;
   readonly #requests: PlannedRequest[];
   readonly #specs: RequestSpec[] | undefined;
   /** Per connection: the index of the request it sends next. */
@@ -41,8 +41,9 @@ export class RequestSequence {
   readonly #reserved: Uint32Array;
 
   constructor(plan: Plan, specs: RequestSpec[] | undefined, connections: number) {
-    this.journeys = plan.cookies !== undefined || plan.followRedirects !== undefined ? new Journeys(plan) : undefined;
-    this.#requests = this.journeys ? plan.requests.map((request) => ({ ...request, dynamic: true })) : plan.requests;
+    this.session =
+      plan.cookies !== undefined || plan.followRedirects !== undefined ? new SessionState(plan) : undefined;
+    this.#requests = this.session ? plan.requests.map((request) => ({ ...request, dynamic: true })) : plan.requests;
     // Not under connection stages: a connection parked by a ramp-down would keep its reservation.
     const steady = plan.loop === 'closed' && plan.stages === undefined;
     if (steady && plan.amount !== undefined && plan.requests.length > 1) this.#unreserved = plan.amount;
@@ -52,7 +53,7 @@ export class RequestSequence {
     this.namedCheckers =
       plan.expect && plan.names.length > 1 ? plan.names.map(() => compileExpect(plan.expect!)) : undefined;
     this.captureResponses =
-      (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture) || this.journeys !== undefined;
+      (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture) || this.session !== undefined;
     this.#cursor = new Uint32Array(connections);
     this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
       ? Array.from({ length: connections }, (_, connection) => ({ values: {}, connection, iteration: 0 }))
@@ -115,10 +116,11 @@ export class RequestSequence {
       const draft: RequestSpec = { ...spec, headers: { ...spec?.headers } };
       const built = spec?.setupRequest?.(draft, context) ?? draft;
       const request = resolveRequestSpec(`requests[${index}]`, built, this.#requests[index]!);
-      const journeys = this.journeys;
-      return this.#transport.prepare(
-        journeys === undefined ? request : journeys.sending(lane.id, lane.connection, index, request),
-      );
+      const session = this.session;
+      if (session === undefined) return this.#transport.prepare(request);
+      // A connection's walk of the sequence is its user's journey: step 0 begins the next one.
+      if (index === 0) session.begin(lane.connection);
+      return this.#transport.prepare(session.sending(lane.id, lane.connection, request));
     } catch (error) {
       this.thrown = error;
       return undefined;
@@ -126,11 +128,11 @@ export class RequestSequence {
   }
 
   /**
-   * With `journeys`, before `answered`: stores a response's cookies, and gives the payload of the
+   * With `session`, before `answered`: stores a response's cookies, and gives the payload of the
    * redirect it is to follow on the same lane, or undefined when it is the request's answer.
    */
   follow(lane: Lane, status: number, details: ResponseDetails | undefined): unknown {
-    const hop = this.journeys!.follow(lane.id, lane.connection, status, details);
+    const hop = this.session!.follow(lane.id, lane.connection, status, details);
     if (hop === undefined) return undefined;
     try {
       return this.#transport.prepare(hop);

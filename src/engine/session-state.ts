@@ -5,11 +5,11 @@ import type { CookieJar } from 'tough-cookie';
 import type { ResolvedRequest, ResponseDetails } from '../shared/exchange.js';
 import type { Plan } from '../shared/plan.js';
 
-/** tough-cookie, loaded only by a run with `cookies` (`loadJourneyLibraries`). */
+/** tough-cookie, loaded only by a run with `cookies` (`loadSessionLibraries`). */
 let Jar: typeof CookieJar | undefined;
 
 /** Loads what the plan's journeys need before an engine is built (its constructor is synchronous). */
-export async function loadJourneyLibraries(plan: Plan): Promise<void> {
+export async function loadSessionLibraries(plan: Plan): Promise<void> {
   if (plan.cookies !== undefined) Jar ??= (await import('tough-cookie')).CookieJar;
 }
 
@@ -33,13 +33,16 @@ export function redirectRequest(status: number, request: ResolvedRequest, path: 
   return { method: 'GET', path, headers, body: undefined };
 }
 
-/** Per connection, its jar; per lane, the request it sent last and the redirects followed since its step. */
-export class Journeys {
+/**
+ * Per user (whose journeys share a jar: a connection, walking `requests`), its jar; per lane, the
+ * request it sent last and the redirects followed since its step.
+ */
+export class SessionState {
   readonly #origin: string;
   readonly #maxRedirects: number;
-  /** Keeps a connection's jar across its walks of the sequence (`cookies: { keep: true }`). */
+  /** Keeps a user's jar across its journeys (`cookies: { keep: true }`). */
   readonly #keep: boolean;
-  /** Per connection; empty without `cookies`. */
+  /** Per user; empty without `cookies`. */
   readonly #jars: CookieJar[] = [];
   readonly #cookies: boolean;
   /** Per lane: the request it sent last (a step or a hop), without the jar's `cookie` field. */
@@ -51,16 +54,21 @@ export class Journeys {
     this.#maxRedirects = plan.followRedirects ?? 0;
     this.#cookies = plan.cookies !== undefined;
     this.#keep = plan.cookies === 'connection';
-    if (this.#cookies && Jar === undefined) throw new Error('cookies need loadJourneyLibraries() first');
+    if (this.#cookies && Jar === undefined) throw new Error('cookies need loadSessionLibraries() first');
   }
 
-  /** Step `index` of a journey goes out on `lane`: step 0 starts a new jar (unless kept); the request with the jar's cookies. */
-  sending(lane: number, connection: number, index: number, request: ResolvedRequest): ResolvedRequest {
+  /** `user` begins a journey: a new, empty jar, unless it keeps its jar. */
+  begin(user: number): void {
+    if (this.#cookies && (this.#jars[user] === undefined || !this.#keep)) this.#jars[user] = new Jar!();
+  }
+
+  /** A step of `user`'s journey goes out on `lane`: the request with the jar's cookies for its URL. */
+  sending(lane: number, user: number, request: ResolvedRequest): ResolvedRequest {
     this.#sent[lane] = request;
     this.#hops[lane] = 0;
     if (!this.#cookies) return request;
-    if (this.#jars[connection] === undefined || (index === 0 && !this.#keep)) this.#jars[connection] = new Jar!();
-    return this.#withCookies(connection, request);
+    this.#jars[user] ??= new Jar!();
+    return this.#withCookies(user, request);
   }
 
   /**
@@ -69,7 +77,7 @@ export class Journeys {
    */
   follow(
     lane: number,
-    connection: number,
+    user: number,
     status: number,
     details: ResponseDetails | undefined,
   ): ResolvedRequest | undefined {
@@ -78,7 +86,7 @@ export class Journeys {
     const url = `${this.#origin}${request.path}`;
     const setCookie = details.headers['set-cookie'];
     if (setCookie !== undefined && this.#cookies) {
-      const jar = this.#jars[connection]!;
+      const jar = this.#jars[user]!;
       for (const line of setCookie.split('\n')) jar.setCookieSync(line, url, { ignoreError: true });
     }
     const location = details.headers.location;
@@ -95,11 +103,11 @@ export class Journeys {
     const hop = redirectRequest(status, request, `${target.pathname}${target.search}`);
     this.#sent[lane] = hop;
     this.#hops[lane]!++;
-    return this.#cookies ? this.#withCookies(connection, hop) : hop;
+    return this.#cookies ? this.#withCookies(user, hop) : hop;
   }
 
-  #withCookies(connection: number, request: ResolvedRequest): ResolvedRequest {
-    const cookies = this.#jars[connection]!.getCookieStringSync(`${this.#origin}${request.path}`);
+  #withCookies(user: number, request: ResolvedRequest): ResolvedRequest {
+    const cookies = this.#jars[user]!.getCookieStringSync(`${this.#origin}${request.path}`);
     if (cookies === '') return request;
     const own = request.headers.cookie;
     return { ...request, headers: { ...request.headers, cookie: own === undefined ? cookies : `${own}; ${cookies}` } };

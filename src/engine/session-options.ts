@@ -9,7 +9,7 @@ import { rejectUnknownKeys, show } from '../shared/validate.js';
 export const MAX_REDIRECTS = 50;
 
 /** The plan's `cookies` and `followRedirects`, each present only when on. */
-export function planJourney(options: LoadOptions): Pick<Plan, 'cookies' | 'followRedirects'> {
+export function planSession(options: LoadOptions): Pick<Plan, 'cookies' | 'followRedirects'> {
   const planned: Pick<Plan, 'cookies' | 'followRedirects'> = {};
   const { cookies, followRedirects } = options;
   if (cookies === true) planned.cookies = 'journey';
