@@ -1,5 +1,5 @@
 // `cookies` and `followRedirects`, checked once for the plan: what a journey keeps between its
-// requests (see journey.ts).
+// requests (see session-state.ts).
 import { SalvoOptionError, SalvoRangeError } from '../shared/errors.js';
 import type { LoadOptions } from '../shared/load-options.js';
 import type { Plan } from '../shared/plan.js';
