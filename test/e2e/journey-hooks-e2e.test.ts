@@ -5,7 +5,7 @@ import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { runLoad, type RequestSpec, type TransportName } from '../../src/index.js';
+import { formatResult, runLoad, type RequestSpec, type TransportName } from '../../src/index.js';
 
 type Request = http.IncomingMessage | http2.Http2ServerRequest;
 type Response = http.ServerResponse | http2.Http2ServerResponse;
@@ -98,6 +98,7 @@ for (const transport of ['net', 'undici', 'http', 'h2'] as TransportName[]) {
     t.same(result.byName!.post307!.requests.redirects, JOURNEYS);
     t.same(result.byName!.away!.requests.redirects, undefined);
     t.same(result.requests.redirects, JOURNEYS * 5);
+    t.match(formatResult(result), `${JOURNEYS * 5} redirects followed`, 'the summary says how many');
     t.same(result.statusCodes, { 200: JOURNEYS * 6, 302: JOURNEYS * 2 });
     t.same(
       server.log,
