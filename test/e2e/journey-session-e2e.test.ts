@@ -88,6 +88,7 @@ async function runJourneys(app: App, transport: TransportName): Promise<LoadResu
 
 async function assertAgree(t: Test, app: App, result: LoadResult): Promise<void> {
   const { login, home, logout } = result.byName!;
+  t.equal(result.workers, 2);
   t.same(result.statusCodes, { 200: JOURNEYS * 3 }, 'every step ends in a 200: the session held');
   t.same(result.errors.total, 0);
   t.equal(login!.requests.completed, JOURNEYS);
