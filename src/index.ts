@@ -65,6 +65,7 @@ export type {
   PrometheusOutput,
   PrometheusSource,
 } from './shared/load-options.js';
+export type { FormBody, FormFile, FormValue } from './shared/form.js';
 export type {
   MachineSecond,
   MachineStats,

@@ -17,6 +17,7 @@ import { TRANSPORTS, parseUrl, parseWorkers, planInFlight, planStages } from './
 import { importOptionModules, rejectFunctionsForWorkers } from './option-modules.js';
 import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 import { askForUsage } from './engine/usage-request.js';
+import { planSession } from './engine/session-options.js';
 import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
 import type { RunKind } from './shared/run-kind.js';
 import { planArrivals } from './shared/arrival-options.js';
@@ -267,6 +268,7 @@ export function planLoad(
     ...(socketIoPlan !== undefined ? { socketio: socketIoPlan } : {}),
     ...(task !== undefined ? { task: task.task } : {}),
     ...(streamPlan !== undefined ? { stream: streamPlan.planned } : {}),
+    ...planSession(options),
   };
   rejectWithSubscribe(plan, options);
   rejectForKind(options, plan.kind);

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runLoad } from '../run.js';
+import { runLoad } from '../start-load.js';
 import type { LoadResult } from '../shared/load-result.js';
 import { judgeStep } from './judge.js';
 import { highest, kneedle, stoppedGaining } from './knee.js';

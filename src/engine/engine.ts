@@ -20,6 +20,7 @@ import { StreamMeter, STREAM_UNTIL_CLOSED } from './stream-meter.js';
 import { transportConfig } from './transport-config.js';
 import { decodeDetails } from './body-decoder.js';
 import { prewarm } from './prewarm.js';
+import { loadSessionLibraries } from './session-state.js';
 
 /**
  * The HTTP exchanges of one thread's run: closed loop (each lane sends again as soon as its response
@@ -234,6 +235,8 @@ export class Engine implements TransportSink, Exchanges {
       this.#run.stop(false);
       return;
     }
+    const hop = this.#sequence.session === undefined ? undefined : this.#sequence.follow(lane, status, details);
+    if (hop !== undefined) return this.#hop(lane, hop, bytesReceived, now);
     lane.busy = false;
     lane.failures = 0;
     if (this.#open) this.#open.failing = false;
@@ -262,6 +265,17 @@ export class Engine implements TransportSink, Exchanges {
       }
     }
     this.#next(lane, now);
+  }
+
+  /** A redirect followed: the lane, still busy, sends the next hop of its request, timed from the request's first send. */
+  #hop(lane: Lane, hop: unknown, bytesReceived: number, now: number): void {
+    const recorder = this.#recorders[lane.measured ? 1 : 0]!;
+    recorder.recordRedirect(bytesReceived, this.#nameOf[lane.requestIndex]);
+    lane.writtenAt = now;
+    lane.firstByteAt = 0;
+    lane.retried = false;
+    lane.sentBytes = this.#transport.send(lane, hop);
+    recorder.recordSentBytes(lane.sentBytes, this.#nameOf[lane.requestIndex]);
   }
 
   onWarning(code: string, message: string): void {
@@ -378,6 +392,7 @@ export class Engine implements TransportSink, Exchanges {
 export async function runEngine(plan: Plan, hooks: RunHooks = {}): Promise<ShardStats> {
   if (plan.transport === 'websocket' || plan.transport === 'socket.io' || plan.transport === 'task') throw new Error(`a ${plan.transport} plan runs on its own runner, not the HTTP engine`);
   const createTransport = await loadTransport(plan.transport);
+  await loadSessionLibraries(plan);
   const cost = await prewarm(plan, (warm, warmHooks) => new Engine(warm, createTransport, warmHooks).run(), hooks.signal);
   const stats = await new Engine(plan, createTransport, hooks).run();
   if (cost !== undefined && stats.generator !== undefined) stats.generator.prewarm = cost;

@@ -4,8 +4,10 @@ import { compileExpect, type ResponseChecker } from '../stats/checks.js';
 import type { Lane, Transport } from '../transports/transport.js';
 import type { ResponseDetails } from '../shared/exchange.js';
 import type { RequestContext, RequestSpec } from '../shared/load-options.js';
+import { SessionState } from './session-state.js';
 
 const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /**
  * What the engine sends and what it makes of each answer: the run's requests in order, per
@@ -21,6 +23,8 @@ export class RequestSequence {
   readonly checker: ResponseChecker | undefined;
   /** With several request names, each name's own checks of the same `expect`. */
   readonly namedCheckers: ResponseChecker[] | undefined;
+  /** `cookies` or `followRedirects`: every request is encoded per send, and each answer goes through `follow`. */
+  readonly session: SessionState | undefined;
   readonly #requests: PlannedRequest[];
   readonly #specs: RequestSpec[] | undefined;
   /** Per connection: the index of the request it sends next. */
@@ -37,7 +41,9 @@ export class RequestSequence {
   readonly #reserved: Uint32Array;
 
   constructor(plan: Plan, specs: RequestSpec[] | undefined, connections: number) {
-    this.#requests = plan.requests;
+    this.session =
+      plan.cookies !== undefined || plan.followRedirects !== undefined ? new SessionState(plan) : undefined;
+    this.#requests = this.session ? plan.requests.map((request) => ({ ...request, dynamic: true })) : plan.requests;
     // Not under connection stages: a connection parked by a ramp-down would keep its reservation.
     const steady = plan.loop === 'closed' && plan.stages === undefined;
     if (steady && plan.amount !== undefined && plan.requests.length > 1) this.#unreserved = plan.amount;
@@ -46,7 +52,8 @@ export class RequestSequence {
     this.checker = plan.expect ? compileExpect(plan.expect) : undefined;
     this.namedCheckers =
       plan.expect && plan.names.length > 1 ? plan.names.map(() => compileExpect(plan.expect!)) : undefined;
-    this.captureResponses = (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture);
+    this.captureResponses =
+      (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture) || this.session !== undefined;
     this.#cursor = new Uint32Array(connections);
     this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
       ? Array.from({ length: connections }, (_, connection) => ({ values: {}, connection, iteration: 0 }))
@@ -81,9 +88,7 @@ export class RequestSequence {
   next(lane: Lane): unknown {
     const index = this.#cursor[lane.connection]!;
     const wrapped = this.skip(lane);
-    const prepared = this.#requests[index]!.dynamic
-      ? this.#prepareDynamic(lane.connection, index)
-      : this.#prepared[index];
+    const prepared = this.#requests[index]!.dynamic ? this.#prepareDynamic(lane, index) : this.#prepared[index];
     if (wrapped && this.#contexts.length > 0) this.#contexts[lane.connection]!.iteration++;
     return prepared;
   }
@@ -104,15 +109,34 @@ export class RequestSequence {
     return wrapped;
   }
 
-  #prepareDynamic(connection: number, index: number): unknown {
+  #prepareDynamic(lane: Lane, index: number): unknown {
     const spec = this.#specs?.[index];
-    const context = this.#contexts[connection] ?? NO_CONTEXT;
+    const context = this.#contexts[lane.connection] ?? NO_CONTEXT;
     try {
       const draft: RequestSpec = { ...spec, headers: { ...spec?.headers } };
       const built = spec?.setupRequest?.(draft, context) ?? draft;
-      return this.#transport.prepare(resolveRequestSpec(`requests[${index}]`, built, this.#requests[index]!));
+      const request = resolveRequestSpec(`requests[${index}]`, built, this.#requests[index]!);
+      const session = this.session;
+      if (session === undefined) return this.#transport.prepare(request);
+      // A connection's walk of the sequence is its user's journey: step 0 begins the next one.
+      if (index === 0) session.begin(lane.connection);
+      return this.#transport.prepare(session.sending(lane.id, lane.connection, request));
     } catch (error) {
       this.thrown = error;
+      return undefined;
+    }
+  }
+
+  /**
+   * With `session`, before `answered`: stores a response's cookies, and gives the payload of the
+   * redirect it is to follow on the same lane, or undefined when it is the request's answer.
+   */
+  follow(lane: Lane, status: number, details: ResponseDetails | undefined): unknown {
+    const hop = this.session!.follow(lane.id, lane.connection, status, details);
+    if (hop === undefined) return undefined;
+    try {
+      return this.#transport.prepare(hop);
+    } catch {
       return undefined;
     }
   }
@@ -132,6 +156,7 @@ export class RequestSequence {
         status,
         details?.body ?? Buffer.alloc(0),
         this.#contexts[lane.connection] ?? NO_CONTEXT,
+        details?.headers ?? NO_HEADERS,
       );
       return true;
     } catch (error) {

@@ -1,6 +1,6 @@
 // With `capture`: a response's headers as strings (repeats joined, obs-fold unfolded) and its body
 // copied out of the read buffer, for `ResponseDetails`. A parser without `capture` holds none.
-import type { ResponseDetails } from '../shared/exchange.js';
+import { joinFieldValue, type ResponseDetails } from '../shared/exchange.js';
 import { isWhitespace } from './bytes.js';
 
 export class ResponseCapture {
@@ -17,8 +17,7 @@ export class ResponseCapture {
   header(line: Buffer, start: number, colon: number, valueStart: number, valueEnd: number): void {
     const name = line.toString('latin1', start, colon).toLowerCase();
     const value = line.toString('latin1', valueStart, valueEnd);
-    const previous = this.#headers[name];
-    this.#headers[name] = previous === undefined ? value : `${previous}, ${value}`;
+    this.#headers[name] = joinFieldValue(name, this.#headers[name], value);
     this.#lastHeaderName = name;
   }
 

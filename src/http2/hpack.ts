@@ -1,3 +1,4 @@
+import { joinFieldValue } from '../shared/exchange.js';
 import { STATIC_LENGTH, STATIC_NAMES, STATIC_VALUES } from './hpack-static-table.js';
 import { huffmanDecode, huffmanEncodeAll } from './huffman.js';
 
@@ -96,8 +97,7 @@ function parseStatus(value: string): number {
 
 /** Joins a repeated field as HTTP/1.1 would, as the HTTP/1.1 parser does. */
 function addField(headers: Record<string, string>, name: string, value: string): void {
-  const previous = headers[name];
-  headers[name] = previous === undefined ? value : `${previous}, ${value}`;
+  headers[name] = joinFieldValue(name, headers[name], value);
 }
 
 /** Whether `src[start, end)` holds exactly the bytes of `expected`. */

@@ -14,7 +14,17 @@ export interface ResolvedRequest {
 
 /** Headers and body of a response, given only when the engine asked for them (`captureResponses`). */
 export interface ResponseDetails {
-  /** Lower-case names; repeated headers joined with ', '. */
+  /** Lower-case names; repeated headers joined with ', ', but `set-cookie` lines with '\n' (`joinFieldValue`). */
   headers: Record<string, string>;
   body: Buffer;
+}
+
+/**
+ * A repeated response field's value joined onto the earlier ones: with ', ' (RFC 9110 5.3), but
+ * `set-cookie` lines with '\n', since a cookie's Expires holds a comma (RFC 6265 3) and no field
+ * value holds a line feed.
+ */
+export function joinFieldValue(name: string, previous: string | undefined, value: string): string {
+  if (previous === undefined) return value;
+  return name === 'set-cookie' ? `${previous}\n${value}` : `${previous}, ${value}`;
 }

@@ -1,3 +1,4 @@
+import type { FormBody } from './form.js';
 import type { StreamOptions } from './stream.js';
 import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
@@ -31,8 +32,17 @@ export interface RequestSpec {
    * encoded per send; the others stay pre-encoded. Mutate `request` or return a new spec.
    */
   setupRequest?: (request: RequestSpec, context: RequestContext) => RequestSpec | void;
-  /** Called with each response of this request; its body is buffered only when this hook exists. */
-  onResponse?: (status: number, body: Buffer, context: RequestContext) => void;
+  /**
+   * Called with each response of this request (the last of a followed redirect chain). Its body and
+   * headers are copied out only when this hook exists. `headers` has lower-case names, repeats joined
+   * with ', ', but `set-cookie` lines joined with '\n'.
+   */
+  onResponse?: (status: number, body: Buffer, context: RequestContext, headers: Record<string, string>) => void;
+  /**
+   * A form body: `application/x-www-form-urlencoded`, or `multipart/form-data` when a value is a
+   * Buffer or a `FormFile` (or `multipart: true`). Not with `body`.
+   */
+  form?: FormBody;
 }
 
 /** State that one connection carries from one request of a sequence to the next. */
@@ -269,6 +279,19 @@ export interface LoadOptions {
    * `result.server` and each timeline entry's `server`.
    */
   monitor?: MonitorOptions;
+  /**
+   * A cookie jar per journey (one walk of `requests` by a connection), as a browser keeps one per
+   * session: `Set-Cookie` answers are stored and sent back by RFC 6265's rules (domain, path,
+   * expiry and Max-Age, Secure, HttpOnly; SameSite ignored, as a client that is not a browser does).
+   * `{ keep: true }` keeps each connection's jar across its walks. Every request is then encoded per send.
+   */
+  cookies?: boolean | { keep?: boolean };
+  /**
+   * Follow up to this many redirects (301 302 303 307 308) of each request to the same origin, by RFC
+   * 9110's method rules; counted in `requests.redirects` of the request's name, and its latency is the
+   * whole chain's. Default 0: a redirect is the request's answer.
+   */
+  followRedirects?: number;
   /**
    * A Socket.IO run (Engine.IO 4 over WebSocket; Socket.IO 3 and 4 servers): `url` is the server's
    * origin (`http:`, `https:`, `ws:` or `wss:`), and each connection connects to a namespace, emits

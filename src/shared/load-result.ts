@@ -226,6 +226,11 @@ export interface LoadResult {
      */
     retried: number;
     /**
+     * Redirects followed within requests (`followRedirects`): each is a hop of one request, not a
+     * request of its own; absent when none was followed.
+     */
+    redirects?: number;
+    /**
      * Requests sent that had no answer yet when the run ended (a server that hangs, a slow response
      * at the end): `sent = completed + errors.total + unfinished`.
      */

@@ -310,6 +310,19 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     doc: "watch the server's processes and metrics",
     flags: ['monitor-pid', 'monitor-url'],
   },
+  cookies: {
+    kinds: ['http'],
+    type: 'boolean | { keep }',
+    default: '`false`',
+    doc: 'a cookie jar per journey (walk of requests), RFC 6265 matching; keep: per connection',
+  },
+  followRedirects: {
+    kinds: ['http'],
+    type: 'number',
+    unit: 'redirects',
+    default: '`0`',
+    doc: "follow this many same-origin redirects of a request, timed as the request's",
+  },
 };
 
 /** What only a scenario takes, beside the run's options that are not `run`. */

@@ -95,6 +95,10 @@ export interface Plan {
   task?: PlannedTask | undefined;
   /** `stream`: each response's body read as events and timed. */
   stream?: PlannedStream;
+  /** `cookies`: a jar per journey, or per connection (`keep`); absent without cookies. */
+  cookies?: 'journey' | 'connection';
+  /** `followRedirects` when above 0: the most redirects followed per request. */
+  followRedirects?: number;
 }
 
 /** One `outputs` entry after validation (`src/outputs/options.ts`): plain data, kept in the main thread. */

@@ -6,9 +6,10 @@ import type { PlannedRequest } from './plan.js';
 import type { ResolvedRequest } from './exchange.js';
 import type { LoadOptions, RequestBody, RequestSpec } from './load-options.js';
 import { rejectUnknownKeys, show } from './validate.js';
+import { encodeForm } from './form-body.js';
 
 /** The keys of a `requests` spec (`RequestSpec`). */
-const REQUEST_SPEC_KEYS = ['name', 'method', 'path', 'headers', 'body', 'setupRequest', 'onResponse'] as const;
+const REQUEST_SPEC_KEYS = ['name', 'method', 'path', 'headers', 'body', 'form', 'setupRequest', 'onResponse'] as const;
 
 /** What `compressed: true` asks for, as curl's `--compressed` does. */
 export const ACCEPT_ENCODING = 'gzip, deflate, br';
@@ -202,6 +203,27 @@ export function resolveRequestSpec(name: string, spec: RequestSpec, base: Resolv
     method: spec.method === undefined ? base.method : parseMethod(`${name}.method`, spec.method),
     path: spec.path === undefined ? base.path : parsePath(`${name}.path`, spec.path),
     headers,
-    body: spec.body === undefined ? base.body : encodeBody(`${name}.body`, spec.body, headers),
+    body:
+      spec.form !== undefined
+        ? formBody(name, spec, headers)
+        : spec.body === undefined
+          ? base.body
+          : encodeBody(`${name}.body`, spec.body, headers),
   };
+}
+
+/** A spec's `form` as its body, with its content type (a URL-encoded one unless the headers give one). */
+function formBody(name: string, spec: RequestSpec, headers: Record<string, string>): Buffer {
+  if (spec.body !== undefined) {
+    throw new SalvoOptionError(`${name}.form cannot be combined with ${name}.body; give one of them`, {
+      option: `${name}.form`,
+      value: spec.form,
+      mentions: [`${name}.body`],
+    });
+  }
+  const { body, contentType } = encodeForm(`${name}.form`, spec.form);
+  // A multipart body is read by its boundary: its own content type replaces any given (a rebuilt spec's too).
+  if (contentType.startsWith('multipart/')) headers['content-type'] = contentType;
+  else headers['content-type'] ??= contentType;
+  return body;
 }

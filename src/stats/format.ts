@@ -89,6 +89,7 @@ export function formatResult(result: LoadResult): string {
         'Requests',
         `${COUNT.format(result.requests.sent)} sent, ${COUNT.format(result.requests.completed)} completed, ` +
           `${COUNT.format(result.requests.missed)} missed, ${COUNT.format(result.requests.retried ?? 0)} retried` +
+          (result.requests.redirects ? `, ${COUNT.format(result.requests.redirects)} redirects followed` : '') +
           (result.requests.unfinished
             ? `, ${COUNT.format(result.requests.unfinished)} unfinished (${result.stream?.subscriptions !== undefined ? 'subscriptions open at the end' : 'no answer by the end'})`
             : '') +

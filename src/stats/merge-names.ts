@@ -82,6 +82,7 @@ export function nameAsShard(
     completed: stats.requests.completed,
     missed: stats.requests.missed,
     retried: stats.requests.retried,
+    ...(stats.requests.redirects !== undefined ? { redirects: stats.requests.redirects } : {}),
     errors: stats.errors.total,
     errorsByCode: stats.errors.byCode,
     statusCodes: stats.statusCodes,

@@ -75,6 +75,7 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
     // Results saved before these existed: nothing was counted unfinished, and the default statuses failed.
     unfinished: result.requests.unfinished ?? 0,
     ...(result.requests.warmup !== undefined ? { warmupSent: result.requests.warmup } : {}),
+    ...(result.requests.redirects !== undefined ? { redirects: result.requests.redirects } : {}),
     failedByStatus: result.failed?.byStatus ?? failedByDefault(result.statusCodes),
     bytesSent: result.bytes.sent,
     bytesReceived: result.bytes.received,

@@ -202,11 +202,13 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
     bytesReceived = 0,
     durationMs = 0;
   let warmup: number | undefined;
+  let redirects: number | undefined;
   let unsettled = 0;
   let startedAt = Infinity;
   for (const shard of shards) {
     sent += shard.sent;
     if (shard.warmupSent !== undefined) warmup = (warmup ?? 0) + shard.warmupSent;
+    if (shard.redirects !== undefined) redirects = (redirects ?? 0) + shard.redirects;
     unsettled += shard.unsettled ?? 0;
     completed += shard.completed;
     missed += shard.missed;
@@ -253,6 +255,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
       retried,
       unfinished,
       ...(warmup !== undefined ? { warmup } : {}),
+      ...(redirects !== undefined ? { redirects } : {}),
     },
     ...(webSocket !== undefined
       ? { messages: messageStats(sent, completed, durationMs), websocket: webSocket.websocket }

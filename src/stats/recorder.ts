@@ -36,6 +36,8 @@ export class Recorder {
   errors = 0;
   missed = 0;
   retried = 0;
+  /** Redirects followed within requests (`requests.redirects`). */
+  redirects = 0;
   /** Requests in flight at the end (`recordUnfinished`, as the runner halts). */
   unfinished = 0;
   bytesSent = 0;
@@ -124,6 +126,13 @@ export class Recorder {
   recordReceivedBytes(bytes: number, name = 0): void {
     this.bytesReceived += bytes;
     if (this.#named !== undefined) this.#named[name]!.recordReceivedBytes(bytes);
+  }
+
+  /** A redirect followed within a request (`followRedirects`): its response's bytes; the request goes on. */
+  recordRedirect(bytesReceived: number, name = 0): void {
+    this.redirects++;
+    this.bytesReceived += bytesReceived;
+    if (this.#named !== undefined) this.#named[name]!.recordRedirect(bytesReceived);
   }
 
   /** A request already counted by `recordSent` sent again, `bytes` of it (see `TransportSink.onRetry`). */
@@ -357,6 +366,7 @@ export class Recorder {
       completed: this.completed,
       missed: this.missed,
       retried: this.retried,
+      ...(this.redirects > 0 ? { redirects: this.redirects } : {}),
       errors: this.errors,
       errorsByCode: Object.fromEntries(this.#errorCodes),
       ...(this.errorSamples.length > 0 ? { errorSamples: this.errorSamples } : {}),

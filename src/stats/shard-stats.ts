@@ -60,6 +60,8 @@ export interface ShardStats {
   unfinished: number;
   /** Requests sent during the warm-up (`requests.warmup`); absent from a run without one. */
   warmupSent?: number;
+  /** Redirects followed within requests (`requests.redirects`); absent when none were. */
+  redirects?: number;
   /** A task's measured calls that passed timeout and had not settled by the end (`TASK_IGNORED_SIGNAL`). */
   unsettled?: number;
   /** Responses whose status the run does not accept, by status (`failed.byStatus`). */

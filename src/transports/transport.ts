@@ -199,11 +199,13 @@ export function responseHeadBytes(
   return bytes;
 }
 
-/** Node-style parsed headers to `ResponseDetails.headers` (repeated headers joined with ', '). */
+/** Node-style parsed headers to `ResponseDetails.headers` (repeats joined as `joinFieldValue` joins them). */
 export function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    const lower = name.toLowerCase();
+    if (value !== undefined)
+      flat[lower] = Array.isArray(value) ? value.join(lower === 'set-cookie' ? '\n' : ', ') : value;
   }
   return flat;
 }
