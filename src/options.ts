@@ -19,6 +19,7 @@ import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 import { askForUsage } from './engine/usage-request.js';
 import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
 import type { RunKind } from './shared/run-kind.js';
+import { planLlm, planSlo, rejectSloWithoutTokens } from './engine/llm-options.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -71,6 +72,9 @@ export function planLoad(
     });
   }
   rejectUnknownOptions(options);
+  const llm = planLlm(options);
+  if (llm !== undefined) options = llm.options;
+  const slo = planSlo(options.slo);
   // A task run has no url and no request options (planTaskOptions rejects each by name).
   const task = options.task === undefined ? undefined : planTaskOptions(options, importedTask);
   if (task === undefined) rejectConcurrencyWithoutTask(options);
@@ -226,6 +230,7 @@ export function planLoad(
       ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) })
       : undefined;
   const streamPlan = planStream(options.stream, { workers, webSocket });
+  if (slo !== undefined) rejectSloWithoutTokens(slo, streamPlan?.planned);
   const planned = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
   const { names } = planned;
   const requests = streamPlan?.planned.usage === true ? planned.requests.map(askForUsage) : planned.requests;
@@ -266,6 +271,8 @@ export function planLoad(
     ...(socketIoPlan !== undefined ? { socketio: socketIoPlan } : {}),
     ...(task !== undefined ? { task: task.task } : {}),
     ...(streamPlan !== undefined ? { stream: streamPlan.planned } : {}),
+    ...(llm !== undefined ? { llm: llm.llm } : {}),
+    ...(slo !== undefined ? { slo } : {}),
   };
   rejectWithSubscribe(plan, options);
   rejectForKind(options, plan.kind);

@@ -251,6 +251,21 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     doc: 'read response bodies as event streams and time them',
     flags: ['stream', 'stream-until', 'stream-tokens', 'stream-timestamp', 'stream-subscribe', 'stream-usage'],
   },
+  llm: {
+    kinds: ['http'],
+    run: true,
+    type: 'LlmOptions',
+    default: NONE,
+    doc: 'an LLM serving workload whose request bodies salvo builds',
+  },
+  slo: {
+    kinds: ['http'],
+    run: true,
+    type: 'SloOptions',
+    unit: 'ms',
+    default: NONE,
+    doc: 'per-request objectives that result.goodput counts',
+  },
   task: {
     kinds: ['task'],
     type: 'function | string',
