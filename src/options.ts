@@ -270,9 +270,8 @@ export function planLoad(
     monitor: planMonitor(options.monitor),
     ...(socketIoPlan !== undefined ? { socketio: socketIoPlan } : {}),
     ...(task !== undefined ? { task: task.task } : {}),
-    ...(streamPlan !== undefined ? { stream: streamPlan.planned } : {}),
+    ...(streamPlan !== undefined ? { stream: slo === undefined ? streamPlan.planned : { ...streamPlan.planned, slo } } : {}),
     ...(llm !== undefined ? { llm: llm.llm } : {}),
-    ...(slo !== undefined ? { slo } : {}),
   };
   rejectWithSubscribe(plan, options);
   rejectForKind(options, plan.kind);

@@ -7,7 +7,7 @@ import type { RunKind } from './run-kind.js';
 import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websocket.js';
 import type { PlannedTask, TaskFunctions } from './task.js';
 import type { PlannedStream, StreamHooks } from './stream.js';
-import type { PlannedLlm, SloOptions } from './llm.js';
+import type { PlannedLlm } from './llm.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -95,8 +95,6 @@ export interface Plan {
   stream?: PlannedStream;
   /** `llm`: the request bodies built per send, and where this share is in the run's order of prompts. */
   llm?: PlannedLlm;
-  /** `slo`: per-request objectives of `result.goodput`. */
-  slo?: SloOptions;
 }
 
 /** One `outputs` entry after validation (`src/outputs/options.ts`): plain data, kept in the main thread. */
