@@ -4,3 +4,4 @@ export { renderReport } from './render.js';
 export { renderCapacityReport } from './capacity-report.js';
 export { renderComparisonReport } from './comparison-report.js';
 export type { ComparisonReportInput, RenderComparisonReportOptions } from './comparison-report.js';
+export { toVllmJson, type VllmJsonOptions } from '../stats/vllm-json.js';
