@@ -36,11 +36,12 @@ export class GoodputMeter {
   /**
    * A measured stream ended: `ttftMs` from its request to its first token (-1: no token, never good),
    * `tpotMs` per token after it (-1 for a single token: nothing to miss, as vLLM counts it), `e2eMs`
-   * from its request to its end.
+   * from its request to its end. True when it met them all.
    */
-  judge(lane: number, ttftMs: number, tpotMs: number, e2eMs: number): void {
-    if (ttftMs < 0 || ttftMs > this.#ttft || tpotMs > this.#tpot || e2eMs > this.#e2e) return;
-    if (this.#maxItl[lane]! > this.#itl) return;
+  judge(lane: number, ttftMs: number, tpotMs: number, e2eMs: number): boolean {
+    if (ttftMs < 0 || ttftMs > this.#ttft || tpotMs > this.#tpot || e2eMs > this.#e2e) return false;
+    if (this.#maxItl[lane]! > this.#itl) return false;
     this.requests++;
+    return true;
   }
 }

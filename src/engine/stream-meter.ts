@@ -241,7 +241,7 @@ export class StreamMeter {
     const duration = events > 0 ? endedAt - this.#firstAt[id]! : -1;
     recorder.recordStream(endedAt, events, tokens, duration, tpot, untilAt !== 0);
     const ttft = this.#firstTokenAt[id]! > 0 ? this.#firstTokenAt[id]! - lane.intendedAt : -1;
-    this.#goodput?.judge(id, ttft, tpot, endedAt - lane.intendedAt);
+    if (this.#goodput?.judge(id, ttft, tpot, endedAt - lane.intendedAt) === true) recorder.recordGood(endedAt);
     named?.recordStream(endedAt, events, tokens, duration, tpot, untilAt !== 0);
   }
 

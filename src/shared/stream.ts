@@ -99,6 +99,8 @@ export interface ShardStreamSecond {
   ttft: string;
   itl: string;
   delivery: string;
+  /** `slo`: streams that ended in this second having met it. */
+  good?: number;
 }
 
 /** What one thread measured of its streams, encoded to merge exactly. */

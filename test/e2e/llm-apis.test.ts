@@ -9,14 +9,14 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { runLoad } from '../../src/index.js';
 import { freePort } from '../fixtures/free-port.js';
 
 const TOKENS = 7;
 
 /** A fake Ollama: each request's body kept; TOKENS lines of one token each, then `done` with the counts. */
-async function fakeOllama(t: Parameters<Parameters<typeof t.test>[1]>[0]): Promise<{ url: string; bodies: Array<{ path: string; body: Record<string, unknown> }> }> {
+async function fakeOllama(t: Test): Promise<{ url: string; bodies: Array<{ path: string; body: Record<string, unknown> }> }> {
   const bodies: Array<{ path: string; body: Record<string, unknown> }> = [];
   const server = http.createServer((request, response) => {
     let text = '';
