@@ -13,7 +13,7 @@ const QUICK = [
   'engine', 'errors', 'format', 'h2-frames', 'hpack', 'http1-parser', 'http1-request', 'lifecycle',
   'merge', 'options', 'outputs-options', 'outputs-remote-write', 'pacer', 'requests', 'schedule',
   'json-body', 'option-table', 'run-kind', 'segment', 'shard', 'socketio-packet', 'source-size', 't-test', 'threshold-windows', 'thresholds', 'warnings',
-  'websocket-opening', 'websocket-options',
+  'websocket-opening', 'websocket-options', 'llm',
   // the documentation: its code blocks and links, and every error and warning code
   'docs', 'error-codes',
   // each transport and protocol once, the pacer, worker threads and the built command
