@@ -257,6 +257,17 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     type: 'LlmOptions',
     default: NONE,
     doc: 'an LLM serving workload whose request bodies salvo builds',
+    flags: [
+      'llm',
+      'llm-model',
+      'llm-prompts',
+      'llm-input',
+      'llm-output',
+      'llm-prefix',
+      'llm-max-tokens',
+      'llm-ignore-eos',
+      'llm-turns',
+    ],
   },
   slo: {
     kinds: ['http'],
@@ -265,6 +276,7 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     unit: 'ms',
     default: NONE,
     doc: 'per-request objectives that result.goodput counts',
+    flags: ['slo'],
   },
   task: {
     kinds: ['task'],

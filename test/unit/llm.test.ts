@@ -34,7 +34,7 @@ t.test('planLoad: llm builds a POST of JSON read as a token stream, to the API p
 });
 
 t.test('planLoad: a bad llm or slo names the option', async (t) => {
-  const bad = (options: object, option: string): void => void t.throws(() => planLoad({ url, ...options }), { option }, option);
+  const bad = (options: object, option: string): void => void t.throws(() => planLoad({ url, ...options }), { option } as object as Error, option);
   bad({ llm: { api: 'anthropic', model: 'm', prompts: ['a'] } }, 'llm.api');
   bad({ llm: { api: 'openai-chat', prompts: ['a'] } }, 'llm.model');
   bad({ llm: { api: 'openai-chat', model: 'm' } }, 'llm');
