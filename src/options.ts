@@ -270,7 +270,9 @@ export function planLoad(
     monitor: planMonitor(options.monitor),
     ...(socketIoPlan !== undefined ? { socketio: socketIoPlan } : {}),
     ...(task !== undefined ? { task: task.task } : {}),
-    ...(streamPlan !== undefined ? { stream: slo === undefined ? streamPlan.planned : { ...streamPlan.planned, slo } } : {}),
+    ...(streamPlan !== undefined
+      ? { stream: slo === undefined ? streamPlan.planned : { ...streamPlan.planned, slo } }
+      : {}),
     ...(llm !== undefined ? { llm: llm.llm } : {}),
   };
   rejectWithSubscribe(plan, options);

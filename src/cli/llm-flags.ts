@@ -83,7 +83,9 @@ export function sloFromFlags(values: string[] | undefined): SloOptions | undefin
   for (const value of values) {
     const [name, ms] = value.split('=');
     if (name === undefined || ms === undefined || !['ttft', 'tpot', 'itl', 'e2e'].includes(name.trim()))
-      throw new UsageError(`--slo must look like ttft=200 (ttft, tpot, itl or e2e, in ms); got ${JSON.stringify(value)}`);
+      throw new UsageError(
+        `--slo must look like ttft=200 (ttft, tpot, itl or e2e, in ms); got ${JSON.stringify(value)}`,
+      );
     slo[name.trim()] = numberFlag('--slo', ms);
   }
   return slo;

@@ -7,7 +7,8 @@ const USER_ROLES = new Set(['human', 'user']);
 
 /** A dataset entry's user turns: ShareGPT's `conversations` (`from`/`value`), `messages` (`role`/`content`), or `prompt`. */
 function promptOf(entry: unknown): PlannedPrompt | undefined {
-  if (entry === null || typeof entry !== 'object') return typeof entry === 'string' && entry !== '' ? { turns: [entry] } : undefined;
+  if (entry === null || typeof entry !== 'object')
+    return typeof entry === 'string' && entry !== '' ? { turns: [entry] } : undefined;
   const fields = entry as Record<string, unknown>;
   let turns: string[] = [];
   if (typeof fields.prompt === 'string') turns = [fields.prompt];
@@ -24,7 +25,9 @@ function promptOf(entry: unknown): PlannedPrompt | undefined {
   turns = turns.filter((turn) => turn !== '');
   if (turns.length === 0) return undefined;
   const output = fields.output_tokens ?? fields.max_tokens;
-  return typeof output === 'number' && Number.isInteger(output) && output > 0 ? { turns, outputTokens: output } : { turns };
+  return typeof output === 'number' && Number.isInteger(output) && output > 0
+    ? { turns, outputTokens: output }
+    : { turns };
 }
 
 /**

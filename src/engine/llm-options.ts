@@ -61,7 +61,8 @@ export function planSlo(value: unknown): SloOptions | undefined {
   for (const key of SLO_KEYS) {
     const ms = (value as Record<string, unknown>)[key];
     if (ms === undefined) continue;
-    if (typeof ms !== 'number' || !(ms > 0) || !Number.isFinite(ms)) fail(`slo.${key}`, 'must be a positive number of ms', ms);
+    if (typeof ms !== 'number' || !(ms > 0) || !Number.isFinite(ms))
+      fail(`slo.${key}`, 'must be a positive number of ms', ms);
     slo[key] = ms;
   }
   if (Object.keys(slo).length === 0) fail('slo', 'needs at least one of ttft, tpot, itl, e2e (ms)', value);
@@ -80,11 +81,12 @@ export function planLlm(options: LoadOptions): { options: LoadOptions; llm: Plan
   if (options.stream?.subscribe === true || (typeof options.url === 'string' && /^wss?:/i.test(options.url)))
     return undefined;
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    fail('llm', "must be an object { api, model, prompts | synthetic, maxTokens?, ignoreEos?, turns? }", value);
+    fail('llm', 'must be an object { api, model, prompts | synthetic, maxTokens?, ignoreEos?, turns? }', value);
   rejectUnknownKeys(value, KEYS, 'llm');
   const given = value as LlmOptions;
   if (!APIS.includes(given.api)) fail('llm.api', `must be one of ${APIS.map((a) => `'${a}'`).join(', ')}`, given.api);
-  if (typeof given.model !== 'string' || given.model === '') fail('llm.model', 'must be the model name the server serves', given.model);
+  if (typeof given.model !== 'string' || given.model === '')
+    fail('llm.model', 'must be the model name the server serves', given.model);
   for (const option of ['body', 'requests'] as const) {
     if (options[option] === undefined) continue;
     throw new SalvoOptionError(`${option} cannot be combined with llm, which builds each request's body`, {
@@ -98,9 +100,14 @@ export function planLlm(options: LoadOptions): { options: LoadOptions; llm: Plan
   if ((given.prompts === undefined) === (given.synthetic === undefined))
     fail('llm', 'needs exactly one of prompts (a dataset file or an array of strings) and synthetic', value);
   const ollama = given.api.startsWith('ollama');
-  if (given.ignoreEos !== undefined && typeof given.ignoreEos !== 'boolean') fail('llm.ignoreEos', 'must be true or false', given.ignoreEos);
+  if (given.ignoreEos !== undefined && typeof given.ignoreEos !== 'boolean')
+    fail('llm.ignoreEos', 'must be true or false', given.ignoreEos);
   if (given.ignoreEos === true && ollama)
-    fail('llm.ignoreEos', "is a vLLM/SGLang field Ollama does not have (its num_predict is llm.maxTokens)", given.ignoreEos);
+    fail(
+      'llm.ignoreEos',
+      'is a vLLM/SGLang field Ollama does not have (its num_predict is llm.maxTokens)',
+      given.ignoreEos,
+    );
   const maxTokens = given.maxTokens === undefined ? undefined : positiveInteger('llm.maxTokens', given.maxTokens);
   const turns = given.turns === undefined ? 1 : positiveInteger('llm.turns', given.turns);
   let prompts: PlannedLlm['prompts'] = [];
@@ -118,21 +125,26 @@ export function planLlm(options: LoadOptions): { options: LoadOptions; llm: Plan
     rejectUnknownKeys(s, SYNTHETIC_KEYS, 'llm.synthetic');
     const fields = s as Record<string, unknown>;
     if (fields.outputTokens !== undefined && maxTokens !== undefined)
-      fail('llm.maxTokens', 'cannot be combined with llm.synthetic.outputTokens, which sets each request\'s max_tokens', maxTokens);
+      fail(
+        'llm.maxTokens',
+        "cannot be combined with llm.synthetic.outputTokens, which sets each request's max_tokens",
+        maxTokens,
+      );
     const seed = fields.seed ?? 1;
     if (typeof seed !== 'number' || !Number.isInteger(seed)) fail('llm.synthetic.seed', 'must be an integer', seed);
     synthetic = {
       inputTokens: tokenCount('llm.synthetic.inputTokens', fields.inputTokens),
-      ...(fields.outputTokens !== undefined ? { outputTokens: tokenCount('llm.synthetic.outputTokens', fields.outputTokens) } : {}),
-      sharedPrefix: fields.sharedPrefix === undefined ? 0 : positiveInteger('llm.synthetic.sharedPrefix', fields.sharedPrefix),
+      ...(fields.outputTokens !== undefined
+        ? { outputTokens: tokenCount('llm.synthetic.outputTokens', fields.outputTokens) }
+        : {}),
+      sharedPrefix:
+        fields.sharedPrefix === undefined ? 0 : positiveInteger('llm.synthetic.sharedPrefix', fields.sharedPrefix),
       count: fields.count === undefined ? 1000 : positiveInteger('llm.synthetic.count', fields.count),
       seed,
     };
   }
   const stream: StreamOptions = {
-    ...(ollama
-      ? { format: 'ndjson' as const }
-      : { format: 'sse' as const, until: '[DONE]' }),
+    ...(ollama ? { format: 'ndjson' as const } : { format: 'sse' as const, until: '[DONE]' }),
     tokens: ANSWER_PATHS[given.api],
     ...options.stream,
   };

@@ -37,7 +37,8 @@ export function answerText(api: LlmApi, body: Buffer): string {
     if (data === '' || data[0] !== '{') continue;
     try {
       let at: unknown = JSON.parse(data);
-      for (const key of path) at = at === null || typeof at !== 'object' ? undefined : (at as Record<string, unknown>)[key];
+      for (const key of path)
+        at = at === null || typeof at !== 'object' ? undefined : (at as Record<string, unknown>)[key];
       if (typeof at === 'string') text += at;
     } catch {
       // A line that is no JSON adds no text.

@@ -52,7 +52,9 @@ export class RequestSequence {
     if (plan.llm !== undefined)
       this.#llm = new LlmRequests(plan.llm, plan.requests[0]!, connections * lanesPerConnection(plan));
     this.captureResponses =
-      (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture) || this.#llm?.needsAnswers === true;
+      (this.checker?.needsDetails ?? false) ||
+      this.#requests.some((r) => r.capture) ||
+      this.#llm?.needsAnswers === true;
     this.#cursor = new Uint32Array(connections);
     this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
       ? Array.from({ length: connections }, (_, connection) => ({ values: {}, connection, iteration: 0 }))

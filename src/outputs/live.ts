@@ -115,7 +115,11 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
     async finish(result) {
       writeCounters(
         stamp(Date.now()),
-        [...resultPoints(kind, result), ...names.resultPoints(result), ...(streams?.resultPoints(result.stream, result.goodput) ?? [])],
+        [
+          ...resultPoints(kind, result),
+          ...names.resultPoints(result),
+          ...(streams?.resultPoints(result.stream, result.goodput) ?? []),
+        ],
         result.startedAt,
       );
       const deadline = Date.now() + FINAL_FLUSH_MS;

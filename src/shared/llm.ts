@@ -7,7 +7,8 @@ export type LlmApi = 'openai-chat' | 'openai-completions' | 'ollama-chat' | 'oll
  * A token count: a fixed number, uniform between `min` and `max` (inclusive), or normal around
  * `mean` with `stddev` (rounded, kept within `min` and `max` when given, and at least 1).
  */
-export type TokenCount = number | { min: number; max: number } | { mean: number; stddev: number; min?: number; max?: number };
+export type TokenCount =
+  number | { min: number; max: number } | { mean: number; stddev: number; min?: number; max?: number };
 
 /** Synthetic prompts: lengths from a distribution, text made up, the same for the same seed. */
 export interface SyntheticPrompts {
@@ -68,7 +69,9 @@ export interface PlannedLlm {
   model: string;
   /** Dataset prompts (empty with `synthetic`). */
   prompts: PlannedPrompt[];
-  synthetic: { inputTokens: TokenCount; outputTokens?: TokenCount; sharedPrefix: number; count: number; seed: number } | undefined;
+  synthetic:
+    | { inputTokens: TokenCount; outputTokens?: TokenCount; sharedPrefix: number; count: number; seed: number }
+    | undefined;
   maxTokens: number | undefined;
   ignoreEos: boolean;
   turns: number;

@@ -216,7 +216,12 @@ function goodputRow({ goodput }: LoadResult): string[] {
   if (goodput === undefined) return [];
   const slo = Object.entries(goodput.slo).map(([name, ms]) => `${name} <= ${String(ms)} ms`);
   const share = `${TWO_DECIMALS.format(goodput.rate * 100)}% of the streams`;
-  return [row('Goodput', `${COUNT.format(goodput.requests)} (${share}), ${TWO_DECIMALS.format(goodput.perSecond)}/s; ${slo.join(', ')}`)];
+  return [
+    row(
+      'Goodput',
+      `${COUNT.format(goodput.requests)} (${share}), ${TWO_DECIMALS.format(goodput.perSecond)}/s; ${slo.join(', ')}`,
+    ),
+  ];
 }
 
 /** `result.stream`: its figures' distributions, then its counts and rates. */

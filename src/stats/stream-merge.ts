@@ -102,7 +102,12 @@ export function mergeStream(
   if (good === undefined) return { stream, info, goodput: undefined };
   const requests = shards.reduce((sum, shard) => sum + (shard.goodput?.requests ?? 0), 0);
   info.goodput = { requests, slo: good.slo };
-  const goodput = { requests, perSecond: perSecond(requests), rate: streams > 0 ? requests / streams : 0, slo: good.slo };
+  const goodput = {
+    requests,
+    perSecond: perSecond(requests),
+    rate: streams > 0 ? requests / streams : 0,
+    slo: good.slo,
+  };
   return { stream, info, goodput };
 }
 

@@ -48,7 +48,8 @@ export function toVllmJson(result: LoadResult, options: VllmJsonOptions = {}): R
     request_goodput: result.goodput?.perSecond ?? null,
     output_throughput: output === undefined ? null : perSecond(output),
     total_token_throughput: input === undefined || output === undefined ? null : perSecond(input + output),
-    max_output_tokens_per_s: stream === undefined ? null : Math.max(0, ...result.timeline.map((s) => s.stream?.outputTokens ?? 0)),
+    max_output_tokens_per_s:
+      stream === undefined ? null : Math.max(0, ...result.timeline.map((s) => s.stream?.outputTokens ?? 0)),
   };
   const percentiles = options.percentiles ?? [99];
   const figures: Array<[string, LatencyStats | undefined]> = [

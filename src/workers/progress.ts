@@ -58,7 +58,16 @@ function addStream(into: PendingStream | undefined, part: ShardStreamSecond): Pe
 }
 
 function encodeStream({ events, outputTokens, streams, good, histograms }: PendingStream): ShardStreamSecond {
-  const encoded: ShardStreamSecond = { events, outputTokens, streams, firstEvent: '', gap: '', ttft: '', itl: '', delivery: '' };
+  const encoded: ShardStreamSecond = {
+    events,
+    outputTokens,
+    streams,
+    firstEvent: '',
+    gap: '',
+    ttft: '',
+    itl: '',
+    delivery: '',
+  };
   if (good > 0) encoded.good = good;
   for (const figure of STREAM_FIGURES) {
     const histogram = histograms[figure];
