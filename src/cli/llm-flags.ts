@@ -21,7 +21,8 @@ export const LLM_FLAGS = {
   'llm-max-tokens': { type: 'string', value: 'N', help: "--llm: each request's max_tokens" },
   'llm-ignore-eos': { type: 'boolean', help: '--llm: ignore_eos, so the server generates max_tokens (vLLM)' },
   'llm-turns': { type: 'string', value: 'N', help: '--llm: user turns per session (the answers carried forward)' },
-  slo: {
+  // Not --slo: that is salvo capacity's objective of its steps.
+  'llm-slo': {
     type: 'string',
     multiple: true,
     value: 'NAME=MS',
@@ -32,7 +33,7 @@ export const LLM_FLAGS = {
 type LlmFlagValues = {
   [Name in keyof typeof LLM_FLAGS]?: (typeof LLM_FLAGS)[Name]['type'] extends 'boolean'
     ? boolean
-    : Name extends 'slo'
+    : Name extends 'llm-slo'
       ? string[]
       : string;
 };
@@ -46,7 +47,7 @@ function tokens(flag: string, text: string): TokenCount {
 /** `--llm API` and the flags that go with it as runLoad's `llm`; runLoad checks the values, naming `llm.*`. */
 export function llmFromFlags(flags: LlmFlagValues): LlmOptions | undefined {
   const given = Object.keys(LLM_FLAGS).filter(
-    (name) => name !== 'llm' && name !== 'slo' && flags[name as keyof LlmFlagValues] !== undefined,
+    (name) => name !== 'llm' && name !== 'llm-slo' && flags[name as keyof LlmFlagValues] !== undefined,
   );
   if (flags.llm === undefined) {
     if (given.length > 0) throw new UsageError(`--${given[0]} needs --llm API (openai-chat, ...)`);
@@ -76,7 +77,7 @@ export function llmFromFlags(flags: LlmFlagValues): LlmOptions | undefined {
   };
 }
 
-/** `--slo ttft=200` (repeated) as runLoad's `slo`. */
+/** `--llm-slo ttft=200` (repeated) as runLoad's `slo`. */
 export function sloFromFlags(values: string[] | undefined): SloOptions | undefined {
   if (values === undefined) return undefined;
   const slo: Record<string, number> = {};
@@ -84,9 +85,9 @@ export function sloFromFlags(values: string[] | undefined): SloOptions | undefin
     const [name, ms] = value.split('=');
     if (name === undefined || ms === undefined || !['ttft', 'tpot', 'itl', 'e2e'].includes(name.trim()))
       throw new UsageError(
-        `--slo must look like ttft=200 (ttft, tpot, itl or e2e, in ms); got ${JSON.stringify(value)}`,
+        `--llm-slo must look like ttft=200 (ttft, tpot, itl or e2e, in ms); got ${JSON.stringify(value)}`,
       );
-    slo[name.trim()] = numberFlag('--slo', ms);
+    slo[name.trim()] = numberFlag('--llm-slo', ms);
   }
   return slo;
 }

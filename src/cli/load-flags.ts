@@ -295,7 +295,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     ),
     monitor: monitorFlags(flags['monitor-pid'], flags['monitor-url']),
     llm: llmFromFlags(flags),
-    slo: sloFromFlags(flags.slo),
+    slo: sloFromFlags(flags['llm-slo']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   return options as unknown as LoadOptions;

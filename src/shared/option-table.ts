@@ -276,7 +276,7 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     unit: 'ms',
     default: NONE,
     doc: 'per-request objectives that result.goodput counts',
-    flags: ['slo'],
+    flags: ['llm-slo'],
   },
   task: {
     kinds: ['task'],
