@@ -35,9 +35,10 @@ t.test('an engine-shaped server: output tokens exact, TTFT and TPOT within 0.5 m
   const met = (r: AppliedRequest): boolean => r.ttftMs <= slo.ttft && r.e2eMs <= slo.e2e && r.tpotMs <= slo.tpot && r.maxItlMs <= slo.itl;
   const llm = { api: 'openai-chat', model: 'engine', prompts, ignoreEos: true } as const;
 
-  await inSomeRun(t, 6, async (timing) => {
+  await inSomeRun(t, 8, async (timing) => {
     // As many connections as slots: nothing queues, and the SLOs split the requests by their prompts.
-    const result = await runLoad({ url: server.url, connections: 4, amount: 16, llm, slo });
+    const thresholds = { 'goodput.requests': '>= 1', 'goodput.rate': '> 0.99' };
+    const result = await runLoad({ url: server.url, connections: 4, amount: 16, llm, slo, thresholds });
     const applied = await server.applied();
     t.equal(applied.length, 16, 'the server answered 16 requests');
     t.equal(result.errors.total, 0);
@@ -47,6 +48,7 @@ t.test('an engine-shaped server: output tokens exact, TTFT and TPOT within 0.5 m
     t.equal(s.inputTokens, sum(applied.map((r) => r.inputTokens)), 'input tokens: the server\'s usage.prompt_tokens');
     t.equal(s.streams, 16);
     t.equal(result.goodput!.slo.ttft, 15);
+    t.same(result.thresholds!.map((r) => [r.metric, r.actual, r.passed]), [['goodput.requests', result.goodput!.requests, result.goodput!.requests >= 1], ['goodput.rate', result.goodput!.requests / 16, false]], 'thresholds read goodput');
     const serverGood = applied.filter(met).length;
     timing.hostKept(serverGood === 4, `the server kept its costs: ${serverGood} of 16 requests met the SLOs (4 planned)`);
     timing.ok(result.goodput!.requests === serverGood, `goodput ${result.goodput!.requests} requests: the ${serverGood} the server saw meet every SLO`);
@@ -61,7 +63,7 @@ t.test('an engine-shaped server: output tokens exact, TTFT and TPOT within 0.5 m
     t.equal(vllm.mean_ttft_ms, s.ttft!.mean, 'vLLM JSON: mean_ttft_ms');
   });
 
-  await inSomeRun(t, 6, async (timing) => {
+  await inSomeRun(t, 8, async (timing) => {
     // Twice the connections of the slots: half the requests wait in the server's queue, in their TTFT.
     const result = await runLoad({ url: server.url, connections: 8, amount: 24, llm });
     const applied = await server.applied();
