@@ -90,12 +90,13 @@ t.test('1,000 prompts over 4 workers: each sent exactly as many times as the pla
 
   // Closed loop: 1,000 requests over 8 connections in 4 workers, 250 each (prompts j, j + 4, ...).
   const t0 = performance.now();
-  const closed = await runLoad({ url: server.url, connections: 8, workers: 4, amount: N, llm });
+  const closed = await runLoad({ url: server.url, connections: 8, workers: 4, amount: N, llm, slo: { e2e: 60_000 } });
   const first = await server.applied();
   t.equal(closed.requests.completed, N);
   t.equal(first.length, N, 'the server answered 1,000');
   t.ok(first.every((r) => r.path === '/v1/completions'), 'to /v1/completions');
   t.same(new Set(counts(first)), new Set([1]), 'each of the 1,000 prompts sent exactly once');
+  t.equal(closed.goodput!.requests, N, "goodput over 4 workers: every thread's good answers added up");
   t.comment(`closed ${(performance.now() - t0).toFixed(0)} ms`);
 
   // Open loop: 1,500 slots at 1,000/s over 2 segments of 2 workers (slots i + 2j + 4k): prompts 0-499 twice, the rest once.
