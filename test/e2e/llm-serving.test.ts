@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { mergeResults, runLoad, toVllmJson } from '../../src/index.js';
+import { formatResult, mergeResults, runLoad, toVllmJson } from '../../src/index.js';
 import type { AppliedRequest } from '../fixtures/llm-batch-server.js';
 import { separateLlmServer } from '../fixtures/separate-llm-server.js';
 import { inSomeRun } from '../fixtures/timing.js';
@@ -54,6 +54,7 @@ t.test('an engine-shaped server: output tokens exact, TTFT and TPOT within 0.5 m
     timing.ok(result.goodput!.requests === serverGood, `goodput ${result.goodput!.requests} requests: the ${serverGood} the server saw meet every SLO`);
     timing.ok(Math.abs(s.ttft!.mean - mean(applied.map((r) => r.ttftMs))) < 0.5, `TTFT mean ${s.ttft!.mean.toFixed(3)} ms within 0.5 ms of the ${mean(applied.map((r) => r.ttftMs)).toFixed(3)} ms the server applied`);
     timing.ok(Math.abs(s.tpot!.mean - mean(applied.map((r) => r.tpotMs))) < 0.5, `TPOT mean ${s.tpot!.mean.toFixed(3)} ms within 0.5 ms of the server's ${mean(applied.map((r) => r.tpotMs)).toFixed(3)} ms`);
+    t.match(formatResult(result), `Goodput       ${result.goodput!.requests} (`, 'formatResult prints a Goodput line');
     const merged = mergeResults([result, result]);
     t.same([merged.goodput!.requests, merged.goodput!.slo], [2 * result.goodput!.requests, slo], 'mergeResults adds the goodput of its results');
     const vllm = toVllmJson(result);

@@ -10,6 +10,7 @@ import { answerText, LlmRequests } from '../../src/engine/llm-requests.js';
 import { GoodputMeter } from '../../src/engine/goodput-meter.js';
 import { StreamSeries } from '../../src/outputs/stream-series.js';
 import { toVllmJson } from '../../src/stats/vllm-json.js';
+import { streamCards } from '../../src/report/stream-section.js';
 import type { LoadResult } from '../../src/index.js';
 import type { PlannedLlm } from '../../src/shared/llm.js';
 
@@ -145,4 +146,13 @@ t.test("toVllmJson: vLLM's field names, from the result's figures", async (t) =>
     mean_tpot_ms: 10, mean_itl_ms: 9, mean_e2el_ms: 500, p99_e2el_ms: 503,
   });
   t.equal(toVllmJson({ ...result, goodput: undefined, stream: undefined }).request_goodput, null, 'no slo: request_goodput null, as vLLM writes it');
+});
+
+t.test('the report leads with a goodput card', async (t) => {
+  const stats = (p50: number) => ({ min: 1, p50, p75: p50, p90: p50, p99: p50, p999: p50, max: p50, mean: p50, stddev: 0 });
+  const stream = { format: 'sse', events: 120, perSecond: 24, streams: 10, ended: 10, eventsPerStream: 12, firstEvent: stats(30), gap: stats(10), duration: stats(150), ttft: stats(31), itl: stats(9), tpot: stats(10), outputTokens: 110, outputTokensPerSecond: 22, outputTokensPerStream: 11 };
+  const goodput = { requests: 7, perSecond: 1.4, rate: 0.7, slo: { ttft: 100, e2e: 2000 } };
+  const html = streamCards({ stream, goodput } as unknown as LoadResult);
+  t.match(html, /<div class="label">goodput\/s<\/div><div class="value">1\.4<\/div><div class="note">7 of 10 met the SLO<\/div>/);
+  t.notMatch(streamCards({ stream } as unknown as LoadResult), 'goodput', 'no card without slo');
 });
