@@ -58,17 +58,8 @@ function addStream(into: PendingStream | undefined, part: ShardStreamSecond): Pe
 }
 
 function encodeStream({ events, outputTokens, streams, good, histograms }: PendingStream): ShardStreamSecond {
-  const encoded: ShardStreamSecond = {
-    events,
-    outputTokens,
-    streams,
-    firstEvent: '',
-    gap: '',
-    ttft: '',
-    itl: '',
-    delivery: '',
-  };
-  if (good > 0) encoded.good = good;
+  const encoded = { events, outputTokens, streams, firstEvent: '', gap: '', ttft: '', itl: '', delivery: '' };
+  if (good > 0) (encoded as ShardStreamSecond).good = good;
   for (const figure of STREAM_FIGURES) {
     const histogram = histograms[figure];
     if (histogram === undefined) continue;
