@@ -116,8 +116,8 @@ const llmOptions: LoadOptions = {
   llm: { api: 'openai-chat', model: 'm', synthetic: { inputTokens: { min: 100, max: 200 }, outputTokens: { mean: 64, stddev: 8 }, sharedPrefix: 20 }, ignoreEos: true, turns: 2 },
   slo: { ttft: 500, tpot: 50, itl: 200, e2e: 5000 },
 };
-const llmResult: LoadResult = llmOptions.llm === undefined ? result : result;
+const llmResult: LoadResult = result;
 const goodput: GoodputStats | undefined = llmResult.goodput;
 const vllm: Record<string, unknown> = toVllmJson(llmResult, { percentiles: [50, 99] });
 const sameVllm: Record<string, unknown> = reportVllm(llmResult);
-console.log(goodput?.perSecond, goodput?.slo.ttft, vllm.request_goodput, sameVllm.duration);
+console.log(llmOptions.llm?.api, goodput?.perSecond, goodput?.slo.ttft, vllm.request_goodput, sameVllm.duration);
