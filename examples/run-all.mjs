@@ -14,6 +14,7 @@ const steps = [
   ['capacity search', 'node', ['capacity.mjs'], here('.')],
   ['load any function: a task module over 2 workers', 'node', ['task.mjs'], here('.')],
   ['an OpenAI-compatible streaming endpoint: TTFT threshold and capacity at a TTFT objective', 'node', ['llm-streaming.mjs'], here('.')],
+  ['an LLM serving benchmark: a ShareGPT sample, goodput at SLOs, vLLM JSON', 'node', ['serving.mjs'], here('llm')],
   ['a server CPU budget per request (monitor)', 'node', ['server-cpu-budget.mjs'], here('.')],
   ['websocket broadcast, clients ramping in steps', 'node', ['websocket-broadcast.mjs'], here('.')],
   ['socket.io broadcast, clients ramping in steps', 'node', ['socketio-broadcast.mjs'], here('.')],

@@ -4,6 +4,7 @@
 export { runLoad, startLoad, type LoadHandle } from './start-load.js';
 export type { SteerStep } from './shared/load-result.js';
 export { formatResult } from './stats/format.js';
+export { toVllmJson, type VllmJsonOptions } from './stats/vllm-json.js';
 export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js';
 export { assertThresholds } from './stats/assert.js';
 export { parseDuration } from './shared/validate.js';
@@ -81,6 +82,7 @@ export type { ArrivalDistribution, Arrivals } from './shared/arrivals.js';
 export type { Warning } from './shared/warnings.js';
 export type { StreamEvent, StreamFormat, StreamHistograms, StreamMergeInfo, StreamOptions } from './shared/stream.js';
 export type { StreamSecond, StreamStats, SubscriptionStats } from './shared/load-result.js';
+export type { GoodputStats, LlmApi, LlmOptions, SloOptions, SyntheticPrompts, TokenCount } from './shared/llm.js';
 export { compareResults, DEFAULT_METRICS } from './compare/compare-results.js';
 export { runComparison } from './compare/run-comparison.js';
 export { formatComparison } from './compare/format-comparison.js';

@@ -21,6 +21,7 @@ import { planSession } from './engine/session-options.js';
 import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
 import type { RunKind } from './shared/run-kind.js';
 import { planArrivals } from './shared/arrival-options.js';
+import { planLlm, planSlo, rejectSloWithoutTokens } from './engine/llm-options.js';
 
 const DEFAULT_DURATION_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -73,6 +74,9 @@ export function planLoad(
     });
   }
   rejectUnknownOptions(options);
+  const llm = planLlm(options);
+  if (llm !== undefined) options = llm.options;
+  const slo = planSlo(options.slo);
   // A task run has no url and no request options (planTaskOptions rejects each by name).
   const task = options.task === undefined ? undefined : planTaskOptions(options, importedTask);
   if (task === undefined) rejectConcurrencyWithoutTask(options);
@@ -228,6 +232,7 @@ export function planLoad(
       ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) })
       : undefined;
   const streamPlan = planStream(options.stream, { workers, webSocket });
+  if (slo !== undefined) rejectSloWithoutTokens(slo, streamPlan?.planned);
   const planned = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
   const { names } = planned;
   const requests = streamPlan?.planned.usage === true ? planned.requests.map(askForUsage) : planned.requests;
@@ -267,8 +272,11 @@ export function planLoad(
     monitor: planMonitor(options.monitor),
     ...(socketIoPlan !== undefined ? { socketio: socketIoPlan } : {}),
     ...(task !== undefined ? { task: task.task } : {}),
-    ...(streamPlan !== undefined ? { stream: streamPlan.planned } : {}),
     ...planSession(options),
+    ...(streamPlan !== undefined
+      ? { stream: slo === undefined ? streamPlan.planned : { ...streamPlan.planned, slo } }
+      : {}),
+    ...(llm !== undefined ? { llm: llm.llm } : {}),
   };
   rejectWithSubscribe(plan, options);
   rejectForKind(options, plan.kind);

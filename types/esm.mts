@@ -1,7 +1,7 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareResultsOptions, type GeneratorStats, type FailedStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError } from 'salvo';
+import { runLoad, formatResult, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareResultsOptions, type GeneratorStats, type FailedStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError, toVllmJson, type GoodputStats } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
-import { renderReport } from 'salvo/report';
+import { renderReport, toVllmJson as reportVllm } from 'salvo/report';
 import { formatJUnit, gateChecks, type GateCheck, type GateOutcome } from 'salvo/gate';
 
 const server: TestServer = await createTestServer({ delayMs: 5, status: 200 });
@@ -118,3 +118,15 @@ const steps: SteerStep[] | undefined = (await handle.result).steps;
 console.log(stopped, steps?.[0]?.atMs, steps?.[0]?.rate, steps?.[0]?.connections);
 // @ts-expect-error: a rate is a number
 handle.setRate('fast');
+// An LLM serving workload: the llm and slo options, result.goodput, vLLM's JSON names.
+const llmOptions: LoadOptions = {
+  url: server.url,
+  amount: 4,
+  llm: { api: 'openai-chat', model: 'm', synthetic: { inputTokens: { min: 100, max: 200 }, outputTokens: { mean: 64, stddev: 8 }, sharedPrefix: 20 }, ignoreEos: true, turns: 2 },
+  slo: { ttft: 500, tpot: 50, itl: 200, e2e: 5000 },
+};
+const llmResult: LoadResult = result;
+const goodput: GoodputStats | undefined = llmResult.goodput;
+const vllm: Record<string, unknown> = toVllmJson(llmResult, { percentiles: [50, 99] });
+const sameVllm: Record<string, unknown> = reportVllm(llmResult);
+console.log(llmOptions.llm?.api, goodput?.perSecond, goodput?.slo.ttft, vllm.request_goodput, sameVllm.duration);

@@ -4,6 +4,7 @@ import { UsageError, type ParsedFlags } from './command.js';
 import { durationFlag, thresholdFlags } from './flag-values.js';
 import { SOCKETIO_FLAGS, socketIoFromFlags } from './socketio-flags.js';
 import { arrivalsFlags } from './arrival-flags.js';
+import { LLM_FLAGS, llmFromFlags, sloFromFlags } from './llm-flags.js';
 import {
   expectStatus,
   headers,
@@ -182,6 +183,7 @@ export const LOAD_FLAGS = {
     help: '--stream sse: each connection holds one subscription for the run (reconnects with Last-Event-ID; --connection-stage ramps them)',
   },
   ...SOCKETIO_FLAGS,
+  ...LLM_FLAGS,
   'monitor-pid': {
     type: 'string',
     multiple: true,
@@ -304,6 +306,8 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
       flags['stream-usage'],
     ),
     monitor: monitorFlags(flags['monitor-pid'], flags['monitor-url']),
+    llm: llmFromFlags(flags),
+    slo: sloFromFlags(flags['llm-slo']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   return options as unknown as LoadOptions;

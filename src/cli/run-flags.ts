@@ -18,6 +18,11 @@ const OUTPUT_FLAGS = {
   },
   json: { type: 'boolean', help: 'print the result as JSON instead of the summary' },
   html: { type: 'string', value: 'FILE', help: 'also write an HTML report of the run to FILE' },
+  'vllm-json': {
+    type: 'string',
+    value: 'FILE',
+    help: "also write the result in vLLM's benchmark JSON field names to FILE (docs/llm.md)",
+  },
   junit: { type: 'string', value: 'FILE', help: 'also write the thresholds as JUnit XML to FILE (a test case each)' },
   summary: {
     type: 'string',
@@ -39,6 +44,8 @@ export interface RunInvocation {
   options: LoadOptions;
   json: boolean;
   html?: string;
+  /** `--vllm-json FILE`: the result in `vllm bench serve`'s field names. */
+  vllmJson?: string;
   /** `--junit FILE`, `--summary FILE`: the verdict for CI (see docs/ci-gates.md). */
   junit?: string;
   summary?: string;
@@ -85,6 +92,7 @@ export function parseRunFlags(args: string[]): RunInvocation {
     options: { url: '' },
     json: flags.json === true,
     html: flags.html,
+    ...(flags['vllm-json'] !== undefined ? { vllmJson: flags['vllm-json'] } : {}),
     ...(flags.junit !== undefined ? { junit: flags.junit } : {}),
     ...(flags.summary !== undefined ? { summary: flags.summary } : {}),
     quiet: flags.quiet === true,

@@ -78,7 +78,7 @@ const LEVELS: ReadonlyArray<[ConfidenceLevel, number]> = [
 
 /** Metrics where more is better; every other metric (latency, errors, missed, failed) is better lower. */
 const HIGHER_IS_BETTER =
-  /^(requests\.(perSecond|sent|completed)|bytes\.|checks\.(passed|rate)|statusCodes\.(2\d\d|2xx)|stream\.(streams|events|perSecond|eventsPerStream|outputTokens|outputTokensPerSecond|outputTokensPerStream)$)/;
+  /^(requests\.(perSecond|sent|completed)|bytes\.|checks\.(passed|rate)|statusCodes\.(2\d\d|2xx)|stream\.(streams|events|perSecond|eventsPerStream|outputTokens|outputTokensPerSecond|outputTokensPerStream)$|goodput\.(requests|perSecond|rate)$)/;
 
 /**
  * Compares repeated runs of a baseline with repeated runs of a candidate, one row per metric:
@@ -106,12 +106,15 @@ export function compareResults(
   // Subscriptions are felt by their events' rate and delivery times.
   const subscribed = streamed && every((result) => result.stream?.subscriptions !== undefined);
   const delivered = subscribed && every((result) => result.stream?.delivery !== undefined);
+  // Runs with an slo compare their goodput: the requests per second users were served well.
+  const good = every((result) => result.goodput !== undefined);
   const defaults = [
     ...DEFAULT_METRICS,
     ...(monitored ? ['server.cpuPerRequestMs'] : []),
     ...(streamed ? ['stream.firstEvent.p99', 'stream.gap.p99'] : []),
     ...(tokens ? ['stream.ttft.p99', 'stream.itl.p50', 'stream.outputTokensPerSecond'] : []),
     ...(subscribed ? ['stream.perSecond', ...(delivered ? ['stream.delivery.p99'] : [])] : []),
+    ...(good ? ['goodput.perSecond'] : []),
   ];
   const { test, metrics } = resolveCompareOptions(
     defaults.length > DEFAULT_METRICS.length ? { ...options, metrics: defaults } : options,

@@ -1,10 +1,11 @@
-import type { Plan, PlannedRequest } from '../shared/plan.js';
+import { lanesPerConnection, type Plan, type PlannedRequest } from '../shared/plan.js';
 import { resolveRequestSpec } from '../shared/request-spec.js';
 import { compileExpect, type ResponseChecker } from '../stats/checks.js';
 import type { Lane, Transport } from '../transports/transport.js';
 import type { ResponseDetails } from '../shared/exchange.js';
 import type { RequestContext, RequestSpec } from '../shared/load-options.js';
 import { SessionState } from './session-state.js';
+import { LlmRequests } from './llm-requests.js';
 
 const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -39,6 +40,8 @@ export class RequestSequence {
    */
   #unreserved: number | undefined;
   readonly #reserved: Uint32Array;
+  /** `llm`: each request's body built per send, by lane. */
+  readonly #llm: LlmRequests | undefined;
 
   constructor(plan: Plan, specs: RequestSpec[] | undefined, connections: number) {
     this.session =
@@ -52,8 +55,13 @@ export class RequestSequence {
     this.checker = plan.expect ? compileExpect(plan.expect) : undefined;
     this.namedCheckers =
       plan.expect && plan.names.length > 1 ? plan.names.map(() => compileExpect(plan.expect!)) : undefined;
+    if (plan.llm !== undefined)
+      this.#llm = new LlmRequests(plan.llm, plan.requests[0]!, connections * lanesPerConnection(plan));
     this.captureResponses =
-      (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture) || this.session !== undefined;
+      (this.checker?.needsDetails ?? false) ||
+      this.#requests.some((r) => r.capture) ||
+      this.session !== undefined ||
+      this.#llm?.needsAnswers === true;
     this.#cursor = new Uint32Array(connections);
     this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
       ? Array.from({ length: connections }, (_, connection) => ({ values: {}, connection, iteration: 0 }))
@@ -88,6 +96,7 @@ export class RequestSequence {
   next(lane: Lane): unknown {
     const index = this.#cursor[lane.connection]!;
     const wrapped = this.skip(lane);
+    if (this.#llm !== undefined) return this.#transport.prepare(this.#llm.next(lane.id));
     const prepared = this.#requests[index]!.dynamic ? this.#prepareDynamic(lane, index) : this.#prepared[index];
     if (wrapped && this.#contexts.length > 0) this.#contexts[lane.connection]!.iteration++;
     return prepared;
@@ -150,6 +159,7 @@ export class RequestSequence {
       this.checker.check(status, details);
       this.namedCheckers?.[this.#requests[lane.requestIndex]!.nameIndex]!.check(status, details);
     }
+    this.#llm?.answered(lane.id, status, details?.body);
     if (!this.#requests[lane.requestIndex]!.capture) return true;
     try {
       this.#specs?.[lane.requestIndex]?.onResponse?.(

@@ -8,6 +8,7 @@ import { StreamDecoding } from './stream-decoding.js';
 import { countTokens, type EventTokens } from './token-count.js';
 import { StreamTokens } from './stream-tokens.js';
 import { TokenRecorder } from '../stats/token-recorder.js';
+import { GoodputMeter } from './goodput-meter.js';
 
 /** The `result.warnings` code of a `stream.until` or `stream.tokens` function that threw. */
 export const STREAM_FUNCTION_FAILED = 'STREAM_FUNCTION_FAILED';
@@ -75,6 +76,8 @@ export class StreamMeter {
   readonly #laneTokens: StreamTokens;
   readonly #eventTokens: EventTokens = { answer: 0, reasoning: 0, usageOutput: -1, usageInput: -1, usageReasoning: -1 };
   #tokenRecorder: TokenRecorder | undefined;
+  /** `slo`: each measured stream judged at its end. */
+  readonly #goodput: GoodputMeter | undefined;
 
   constructor(
     planned: PlannedStream,
@@ -117,6 +120,7 @@ export class StreamMeter {
     this.#decoding = new StreamDecoding(n);
     this.#framers = this.#streams.map((stream) => (data, start, end) => stream.push(data, start, end));
     this.#laneTokens = new StreamTokens(n);
+    if (planned.slo !== undefined) this.#goodput = new GoodputMeter(planned.slo, n);
   }
 
   /** The measured run began at `startAt` and ends at `endAt` (performance.now() ms); `stages` counts its events by stage. */
@@ -146,6 +150,7 @@ export class StreamMeter {
     if (this.#drain) this.#bodyBytes[id] = 0;
     this.#decoding.reset(id);
     this.#laneTokens.reset(id);
+    this.#goodput?.reset(id);
   }
 
   /** `lane`'s response is content-coded: its body is decoded before framing. False: salvo cannot decode it (see `undecodable`). */
@@ -235,6 +240,8 @@ export class StreamMeter {
     const tpot = tokens > 1 ? (endedAt - this.#firstTokenAt[id]!) / (tokens - 1) : -1;
     const duration = events > 0 ? endedAt - this.#firstAt[id]! : -1;
     recorder.recordStream(endedAt, events, tokens, duration, tpot, untilAt !== 0);
+    const ttft = this.#firstTokenAt[id]! > 0 ? this.#firstTokenAt[id]! - lane.intendedAt : -1;
+    if (this.#goodput?.judge(id, ttft, tpot, endedAt - lane.intendedAt) === true) recorder.recordGood(endedAt);
     named?.recordStream(endedAt, events, tokens, duration, tpot, untilAt !== 0);
   }
 
@@ -256,6 +263,7 @@ export class StreamMeter {
       Object.assign(stream, counts);
       stream.histograms.answerTtft = answerTtft;
     }
+    if (this.#goodput !== undefined) stream.goodput = { requests: this.#goodput.requests, slo: this.#goodput.slo };
     return { stream, byName: this.#named?.map((named) => named.finish(endAt)) };
   }
 
@@ -357,6 +365,7 @@ export class StreamMeter {
       recorder?.recordTokens(now, count, firstToken, tokenMs);
       named?.recordTokens(now, count, firstToken, tokenMs);
       if (firstToken) this.#firstTokenAt[id] = now;
+      else this.#goodput?.gap(id, tokenMs / count);
       this.#lastTokenAt[id] = now;
       this.#tokens[id] = this.#tokens[id]! + count;
     }

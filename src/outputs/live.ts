@@ -39,6 +39,7 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
     kind.stream = {
       tokens: plan.stream.tokensPath !== undefined || plan.stream.tokensFunction,
       delivery: plan.stream.timestampField !== undefined,
+      goodput: plan.stream.slo !== undefined,
     };
   let generated: string | undefined;
   const writers = outputs.map((output) => {
@@ -114,7 +115,11 @@ export async function startOutputs(outputs: PlannedOutput[], plan: Plan): Promis
     async finish(result) {
       writeCounters(
         stamp(Date.now()),
-        [...resultPoints(kind, result), ...names.resultPoints(result), ...(streams?.resultPoints(result.stream) ?? [])],
+        [
+          ...resultPoints(kind, result),
+          ...names.resultPoints(result),
+          ...(streams?.resultPoints(result.stream, result.goodput) ?? []),
+        ],
         result.startedAt,
       );
       const deadline = Date.now() + FINAL_FLUSH_MS;

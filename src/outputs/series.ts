@@ -17,7 +17,7 @@ export interface SeriesKind {
   messages: boolean;
   /** A task run: its calls have no status, so completed calls are a series of their own. */
   calls?: boolean;
-  stream?: { tokens: boolean; delivery: boolean };
+  stream?: { tokens: boolean; delivery: boolean; goodput?: boolean };
 }
 
 /** The cumulative counters: live from the running totals, at the end from the merged result. */

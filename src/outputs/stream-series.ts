@@ -1,4 +1,5 @@
 import type { StreamStats } from '../shared/load-result.js';
+import type { GoodputStats } from '../shared/llm.js';
 import type { ShardStreamSecond } from '../shared/stream.js';
 import { decodeHistogram } from '../stats/histogram.js';
 import type { Point } from './series.js';
@@ -19,12 +20,15 @@ export class StreamSeries {
   #events = 0;
   #streams = 0;
   #outputTokens = 0;
+  /** `slo`: `salvo_goodput_requests_total`, the streams that met it; undefined without. */
+  #good: number | undefined;
 
   readonly #delivery: boolean;
 
-  constructor({ tokens, delivery }: { tokens: boolean; delivery: boolean }) {
+  constructor({ tokens, delivery, goodput }: { tokens: boolean; delivery: boolean; goodput?: boolean }) {
     this.#tokens = tokens;
     this.#delivery = delivery;
+    if (goodput === true) this.#good = 0;
   }
 
   /** One closed second's samples: the counters so far, and the quantiles of each figure it timed. */
@@ -33,6 +37,7 @@ export class StreamSeries {
     this.#events += second.events;
     this.#streams += second.streams;
     this.#outputTokens += second.outputTokens;
+    if (this.#good !== undefined) this.#good += second.good ?? 0;
     const points = this.#counters();
     quantiles(points, 'salvo_stream_first_event_seconds', second.firstEvent);
     quantiles(points, 'salvo_stream_gap_seconds', second.gap);
@@ -45,12 +50,13 @@ export class StreamSeries {
   }
 
   /** The exact totals, from the merged result. */
-  resultPoints(stream: StreamStats | undefined): Point[] {
+  resultPoints(stream: StreamStats | undefined, goodput?: GoodputStats): Point[] {
     if (stream !== undefined) {
       this.#events = stream.events;
       this.#streams = stream.streams;
       this.#outputTokens = stream.outputTokens ?? 0;
     }
+    if (goodput !== undefined && this.#good !== undefined) this.#good = goodput.requests;
     return this.#counters();
   }
 
@@ -60,6 +66,7 @@ export class StreamSeries {
       { name: 'salvo_streams_total', value: this.#streams },
     ];
     if (this.#tokens) points.push({ name: 'salvo_stream_output_tokens_total', value: this.#outputTokens });
+    if (this.#good !== undefined) points.push({ name: 'salvo_goodput_requests_total', value: this.#good });
     return points;
   }
 }

@@ -5,3 +5,4 @@ export { renderCapacityReport } from './capacity-report.js';
 export { renderSweepReport } from './sweep-report.js';
 export { renderComparisonReport } from './comparison-report.js';
 export type { ComparisonReportInput, RenderComparisonReportOptions } from './comparison-report.js';
+export { toVllmJson, type VllmJsonOptions } from '../stats/vllm-json.js';

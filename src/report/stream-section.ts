@@ -46,7 +46,17 @@ export function streamCards(result: LoadResult): string {
       ['streams', number(stream.streams), `${number(stream.events)} events`],
     ]);
   }
+  const goodput = result.goodput;
   return cards([
+    ...(goodput != null
+      ? [
+          [
+            'goodput/s',
+            number(goodput.perSecond),
+            `${number(goodput.requests)} of ${number(stream.streams)} met the SLO`,
+          ] as [string, string, string],
+        ]
+      : []),
     timed('TTFT p99', stream.ttft, 'p99', 'p50'),
     timed('ITL p50', stream.itl, 'p50', 'p99'),
     [

@@ -1,5 +1,6 @@
 import type { FormBody } from './form.js';
 import type { StreamOptions } from './stream.js';
+import type { LlmOptions, SloOptions } from './llm.js';
 import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
 import type { Segment, Thresholds, TransportName } from './terms.js';
@@ -314,6 +315,14 @@ export interface LoadOptions {
    * response and, with `tokens`, the LLM figures (TTFT, ITL, TPOT, output tokens/s).
    */
   stream?: StreamOptions;
+  /**
+   * An LLM serving workload: salvo builds each request's body for the API (OpenAI chat or
+   * completions, Ollama) from a dataset or synthetic prompts, and reads its answer as a token
+   * stream. See docs/llm.md.
+   */
+  llm?: LlmOptions;
+  /** Per-request objectives, ms (`{ ttft?, tpot?, itl?, e2e? }`): `result.goodput` counts the streams that met them all. */
+  slo?: SloOptions;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { LatencyStats, Phases, PhaseHistograms } from './latency-result.js'
 import type { ResultTransport, MergeInfo } from './merge-info.js';
 import type { ServerSecond, ServerStats } from './server-result.js';
 import type { StreamStats, StreamSecond } from './stream-result.js';
+import type { GoodputStats } from './llm.js';
 import type { MessageStats, WebSocketStats } from './websocket-result.js';
 
 // The result's parts live in their own files (latency, merge info, server, stream, WebSocket); they are
@@ -247,6 +248,8 @@ export interface LoadResult {
   websocket?: WebSocketStats;
   /** `stream`: time to first event, gaps between events, events, and the LLM figures with `tokens`. */
   stream?: StreamStats;
+  /** `slo`: the streamed answers that met every objective, and per second (see docs/llm.md). */
+  goodput?: GoodputStats;
   /**
    * Latency; in a WebSocket run per timed message (reply time minus send time, or receive time minus
    * the message's timestamp); in rate mode measured from the intended send time (coordinated-omission corrected). */

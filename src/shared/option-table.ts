@@ -5,33 +5,11 @@
 import { SalvoOptionError } from './errors.js';
 import type { LoadOptions } from './load-options.js';
 import type { RunKind } from './run-kind.js';
+import { ALL, HTTP, NONE, SENDING, URL_RUNS, type OptionRow } from './option-kinds.js';
+import { FEATURE_ROWS } from './option-table-features.js';
 import { show } from './validate.js';
 
-export interface OptionRow {
-  /** The kinds of run it has a meaning in; any other rejects it by name. */
-  kinds: readonly RunKind[];
-  /** An option of the whole run, never a scenario's (`scenarios` takes the others). */
-  run?: true;
-  /** Its type, as the docs write it. */
-  type: string;
-  /** What a number means, when it is one. */
-  unit?: string;
-  /** Its default, exactly as docs/options.md's `default` column writes it (`—`: none). */
-  default: string;
-  /** What it does, in a line. */
-  doc: string;
-  /** The `salvo` flags (LOAD_FLAGS) that set it, without the dashes. */
-  flags?: readonly string[];
-}
-
-const ALL: readonly RunKind[] = ['http', 'websocket', 'socketio', 'task', 'subscription'];
-/** Runs of HTTP requests: a request sequence, or SSE subscriptions held for the run. */
-const HTTP: readonly RunKind[] = ['http', 'subscription'];
-/** Runs against a url. */
-const URL_RUNS: readonly RunKind[] = ['http', 'websocket', 'socketio', 'subscription'];
-/** Runs whose rate and amount count sends (requests, calls). */
-const SENDING: readonly RunKind[] = ['http', 'websocket', 'socketio', 'task'];
-const NONE = '—';
+export type { OptionRow } from './option-kinds.js';
 
 /** The options of `runLoad`, in the order docs/options.md lists them. */
 export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: OptionRow } = {
@@ -226,103 +204,7 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     default: NONE,
     doc: 'start the measured run at this instant',
   },
-  websocket: {
-    kinds: ['websocket'],
-    type: 'WebSocketOptions',
-    default: NONE,
-    doc: 'a WebSocket run: messages, rate, timestamps',
-    flags: ['ws-message', 'ws-rate', 'ws-timestamp'],
-  },
-  socketio: {
-    kinds: ['socketio'],
-    type: 'SocketIoOptions',
-    default: NONE,
-    doc: 'a Socket.IO run against url',
-    flags: [
-      'socketio-emit',
-      'socketio-data',
-      'socketio-ack',
-      'socketio-reply',
-      'socketio-rate',
-      'socketio-listen',
-      'socketio-timestamp',
-      'socketio-namespace',
-      'socketio-auth',
-      'socketio-path',
-    ],
-  },
-  stream: {
-    kinds: HTTP,
-    type: 'StreamOptions',
-    default: NONE,
-    doc: 'read response bodies as event streams and time them',
-    flags: ['stream', 'stream-until', 'stream-tokens', 'stream-timestamp', 'stream-subscribe', 'stream-usage'],
-  },
-  task: {
-    kinds: ['task'],
-    type: 'function | string',
-    default: NONE,
-    doc: 'load your own async function instead of a url',
-    flags: ['task'],
-  },
-  concurrency: {
-    kinds: ['task'],
-    type: 'number',
-    default: '`10`',
-    doc: "a task run's calls in flight: another name for connections",
-    flags: ['concurrency'],
-  },
-  setupTimeout: {
-    kinds: ['task'],
-    type: 'Duration',
-    unit: 'ms',
-    default: '`60s`',
-    doc: "how long a task module's setup may take before the run rejects",
-    flags: ['setup-timeout'],
-  },
-  backoff: {
-    kinds: ['task'],
-    type: 'boolean',
-    default: '`true`',
-    doc: 'a failed call waits before its slot calls again',
-    flags: ['backoff'],
-  },
-
-  scenarios: {
-    kinds: ALL,
-    run: true,
-    type: 'Record<string, ScenarioOptions>',
-    default: NONE,
-    doc: 'several workloads at once on one clock',
-  },
-  outputs: {
-    kinds: ALL,
-    run: true,
-    type: 'OutputOptions[]',
-    default: NONE,
-    doc: 'live series out (Prometheus remote write)',
-  },
-  monitor: {
-    kinds: ALL,
-    run: true,
-    type: 'MonitorOptions',
-    default: NONE,
-    doc: "watch the server's processes and metrics",
-    flags: ['monitor-pid', 'monitor-url'],
-  },
-  cookies: {
-    kinds: ['http'],
-    type: 'boolean | { keep }',
-    default: '`false`',
-    doc: 'a cookie jar per journey (walk of requests), RFC 6265 matching; keep: per connection',
-  },
-  followRedirects: {
-    kinds: ['http'],
-    type: 'number',
-    unit: 'redirects',
-    default: '`0`',
-    doc: "follow this many same-origin redirects of a request, timed as the request's",
-  },
+  ...FEATURE_ROWS,
 };
 
 /** What only a scenario takes, beside the run's options that are not `run`. */

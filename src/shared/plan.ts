@@ -8,6 +8,7 @@ import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websoc
 import type { PlannedTask, TaskFunctions } from './task.js';
 import type { PlannedStream, StreamHooks } from './stream.js';
 import type { PlannedArrivals } from './arrivals.js';
+import type { PlannedLlm } from './llm.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -99,6 +100,8 @@ export interface Plan {
   cookies?: 'journey' | 'connection';
   /** `followRedirects` when above 0: the most redirects followed per request. */
   followRedirects?: number;
+  /** `llm`: the request bodies built per send, and where this share is in the run's order of prompts. */
+  llm?: PlannedLlm;
 }
 
 /** One `outputs` entry after validation (`src/outputs/options.ts`): plain data, kept in the main thread. */

@@ -1,5 +1,6 @@
 // Streamed responses (`stream`): the option, its plan, and what a run measures of them.
 import type { ShardStage } from './stage.js';
+import type { SloOptions } from './llm.js';
 
 /**
  * How a streamed body divides into events: Server-Sent Events (`text/event-stream`), one JSON value
@@ -74,6 +75,8 @@ export interface PlannedStream {
   reasoningPaths: string[][] | undefined;
   /** `subscribe`: long-lived subscriptions in place of a request loop. */
   subscribe: boolean;
+  /** The run's `slo`: each ended stream is judged against it for `result.goodput`. */
+  slo?: SloOptions;
 }
 
 /** The `stream` option's functions (in-process only). */
@@ -96,6 +99,8 @@ export interface ShardStreamSecond {
   ttft: string;
   itl: string;
   delivery: string;
+  /** `slo`: streams that ended in this second having met it. */
+  good?: number;
 }
 
 /** What one thread measured of its streams, encoded to merge exactly. */
@@ -116,6 +121,14 @@ export interface ShardStream {
   seconds: ShardStreamSecond[];
   /** `subscribe`: the thread's subscriptions. */
   subscriptions?: ShardSubscriptions;
+  /** `slo`: the ended streams that met it. */
+  goodput?: ShardGoodput;
+}
+
+/** A thread's (or a saved result's) goodput: the streams that met every objective of `slo`. */
+export interface ShardGoodput {
+  requests: number;
+  slo: SloOptions;
 }
 
 /** What one thread's SSE subscriptions did (`result.stream.subscriptions`, before merging). */
@@ -152,4 +165,6 @@ export interface StreamMergeInfo {
   ttftSeconds?: string[];
   /** Subscriptions with stages: each stage's delivery histogram (µs, encoded), in order. */
   stages?: string[];
+  /** `slo`: the streams that met it, to merge `result.goodput` again. */
+  goodput?: ShardGoodput;
 }

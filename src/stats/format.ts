@@ -100,7 +100,7 @@ export function formatResult(result: LoadResult): string {
   }
   lines.push(row('Errors', errors(result.errors)), ...errorSamples(result.errors.samples));
   if (messages === undefined && result.failed !== undefined) lines.push(row('Failed', failed(result)));
-  if (result.stream !== undefined) lines.push('', ...streamTable(result.stream), '');
+  if (result.stream !== undefined) lines.push('', ...streamTable(result.stream), ...goodputRow(result), '');
   lines.push(...partTables(result));
   if (websocket?.stages !== undefined) lines.push('', ...stagesTable(websocket.stages), '');
   if (result.generator !== undefined) lines.push(row('Generator', generator(result.generator)));
@@ -211,6 +211,19 @@ const STREAM_ROWS: ReadonlyArray<[keyof StreamStats, string]> = [
   ['itl', 'ITL'],
   ['tpot', 'TPOT'],
 ];
+
+/** `result.goodput`: the streams that met every objective of `slo`. */
+function goodputRow({ goodput }: LoadResult): string[] {
+  if (goodput === undefined) return [];
+  const slo = Object.entries(goodput.slo).map(([name, ms]) => `${name} <= ${String(ms)} ms`);
+  const share = `${TWO_DECIMALS.format(goodput.rate * 100)}% of the streams`;
+  return [
+    row(
+      'Goodput',
+      `${COUNT.format(goodput.requests)} (${share}), ${TWO_DECIMALS.format(goodput.perSecond)}/s; ${slo.join(', ')}`,
+    ),
+  ];
+}
 
 /** `result.stream`: its figures' distributions, then its counts and rates. */
 function streamTable(stream: StreamStats): string[] {

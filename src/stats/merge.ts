@@ -261,6 +261,7 @@ export function mergeStats(header: ResultHeader, shards: ShardStats[], aborted: 
       ? { messages: messageStats(sent, completed, durationMs), websocket: webSocket.websocket }
       : {}),
     ...(streamed !== undefined ? { stream: streamed.stream } : {}),
+    ...(streamed?.goodput !== undefined ? { goodput: streamed.goodput } : {}),
     latency: latencyStats(corrected),
     latencyUncorrected: latencyStats(uncorrected),
     phases,

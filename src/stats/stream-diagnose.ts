@@ -62,7 +62,12 @@ const TOKEN_FIGURES = [
 ];
 
 /** Why a stream threshold has no value when the run could not measure its figure: `{ message }`, or nothing. */
-export function missingStreamFigure(metric: string, result: Partial<Pick<LoadResult, 'stream'>>): { message?: string } {
+export function missingStreamFigure(
+  metric: string,
+  result: Partial<Pick<LoadResult, 'stream' | 'goodput'>>,
+): { message?: string } {
+  if (metric.startsWith('goodput.') && result.goodput === undefined)
+    return { message: `${metric} needs the slo option ({ ttft, tpot, itl, e2e } in ms), the objectives it counts` };
   if (!metric.startsWith('stream.')) return {};
   if (result.stream === undefined)
     return { message: `${metric} needs the stream option: this run read no response as a stream` };

@@ -1,4 +1,5 @@
 import type { StreamStats, SubscriptionStats, TimelineEntry } from '../shared/load-result.js';
+import type { GoodputStats } from '../shared/llm.js';
 import type {
   ShardStream,
   ShardStreamSecond,
@@ -21,7 +22,7 @@ export function mergeStream(
   list: ReadonlyArray<ShardStream | undefined>,
   durationMs: number,
   timeline: TimelineEntry[],
-): { stream: StreamStats; info: StreamMergeInfo } | undefined {
+): { stream: StreamStats; info: StreamMergeInfo; goodput: GoodputStats | undefined } | undefined {
   const shards = list.filter((shard): shard is ShardStream => shard !== undefined);
   if (shards.length === 0) return undefined;
   let streams = 0,
@@ -97,7 +98,17 @@ export function mergeStream(
     ...(seconds.ttft !== undefined ? { ttftSeconds: seconds.ttft } : {}),
     ...(subscriptions?.stageHistograms !== undefined ? { stages: subscriptions.stageHistograms } : {}),
   };
-  return { stream, info };
+  const good = shards.find((shard) => shard.goodput !== undefined)?.goodput;
+  if (good === undefined) return { stream, info, goodput: undefined };
+  const requests = shards.reduce((sum, shard) => sum + (shard.goodput?.requests ?? 0), 0);
+  info.goodput = { requests, slo: good.slo };
+  const goodput = {
+    requests,
+    perSecond: perSecond(requests),
+    rate: streams > 0 ? requests / streams : 0,
+    slo: good.slo,
+  };
+  return { stream, info, goodput };
 }
 
 /** The shards' subscriptions added up, their stages merged; undefined when none subscribed. */
@@ -222,6 +233,7 @@ export function streamAsShard(
     ...(stream.subscriptions !== undefined
       ? { subscriptions: subscriptionsAsShard(stream.subscriptions, info.stages) }
       : {}),
+    ...(info.goodput !== undefined ? { goodput: info.goodput } : {}),
   };
 }
 

@@ -42,6 +42,8 @@ export class StreamRecorder {
   #secondTokens = 0;
   #secondStreams = 0;
   readonly #startAt: number;
+  /** `slo`: streams of this second that met it. */
+  #secondGood = 0;
   #nextSecondAt: number;
 
   constructor(
@@ -130,6 +132,12 @@ export class StreamRecorder {
     this.#secondTokens += delta;
   }
 
+  /** A stream that ended at `now` met every objective of `slo`. */
+  recordGood(now: number): void {
+    if (now >= this.#nextSecondAt) this.#rollTo(now);
+    this.#secondGood++;
+  }
+
   /** A stream ended at `now` with `events` and `tokens`: `durationMs` from its first event (-1: it had none), `tpotMs` (-1: fewer than two tokens). */
   recordStream(now: number, events: number, tokens: number, durationMs: number, tpotMs: number, ended: boolean): void {
     if (now >= this.#nextSecondAt) this.#rollTo(now);
@@ -167,7 +175,9 @@ export class StreamRecorder {
       ttft: taken(this.#secondTtft, this.#secondTtfts),
       itl: taken(this.#secondItl, this.#secondItls),
       delivery: taken(this.#secondDelivery, this.#secondDeliveries),
+      ...(this.#secondGood > 0 ? { good: this.#secondGood } : {}),
     });
+    this.#secondGood = 0;
     this.#nextSecondAt = this.#startAt + (this.#seconds.length + 1) * 1000;
     this.#secondEvents = this.#secondTokens = this.#secondStreams = 0;
     this.#secondFirstEvents = this.#secondGaps = this.#secondTtfts = this.#secondItls = this.#secondDeliveries = 0;

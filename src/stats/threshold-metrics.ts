@@ -74,7 +74,7 @@ export const KNOWN_METRICS =
   'requests.sent, requests.completed, requests.perSecond, requests.missed, requests.retried, requests.unfinished, bytes.sent, ' +
   'bytes.received, failed.total, failed.rate, errors.total, errors.rate, errors.byCode.<CODE>, statusCodes.<code>, ' +
   'statusCodes.<n>xx, checks.passed, checks.failed, checks.rate, messages.sent, messages.received, messages.perSecond ' +
-  `(WebSocket), durationMs, ${SERVER_METRICS.join(', ')} (monitor); ` +
+  `(WebSocket), goodput.requests, goodput.perSecond, goodput.rate (slo), durationMs, ${SERVER_METRICS.join(', ')} (monitor); ` +
   'any but the server ones for one request name or scenario: latency.p99{name:checkout}, errors.rate{scenario:browse}';
 
 export interface MetricReader {
@@ -162,6 +162,11 @@ export function metricReader(metric: string): MetricReader | undefined {
       return undefined;
     case 'stream':
       return streamReader(field, extra);
+    case 'goodput':
+      // Absent without `slo`: a threshold on it fails, saying so, rather than passing as 0.
+      if (field === 'requests') return { monotone: true, read: (r) => r.goodput?.requests };
+      if (field === 'perSecond' || field === 'rate') return { monotone: false, read: (r) => r.goodput?.[field] };
+      return undefined;
     case 'statusCodes':
       return statusReader(field);
     case 'checks':

@@ -41,11 +41,13 @@ interface PendingStream {
   events: number;
   outputTokens: number;
   streams: number;
+  good: number;
   histograms: Partial<Record<(typeof STREAM_FIGURES)[number], Histogram>>;
 }
 
 function addStream(into: PendingStream | undefined, part: ShardStreamSecond): PendingStream {
-  const sum = into ?? { events: 0, outputTokens: 0, streams: 0, histograms: {} };
+  const sum = into ?? { events: 0, outputTokens: 0, streams: 0, good: 0, histograms: {} };
+  sum.good += part.good ?? 0;
   sum.events += part.events;
   sum.outputTokens += part.outputTokens;
   sum.streams += part.streams;
@@ -55,8 +57,9 @@ function addStream(into: PendingStream | undefined, part: ShardStreamSecond): Pe
   return sum;
 }
 
-function encodeStream({ events, outputTokens, streams, histograms }: PendingStream): ShardStreamSecond {
+function encodeStream({ events, outputTokens, streams, good, histograms }: PendingStream): ShardStreamSecond {
   const encoded = { events, outputTokens, streams, firstEvent: '', gap: '', ttft: '', itl: '', delivery: '' };
+  if (good > 0) (encoded as ShardStreamSecond).good = good;
   for (const figure of STREAM_FIGURES) {
     const histogram = histograms[figure];
     if (histogram === undefined) continue;

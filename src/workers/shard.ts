@@ -96,6 +96,10 @@ export function splitPlan(plan: Plan, count: number): Plan[] {
       stages,
       ...(phased ? { ratePhase: ((plan.ratePhase ?? 0) + index) / count } : {}),
       ...(plan.arrivals !== undefined ? { arrivals: { ...plan.arrivals, stride: plan.arrivals.stride * count } } : {}),
+      // Prompts are dealt as rate slots are: share `index` takes every `count`-th of its parent's.
+      ...(plan.llm !== undefined
+        ? { llm: { ...plan.llm, offset: plan.llm.offset + index * plan.llm.stride, stride: plan.llm.stride * count } }
+        : {}),
     };
   });
 }

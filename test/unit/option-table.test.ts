@@ -60,6 +60,7 @@ const SAMPLES: { [K in keyof Required<LoadOptions>]: LoadOptions[K] } = {
   socketio: { emit: { event: 'e' }, ack: true }, stream: { format: 'sse' }, task: async () => {}, concurrency: 2, setupTimeout: 1000, backoff: false,
   scenarios: { a: {} }, outputs: [{ type: 'prometheus', url: 'http://127.0.0.1:9/' }], monitor: { processes: [process.pid] },
   cookies: true, followRedirects: 3,
+  llm: { api: 'openai-chat', model: 'm', prompts: ['hi'] }, slo: { ttft: 100 },
 };
 
 /** The smallest options of each kind of run. */

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { formatResult, runLoad } from '../../index.js';
+import { formatResult, runLoad, toVllmJson } from '../../index.js';
 import { formatJUnit, formatSummary, writeSummary } from '../../gate/index.js';
 import { renderReport } from '../../report/index.js';
 import { checkWritable, EXIT, runExitStatus, writeOutput, type Command } from '../command.js';
@@ -38,6 +38,7 @@ export const runCommand: Command = {
     }
     for (const [flag, path] of [
       ['--html', invocation.html],
+      ['--vllm-json', invocation.vllmJson],
       ['--junit', invocation.junit],
       ['--summary', invocation.summary],
     ] as const) {
@@ -66,6 +67,10 @@ export const runCommand: Command = {
     if (invocation.html !== undefined) {
       await writeOutput(invocation.html, renderReport(result), io);
       io.stderr.write(`salvo: report written to ${invocation.html}\n`);
+    }
+    if (invocation.vllmJson !== undefined) {
+      await writeOutput(invocation.vllmJson, `${JSON.stringify(toVllmJson(result), null, 2)}\n`, io);
+      io.stderr.write(`salvo: vLLM JSON written to ${invocation.vllmJson}\n`);
     }
     const outcome = {
       testId: result.url,
