@@ -61,6 +61,7 @@ export type {
   PrometheusOutput,
   PrometheusSource,
 } from './shared/load-options.js';
+export type { FeedOptions, FlowSpec } from './shared/journey-options.js';
 export type {
   MachineSecond,
   MachineStats,

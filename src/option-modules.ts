@@ -37,6 +37,20 @@ export function rejectFunctionsForWorkers(
       }
     });
   }
+  if (Array.isArray(options.flows)) {
+    options.flows.forEach((flow, index) => {
+      const at =
+        flow?.requests?.findIndex?.(
+          (spec) => typeof spec?.setupRequest === 'function' || typeof spec?.onResponse === 'function',
+        ) ?? -1;
+      if (at < 0) return;
+      throw new SalvoOptionError(
+        `flows[${index}].requests[${at}] has a hook, a function, which cannot be sent to worker threads (workers: ${workers}); ` +
+          `use workers: 1, or segments (one process each) for more load`,
+        { option: `flows[${index}].requests[${at}]`, value: flow.requests[at], mentions: ['workers', 'flows'] },
+      );
+    });
+  }
   for (const [key, value] of Object.entries(options.tls ?? {})) {
     if (typeof value !== 'function') continue;
     throw new SalvoOptionError(

@@ -5,7 +5,7 @@ import { planThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
 import { planOutputs } from './outputs/options.js';
 import type { Plan, PlanHooks } from './shared/plan.js';
-import { parseHeaders, planRequests } from './shared/request-spec.js';
+import { parseHeaders } from './shared/request-spec.js';
 import { planMonitor } from './monitor/options.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
 import type { LoadOptions, RequestSpec } from './shared/load-options.js';
@@ -17,6 +17,7 @@ import { TRANSPORTS, parseUrl, parseWorkers, planInFlight, planStages } from './
 import { importOptionModules, rejectFunctionsForWorkers } from './option-modules.js';
 import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 import { askForUsage } from './engine/usage-request.js';
+import { planJourneys } from './engine/journey-options.js';
 import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
 import type { RunKind } from './shared/run-kind.js';
 
@@ -226,7 +227,10 @@ export function planLoad(
       ? planWebSocket(options.websocket, { amount, workers, headers: parseHeaders('headers', options.headers) })
       : undefined;
   const streamPlan = planStream(options.stream, { workers, webSocket });
-  const planned = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
+  const planned =
+    webSocket || task !== undefined
+      ? { requests: [], names: [], journey: undefined, specs: undefined }
+      : planJourneys(options, url!);
   const { names } = planned;
   const requests = streamPlan?.planned.usage === true ? planned.requests.map(askForUsage) : planned.requests;
   const kind = runKindOf(options);
@@ -266,13 +270,14 @@ export function planLoad(
     ...(socketIoPlan !== undefined ? { socketio: socketIoPlan } : {}),
     ...(task !== undefined ? { task: task.task } : {}),
     ...(streamPlan !== undefined ? { stream: streamPlan.planned } : {}),
+    ...(planned.journey !== undefined ? { journey: planned.journey } : {}),
   };
   rejectWithSubscribe(plan, options);
   rejectForKind(options, plan.kind);
   return {
     plan,
     hooks: {
-      requests: options.requests as RequestSpec[] | undefined,
+      requests: planned.specs ?? (options.requests as RequestSpec[] | undefined),
       signal: options.signal,
       onProgress: options.onProgress,
       ...(webSocketPlan !== undefined ? { websocket: webSocketPlan.hooks } : {}),

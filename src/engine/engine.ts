@@ -80,7 +80,7 @@ export class Engine implements TransportSink, Exchanges {
       resume: (lane, now) => this.#next(lane, now),
       stop: () => this.#run.stop(false),
     });
-    this.#sequence = new RequestSequence(plan, hooks.requests, maxConnections);
+    this.#sequence = new RequestSequence(plan, hooks.requests, maxConnections, maxConnections * this.#lanesPerConnection);
     this.#nameOf = Uint16Array.from(plan.requests, (request) => request.nameIndex);
     this.#namedPhases = plan.names.length > 1 ? plan.names.map(() => new PhaseRecorder()) : undefined;
     this.#phasesBy = [plan.warmupMs > 0 ? new PhaseRecorder() : this.#phases, this.#phases];
@@ -102,6 +102,7 @@ export class Engine implements TransportSink, Exchanges {
       ...(this.#stream !== undefined ? { stream: (second: number) => this.#stream!.second(second) } : {}),
     };
     this.#run = new RunLifecycle(plan, hooks, this);
+    this.#sequence.journeys?.bind({ loop: this.#loop, openLoop: this.#open !== undefined, send: (lane, intendedAt, now) => this.#send(lane, intendedAt, now), next: (lane, now) => this.#next(lane, now), stop: () => this.#run.stop(false), warn: (code, message) => this.onWarning(code, message) });
   }
 
   /** Runs to the end (duration, amount, abort) and returns what this thread measured. */
@@ -193,6 +194,7 @@ export class Engine implements TransportSink, Exchanges {
   }
 
   #send(lane: Lane, intendedAt: number, now: number): void {
+    if (this.#sequence.journeys?.refuses(lane) === true) return;
     lane.busy = true;
     lane.intendedAt = intendedAt;
     lane.sentAt = now;
@@ -255,7 +257,8 @@ export class Engine implements TransportSink, Exchanges {
         if (this.#namedPhases !== undefined && lane.measured) this.#namedPhases[name!]!.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
       }
     }
-    this.#next(lane, now);
+    if (this.#sequence.journeys !== undefined) this.#sequence.journeys.ended(lane, now, handled);
+    else this.#next(lane, now);
   }
 
   onWarning(code: string, message: string): void {
@@ -303,6 +306,7 @@ export class Engine implements TransportSink, Exchanges {
       this.#recorder.recordError(code, now, name);
     }
     lane.failures++;
+    this.#sequence.journeys?.failed(lane);
     // Always deferred, also because a transport may report an error from inside send().
     if (this.#downServer?.failed(lane, code, unsent)) {
       // Every lane waiting out a backoff counts the rest of its requests now.
@@ -340,6 +344,7 @@ export class Engine implements TransportSink, Exchanges {
     this.#loop.stopped = true;
     this.#haltedAt = endAt;
     for (const timer of this.#backoffTimers.keys()) clearTimeout(timer);
+    this.#sequence.journeys?.halt();
     for (const lane of this.#lanes) {
       if (!lane.busy || !lane.measured) continue;
       if (this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now, this.#nameOf[lane.requestIndex]);

@@ -109,6 +109,7 @@ function prewarmPlan(plan: Plan, origin: string, { amount, rate, pastMs }: Round
     startAtMs: undefined,
     monitor: undefined,
     stream: undefined,
+    journey: undefined,
     prewarm: false,
   };
 }

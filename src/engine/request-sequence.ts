@@ -4,6 +4,7 @@ import { compileExpect, type ResponseChecker } from '../stats/checks.js';
 import type { Lane, Transport } from '../transports/transport.js';
 import type { ResponseDetails } from '../shared/exchange.js';
 import type { RequestContext, RequestSpec } from '../shared/load-options.js';
+import { Journeys } from './journeys.js';
 
 const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
 
@@ -35,8 +36,10 @@ export class RequestSequence {
    */
   #unreserved: number | undefined;
   readonly #reserved: Uint32Array;
+  /** `think`, `flows`, `feed`: each lane walks journeys, its hooks' context its own (by `lane.id`). */
+  readonly journeys: Journeys | undefined;
 
-  constructor(plan: Plan, specs: RequestSpec[] | undefined, connections: number) {
+  constructor(plan: Plan, specs: RequestSpec[] | undefined, connections: number, lanes = connections) {
     this.#requests = plan.requests;
     // Not under connection stages: a connection parked by a ramp-down would keep its reservation.
     const steady = plan.loop === 'closed' && plan.stages === undefined;
@@ -48,8 +51,13 @@ export class RequestSequence {
       plan.expect && plan.names.length > 1 ? plan.names.map(() => compileExpect(plan.expect!)) : undefined;
     this.captureResponses = (this.checker?.needsDetails ?? false) || this.#requests.some((r) => r.capture);
     this.#cursor = new Uint32Array(connections);
+    if (plan.journey !== undefined) this.journeys = new Journeys(plan.journey, lanes);
     this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
-      ? Array.from({ length: connections }, (_, connection) => ({ values: {}, connection, iteration: 0 }))
+      ? Array.from({ length: plan.journey === undefined ? connections : lanes }, (_, connection) => ({
+          values: {},
+          connection,
+          iteration: 0,
+        }))
       : [];
   }
 
@@ -79,6 +87,7 @@ export class RequestSequence {
    * or undefined when its `setupRequest` hook threw or built an invalid request.
    */
   next(lane: Lane): unknown {
+    if (this.journeys !== undefined) return this.#nextStep(lane, this.journeys);
     const index = this.#cursor[lane.connection]!;
     const wrapped = this.skip(lane);
     const prepared = this.#requests[index]!.dynamic
@@ -102,6 +111,15 @@ export class RequestSequence {
     if (this.#unreserved !== undefined && lane.measured && this.#reserved[lane.connection]! > 0)
       this.#reserved[lane.connection]!--;
     return wrapped;
+  }
+
+  /** `next` for a lane walking journeys: its journey's next step, its context told of a new journey. */
+  #nextStep(lane: Lane, journeys: Journeys): unknown {
+    const begins = journeys.beginsWith(lane);
+    const index = (lane.requestIndex = journeys.take(lane));
+    const context = this.#contexts[lane.id];
+    if (begins && context !== undefined) Object.assign(context, journeys.describe(lane));
+    return this.#requests[index]!.dynamic ? this.#prepareDynamic(lane.id, index) : this.#prepared[index];
   }
 
   #prepareDynamic(connection: number, index: number): unknown {
@@ -131,7 +149,7 @@ export class RequestSequence {
       this.#specs?.[lane.requestIndex]?.onResponse?.(
         status,
         details?.body ?? Buffer.alloc(0),
-        this.#contexts[lane.connection] ?? NO_CONTEXT,
+        this.#contexts[this.journeys === undefined ? lane.connection : lane.id] ?? NO_CONTEXT,
       );
       return true;
     } catch (error) {

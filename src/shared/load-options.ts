@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
 import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { TaskFunction } from './task.js';
+import type { FeedOptions, FlowSpec } from './journey-options.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -32,6 +33,11 @@ export interface RequestSpec {
   setupRequest?: (request: RequestSpec, context: RequestContext) => RequestSpec | void;
   /** Called with each response of this request; its body is buffered only when this hook exists. */
   onResponse?: (status: number, body: Buffer, context: RequestContext) => void;
+  /**
+   * Pause after this step's answer before the lane's next step (a user reading the page): a
+   * duration, or `[min, max]` for a uniform pause. In rate mode it never delays the next journey.
+   */
+  think?: Duration | [Duration, Duration];
 }
 
 /** State that one connection carries from one request of a sequence to the next. */
@@ -42,6 +48,12 @@ export interface RequestContext {
   connection: number;
   /** How many times this connection has walked the sequence so far. */
   iteration: number;
+  /** With `feed`: this journey's row (a CSV row as an object of its header's names to strings). */
+  row?: unknown;
+  /** With `flows`: the name of the flow this journey walks. */
+  flow?: string;
+  /** With `think`, `flows` or `feed`: this journey's number in the whole run, from 0 (all workers and segments). */
+  journey?: number;
 }
 
 /**
@@ -272,6 +284,16 @@ export interface LoadOptions {
    * response and, with `tokens`, the LLM figures (TTFT, ITL, TPOT, output tokens/s).
    */
   stream?: StreamOptions;
+  /**
+   * A weighted mix of journeys from one rate: each journey (a slot of `rate`, or a lane's next pass)
+   * walks one flow's `requests`, chosen by `weight`. Names in `byName` are `flow/step`.
+   */
+  flows?: FlowSpec[];
+  /**
+   * Rows handed out one per journey, exactly once over workers and segments: a CSV (header row) or
+   * JSONL file, an array, or `{ file | rows, reuse }`. Hooks read the row as `context.row`.
+   */
+  feed?: FeedOptions;
 }
 
 /** Options of a Socket.IO run (`socketio`). */

@@ -303,6 +303,18 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     doc: "watch the server's processes and metrics",
     flags: ['monitor-pid', 'monitor-url'],
   },
+  flows: {
+    kinds: ['http'],
+    type: 'FlowSpec[]',
+    default: NONE,
+    doc: 'a weighted mix of journeys from one rate, each journey walking one flow',
+  },
+  feed: {
+    kinds: ['http'],
+    type: 'string | unknown[] | { file, rows, reuse }',
+    default: NONE,
+    doc: 'rows from a CSV or JSONL file or an array, one per journey, each used once before any again',
+  },
 };
 
 /** What only a scenario takes, beside the run's options that are not `run`. */

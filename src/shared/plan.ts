@@ -7,6 +7,7 @@ import type { RunKind } from './run-kind.js';
 import type { PlannedSocketIo, PlannedWebSocket, WebSocketHooks } from './websocket.js';
 import type { PlannedTask, TaskFunctions } from './task.js';
 import type { PlannedStream, StreamHooks } from './stream.js';
+import type { PlannedJourney } from './journey.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -92,6 +93,8 @@ export interface Plan {
   task?: PlannedTask | undefined;
   /** `stream`: each response's body read as events and timed. */
   stream?: PlannedStream;
+  /** `think`, `flows`, `feed`: lanes walk journeys (see journey.ts); absent for a plain sequence. */
+  journey?: PlannedJourney;
 }
 
 /** One `outputs` entry after validation (`src/outputs/options.ts`): plain data, kept in the main thread. */

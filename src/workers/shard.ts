@@ -95,6 +95,16 @@ export function splitPlan(plan: Plan, count: number): Plan[] {
       rate: plan.rate === undefined ? undefined : plan.rate / count,
       stages,
       ...(phased ? { ratePhase: ((plan.ratePhase ?? 0) + index) / count } : {}),
+      // Journeys (and their feed rows) are numbered as the slots are: share j of w takes j, j + w, ...
+      ...(plan.journey !== undefined
+        ? {
+            journey: {
+              ...plan.journey,
+              first: plan.journey.first + index * plan.journey.stride,
+              stride: plan.journey.stride * count,
+            },
+          }
+        : {}),
     };
   });
 }
