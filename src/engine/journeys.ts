@@ -153,7 +153,8 @@ export class Journeys {
       owner.loop.inFlight--;
       if (owner.loop.stopped) return;
       const at = performance.now();
-      if (goesOn && owner.openLoop) owner.send(lane, now + thinkMs, at);
+      // A timer may fire a fraction of a millisecond early: the step is never due after it is sent.
+      if (goesOn && owner.openLoop) owner.send(lane, Math.min(now + thinkMs, at), at);
       else owner.next(lane, at);
     }, thinkMs);
     this.#thinkTimers.set(timer, lane);
