@@ -47,6 +47,8 @@ export type {
 export type {
   Duration,
   ExpectOptions,
+  FeedOptions,
+  FlowSpec,
   LoadOptions,
   RequestBody,
   RequestContext,
@@ -61,7 +63,6 @@ export type {
   PrometheusOutput,
   PrometheusSource,
 } from './shared/load-options.js';
-export type { FeedOptions, FlowSpec } from './shared/journey-options.js';
 export type {
   MachineSecond,
   MachineStats,

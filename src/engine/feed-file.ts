@@ -68,7 +68,7 @@ export function parseJsonLines(text: string): unknown[] {
     try {
       rows.push(JSON.parse(line));
     } catch (error) {
-      throw new Error(`line ${index + 1} is not JSON (${(error as Error).message})`);
+      throw new Error(`line ${index + 1} is not JSON (${(error as Error).message})`, { cause: error });
     }
   });
   return rows;

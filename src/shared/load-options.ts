@@ -3,7 +3,6 @@ import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
 import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { TaskFunction } from './task.js';
-import type { FeedOptions, FlowSpec } from './journey-options.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -393,3 +392,29 @@ export interface ScenarioOptions extends Omit<
   /** How long after the run's measured start this scenario's starts. Default 0. */
   start?: Duration;
 }
+
+/** One flow of `flows`: a journey's steps, walked in order, chosen by `weight` among the flows. */
+export interface FlowSpec {
+  /** Its name in `byName` (`name/step`) and `context.flow`. Default `flow1`, `flow2`, ... */
+  name?: string;
+  /** Its share of the journeys, relative to the other flows' weights. Default 1. */
+  weight?: number;
+  /** Its steps, as `requests` takes them. */
+  requests: RequestSpec[];
+}
+
+/**
+ * `feed`: a file's path (`.csv` with a header row, or `.jsonl`/`.ndjson`), an array of rows, or an
+ * object with one of them and `reuse`.
+ */
+export type FeedOptions =
+  | string
+  | unknown[]
+  | {
+      /** A `.csv` (header row) or `.jsonl`/`.ndjson` file, read once when the run is planned. */
+      file?: string;
+      /** The rows themselves. */
+      rows?: unknown[];
+      /** Start again from the first row once every row was used (default true); false ends the run then. */
+      reuse?: boolean;
+    };

@@ -60,7 +60,7 @@ t.test('a cycling feed hands journey k row k mod rows, in order, to setupRequest
     duration: '300ms',
     feed: rows,
     requests: [
-      { setupRequest: (request, context) => void sent.push(`${context.journey}:${(context.row as { id: string }).id}`) },
+      { setupRequest: (_request, context) => void sent.push(`${context.journey}:${(context.row as { id: string }).id}`) },
       { path: '/second', onResponse: (_status, _body, context) => void answered.push(context.row) },
     ],
   });

@@ -59,13 +59,13 @@ t.test('think time in rate mode: a 300 ms stall shows in the corrected latency a
       connections: 100,
       requests: [{ path: '/a', think: 150 }, { path: '/b', think: [10, 30] }, { path: '/c' }],
     });
-    const a = withThink.byName['GET /a']!;
+    const a = withThink.byName!['GET /a']!;
     // Exact whatever the host did: every slot of the schedule started a journey (or was missed).
     t.equal(without.requests.sent + without.requests.missed, 300, 'without think: 3 s at 100/s is 300 slots');
     t.equal(a.requests.sent + withThink.requests.missed, 300, 'with think: 300 journeys, one per slot, none delayed out of the run');
     const counts = await settled(thinking.seen);
     for (const step of ['a', 'b', 'c'])
-      t.equal(counts.get(`/${step}`), withThink.byName[`GET /${step}`]!.requests.sent, `/${step}: the server saw what byName sent`);
+      t.equal(counts.get(`/${step}`), withThink.byName![`GET /${step}`]!.requests.sent, `/${step}: the server saw what byName sent`);
     timing.ok(without.requests.missed === 0 && withThink.requests.missed === 0, 'no slot missed');
     const [max, maxThink] = [without.latency.max, a.latency.max];
     const [p99, p99Think] = [without.latency.p99, a.latency.p99];
@@ -91,8 +91,8 @@ t.test('weighted flows from one rate: the mix follows the weights, and byName ma
   });
   const counts = await settled(seen);
   const names: Record<string, string> = { '/home': 'browse/GET /home', '/item': 'browse/GET /item', '/cart': 'buy/GET /cart', '/pay': 'buy/pay', '/done': 'buy/GET /done' };
-  t.same(Object.keys(result.byName).sort(), Object.values(names).sort(), 'one name per step, prefixed by its flow');
-  for (const [path, name] of Object.entries(names)) t.equal(counts.get(path), result.byName[name]!.requests.sent, `${path}: the server's count is ${name}'s`);
+  t.same(Object.keys(result.byName!).sort(), Object.values(names).sort(), 'one name per step, prefixed by its flow');
+  for (const [path, name] of Object.entries(names)) t.equal(counts.get(path), result.byName![name]!.requests.sent, `${path}: the server's count is ${name}'s`);
   const browse = counts.get('/home')!;
   const journeys = browse + counts.get('/cart')!;
   t.equal(journeys + result.requests.missed, 800, 'one journey per slot: 2 s at 400/s');
