@@ -91,7 +91,8 @@ export class Journeys {
         `feed: all ${feed.rows.length} rows of ${feed.source} were used once (reuse: false): the run ended then`,
       );
     }
-    if (this.#walking === 0) this.#owner.stop();
+    // After the open loop's pump is done with its slots: it may be the caller, and a stop closes its pacer.
+    if (this.#walking === 0) queueMicrotask(() => this.#owner.stop());
     return true;
   }
 
