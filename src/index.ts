@@ -47,7 +47,6 @@ export type {
 export type {
   Duration,
   ExpectOptions,
-  FeedOptions,
   FlowSpec,
   LoadOptions,
   RequestBody,
@@ -63,6 +62,7 @@ export type {
   PrometheusOutput,
   PrometheusSource,
 } from './shared/load-options.js';
+export type { FeedOptions, JourneyFlow } from './shared/journey-options.js';
 export type {
   MachineSecond,
   MachineStats,

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
 import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { TaskFunction } from './task.js';
+import type { FeedOptions, JourneyFlow } from './journey-options.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -32,10 +33,7 @@ export interface RequestSpec {
   setupRequest?: (request: RequestSpec, context: RequestContext) => RequestSpec | void;
   /** Called with each response of this request; its body is buffered only when this hook exists. */
   onResponse?: (status: number, body: Buffer, context: RequestContext) => void;
-  /**
-   * Pause after this step's answer before the lane's next step (a user reading the page): a
-   * duration, or `[min, max]` for a uniform pause. In rate mode it never delays the next journey.
-   */
+  /** Pause after this step's answer before the lane's next step: a duration or `[min, max]` (docs/journeys.md). */
   think?: Duration | [Duration, Duration];
 }
 
@@ -283,15 +281,9 @@ export interface LoadOptions {
    * response and, with `tokens`, the LLM figures (TTFT, ITL, TPOT, output tokens/s).
    */
   stream?: StreamOptions;
-  /**
-   * A weighted mix of journeys from one rate: each journey (a slot of `rate`, or a lane's next pass)
-   * walks one flow's `requests`, chosen by `weight`. Names in `byName` are `flow/step`.
-   */
+  /** A weighted mix of journeys from one rate, each walking one flow's `requests` (docs/journeys.md). */
   flows?: FlowSpec[];
-  /**
-   * Rows handed out one per journey, exactly once over workers and segments: a CSV (header row) or
-   * JSONL file, an array, or `{ file | rows, reuse }`. Hooks read the row as `context.row`.
-   */
+  /** Rows handed out one per journey as `context.row`, each once before any again (docs/journeys.md). */
   feed?: FeedOptions;
 }
 
@@ -393,28 +385,5 @@ export interface ScenarioOptions extends Omit<
   start?: Duration;
 }
 
-/** One flow of `flows`: a journey's steps, walked in order, chosen by `weight` among the flows. */
-export interface FlowSpec {
-  /** Its name in `byName` (`name/step`) and `context.flow`. Default `flow1`, `flow2`, ... */
-  name?: string;
-  /** Its share of the journeys, relative to the other flows' weights. Default 1. */
-  weight?: number;
-  /** Its steps, as `requests` takes them. */
-  requests: RequestSpec[];
-}
-
-/**
- * `feed`: a file's path (`.csv` with a header row, or `.jsonl`/`.ndjson`), an array of rows, or an
- * object with one of them and `reuse`.
- */
-export type FeedOptions =
-  | string
-  | unknown[]
-  | {
-      /** A `.csv` (header row) or `.jsonl`/`.ndjson` file, read once when the run is planned. */
-      file?: string;
-      /** The rows themselves. */
-      rows?: unknown[];
-      /** Start again from the first row once every row was used (default true); false ends the run then. */
-      reuse?: boolean;
-    };
+/** One of `flows`: its `name`, `weight` and `requests`. */
+export type FlowSpec = JourneyFlow<RequestSpec>;
