@@ -11,6 +11,8 @@ import { segmentPlan, shardPlan } from '../../src/workers/shard.js';
 import { SalvoOptionError, SalvoRangeError } from '../../src/index.js';
 import type { LoadOptions } from '../../src/shared/load-options.js';
 import type { PlannedJourney } from '../../src/shared/journey.js';
+import type { ClosedLoop } from '../../src/runner/closed-loop.js';
+import { Lane } from '../../src/transports/transport.js';
 
 const url = 'http://127.0.0.1:1/base';
 const plan = (options: Omit<LoadOptions, 'url'>) => planLoad({ url, ...options }).plan;
@@ -113,4 +115,78 @@ t.test('feed files are read once, when the run is planned', async (t) => {
   t.same(plan({ feed: join(dir, 'users.csv') }).journey!.feed, { rows: [{ user: 'ann', pass: '1' }], reuse: true, source: join(dir, 'users.csv') });
   t.same(plan({ feed: { file: join(dir, 'users.jsonl'), reuse: false } }).journey!.feed!.rows, [{ user: 'bo' }]);
   t.same(plan({ feed: { rows: [1, 2], reuse: false } }).journey!.feed, { rows: [1, 2], reuse: false, source: 'array' });
+});
+
+/** A Journeys over a fake owner that logs what the lanes are told to do. */
+function walker(planned: PlannedJourney, openLoop: boolean) {
+  const log: string[] = [];
+  const loop = { inFlight: 0, stopped: false } as ClosedLoop<Lane>;
+  const journeys = new Journeys(planned, 2);
+  journeys.bind({
+    loop,
+    openLoop,
+    send: (lane, intendedAt, now) => void log.push(`send ${lane.id} due +${Math.round(intendedAt - start)} late ${now >= intendedAt}`),
+    next: (lane) => void log.push(`next ${lane.id}`),
+    stop: () => void log.push('stop'),
+    warn: (code) => void log.push(code),
+  });
+  const start = performance.now();
+  /** `lane` sends its next step (as the engine's `#send` would) and returns its request index. */
+  const take = (lane: Lane) => (journeys.refuses(lane) ? -1 : (lane.requestIndex = journeys.take(lane)));
+  return { log, loop, journeys, take, start };
+}
+
+const twoSteps = (think: [number, number] | null, feed?: PlannedJourney['feed']): PlannedJourney => ({
+  flows: [{ name: '', weight: 1, first: 0, count: 2 }], thinkMs: [think, [50, 50]], feed, first: 0, stride: 1,
+});
+
+t.test('open loop: the next step is due when the think time ends, and the lane is freed after the last', async (t) => {
+  const { log, loop, journeys, take, start } = walker(twoSteps([30, 30]), true);
+  const lane = new Lane(0, 0);
+  t.equal(take(lane), 0);
+  journeys.ended(lane, start, true);
+  t.equal(loop.inFlight, 1, 'a lane thinking counts as in flight: the open loop waits for it rather than missing slots');
+  t.same(log, [], 'nothing sent during the think time');
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  t.same(log, ['send 0 due +30 late true'], 'sent once the think time ended, due at its end');
+  t.equal(loop.inFlight, 0);
+  t.equal(take(lane), 1);
+  journeys.ended(lane, performance.now(), true);
+  t.same(log.slice(1), ['next 0'], "the last step's think time does not hold the lane: the next journey is the schedule's");
+  t.equal(loop.inFlight, 0);
+});
+
+t.test('closed loop: think time before the next step and before the next journey; a failure ends the journey', async (t) => {
+  const { log, journeys, take, start } = walker(twoSteps(null), false);
+  const lane = new Lane(1, 1);
+  take(lane);
+  journeys.ended(lane, start, true);
+  t.same(log, ['next 1'], 'no think time: the next step at once');
+  take(lane);
+  journeys.ended(lane, start, true);
+  t.same(log, ['next 1'], "the last step's 50 ms think time comes first");
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  t.same(log, ['next 1', 'next 1']);
+  t.ok(journeys.beginsWith(lane), 'and the lane begins a new journey');
+  t.equal(take(lane), 0);
+  journeys.failed(lane);
+  t.ok(journeys.beginsWith(lane), 'a failed step ends its journey: the next send starts another');
+  take(lane);
+  journeys.ended(lane, start, false);
+  t.same(log.slice(2), ['next 1'], 'as does a hook that threw, without its think time');
+});
+
+t.test('feed without reuse: a lane with no row left is refused, and the run stops once the journeys under way end', async (t) => {
+  const feed = { rows: ['r0', 'r1', 'r2'], reuse: false, source: 'array' };
+  const { log, journeys, take, start } = walker({ ...twoSteps(null, feed), first: 1, stride: 2 }, true);
+  const [a, b] = [new Lane(0, 0), new Lane(1, 1)];
+  take(a);
+  t.same(journeys.describe(a), { row: 'r1', flow: undefined, journey: 1, iteration: 0 }, 'journey 0 of share 1 of 2 is journey 1: row 1');
+  t.equal(take(b), -1, 'journey 3 would need a fourth row: refused');
+  t.same(log, ['FEED_EXHAUSTED']);
+  journeys.ended(a, start, true);
+  take(a);
+  journeys.ended(a, start, true);
+  t.same(log, ['FEED_EXHAUSTED', 'send 0 due +0 late true', 'stop'], 'its second step at once (no think time), then its end stops the run');
+  await Promise.resolve();
 });
