@@ -23,6 +23,8 @@ export interface HarImportOptions {
   static?: boolean;
   /** Pauses shorter than this are not kept as `think`, ms (a browser's own gaps between requests). */
   minThinkMs?: number;
+  /** The load file's `url` (a staging copy of the recorded site); default the recorded origin. */
+  url?: string;
 }
 
 /** A step of the load file: `requests`' spec, plain data. */
@@ -110,7 +112,7 @@ export function importHar(har: unknown, options: HarImportOptions = {}): HarImpo
   const kept = options.static === false ? onHost.filter((entry) => !isStaticAsset(entry)) : onHost;
   if (kept.length === 0)
     throw new Error(`no request left: none to ${host}${options.static === false ? ' that is not a static asset' : ''}`);
-  const origin = new URL(kept[0]!.request.url).origin;
+  const origin = options.url ?? new URL(kept[0]!.request.url).origin;
   let cookies = false;
   let compressed = false;
   const requests = kept.map((entry, index): ImportedStep => {

@@ -51,6 +51,7 @@ t.test('--no-static, --host and --min-think', async (t) => {
   t.equal(importHar(HAR, { minThinkMs: 500 }).options.requests[3]!.think, undefined, 'a 450 ms pause under --min-think 500');
   t.ok(isStaticAsset(entry(0, 'http://a/x.woff2')), 'by extension');
   t.notOk(isStaticAsset(entry(0, 'http://a/api')), 'an API call is not static');
+  t.equal(importHar(HAR, { url: 'http://127.0.0.1:9' }).options.url, 'http://127.0.0.1:9', '--url: another target, the same paths');
   t.throws(() => importHar({ log: {} }), /not a HAR file: it has no log.entries/);
   t.throws(() => importHar(HAR, { host: 'nowhere' }), /no request left: none to nowhere/);
 });
@@ -65,4 +66,5 @@ t.test('salvo import: a file that is not a HAR, a missing one, an existing outpu
   t.match(await run(['package.json', '-o', '/tmp/salvo-not-written.mjs']), { code: 2, stderr: /package\.json: not a HAR file/ });
   t.match(await run(['package.json', '-o', 'package.json']), { code: 2, stderr: /package\.json exists: give another -o, or --force/ });
   t.match(await run(['x.har', '--min-think', 'soon']), { code: 2, stderr: /--min-think must be milliseconds/ });
+  t.match(await run(['x.har', '--url', 'http://a/b']), { code: 2, stderr: /--url must be an http: or https: origin/ });
 });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { EXIT, parseFlags, readJsonFile, UsageError, writeOutput, type Command } from '../command.js';
 import { importHar, loadFileText } from '../har.js';
 
-const USAGE = `usage: salvo import RECORDING.har [-o LOAD.mjs] [--host HOST] [--no-static] [--min-think MS] [--force]
+const USAGE = `usage: salvo import RECORDING.har [-o LOAD.mjs] [--host HOST] [--no-static] [--min-think MS] [--url URL] [--force]
 
 Writes a load file (salvo run LOAD.mjs) that replays a browser's recording: each request to the
 first page's host as a named step, in order, with its headers (less cookies, host, content-length,
@@ -15,6 +15,7 @@ flags:
   --host HOST         keep the requests to this host (host or host:port; default the first page's)
   --no-static         leave out static assets: stylesheets, scripts, images, fonts, media
   --min-think MS      shorter pauses are not kept as think (default 100)
+  --url URL           the url to load (a staging copy of the site; default the recorded origin)
   --force             overwrite the load file
   -h, --help          this help
 `;
@@ -30,6 +31,7 @@ export const importCommand: Command = {
       host: { type: 'string' },
       static: { type: 'boolean' },
       'min-think': { type: 'string' },
+      url: { type: 'string' },
       force: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
@@ -42,6 +44,8 @@ export const importCommand: Command = {
     const minThinkMs = values['min-think'] === undefined ? undefined : Number(values['min-think']);
     if (minThinkMs !== undefined && !(minThinkMs >= 0))
       throw new UsageError(`--min-think must be milliseconds, 0 or more; got ${values['min-think']}`);
+    if (values.url !== undefined && !/^https?:\/\/[^/]+\/?$/i.test(values.url))
+      throw new UsageError(`--url must be an http: or https: origin such as http://127.0.0.1:8080; got ${values.url}`);
     const output = values.output ?? `${source.replace(/\.har$/i, '')}.mjs`;
     if (existsSync(output) && values.force !== true)
       throw new UsageError(`${output} exists: give another -o, or --force to overwrite it`);
@@ -51,6 +55,7 @@ export const importCommand: Command = {
         ...(values.host !== undefined ? { host: values.host } : {}),
         ...(values.static === false ? { static: false } : {}),
         ...(minThinkMs !== undefined ? { minThinkMs } : {}),
+        ...(values.url !== undefined ? { url: values.url.replace(/\/$/, '') } : {}),
       });
     } catch (error) {
       if (error instanceof UsageError) throw error;
