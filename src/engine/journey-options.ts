@@ -78,17 +78,20 @@ function flattenFlows(
   options: LoadOptions,
   url: URL,
 ): { specs: RequestSpec[]; labels: string[]; flows: PlannedFlow[] } {
-  if (!Array.isArray(value) || value.length === 0)
-    throw new SalvoOptionError(`flows must be a non-empty array of { name, weight, requests }; got ${show(value)}`, {
-      option: 'flows',
-      value,
-    });
   if (options.requests !== undefined)
     throw new SalvoOptionError('requests cannot be combined with flows; give each flow its requests', {
       option: 'requests',
       value: options.requests,
       mentions: ['flows'],
     });
+  if (!Array.isArray(value) || value.length === 0)
+    throw new SalvoOptionError(
+      `flows must be a non-empty array of { name, weight, requests } (or a module's path); got ${show(value)}`,
+      {
+        option: 'flows',
+        value,
+      },
+    );
   const specs: RequestSpec[] = [];
   const labels: string[] = [];
   const flows: PlannedFlow[] = [];

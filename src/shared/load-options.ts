@@ -282,7 +282,7 @@ export interface LoadOptions {
    */
   stream?: StreamOptions;
   /** A weighted mix of journeys from one rate, each walking one flow's `requests` (docs/journeys.md). */
-  flows?: FlowSpec[];
+  flows?: FlowSpec[] | string;
   /** Rows handed out one per journey as `context.row`, each once before any again (docs/journeys.md). */
   feed?: FeedOptions;
 }

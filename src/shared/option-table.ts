@@ -305,7 +305,7 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
   },
   flows: {
     kinds: ['http'],
-    type: 'FlowSpec[]',
+    type: 'FlowSpec[] | string',
     default: NONE,
     doc: 'a weighted mix of journeys from one rate, each journey walking one flow',
   },

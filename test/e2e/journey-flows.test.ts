@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { runLoad } from '../../src/index.js';
 import { inSomeRun } from '../fixtures/timing.js';
@@ -99,4 +100,21 @@ t.test('weighted flows from one rate: the mix follows the weights, and byName ma
   // A binomial draw would stay within 4 standard deviations; the even spread is much closer.
   const bound = 4 * Math.sqrt(journeys * 0.75 * 0.25);
   t.ok(Math.abs(browse - 0.75 * journeys) <= bound, `browse took ${browse} of ${journeys} journeys (weight 3 of 4: ${(0.75 * journeys).toFixed(0)} ± ${bound.toFixed(0)})`);
+});
+
+t.test('flows from a module over 2 workers: each thread calls the hooks it imported, with the journey in context', async (t) => {
+  const { url, seen } = await pathServer(t);
+  const flows = fileURLToPath(new URL('../fixtures/workers/flow-hooks.mjs', import.meta.url));
+  const result = await runLoad({ url, rate: 300, duration: '1s', connections: 20, workers: 2, flows });
+  const counts = await settled(seen);
+  const paths = [...counts.keys()];
+  t.ok(paths.every((path) => /^\/(home|item)\/browse\/\d+$|^\/(cart|pay)\/buy\/\d+$/.test(path)), 'every step in its own flow, rewritten by its hook');
+  const journeys = (flow: string, step: string) => paths.filter((path) => path.startsWith(`/${step}/${flow}/`)).map((path) => Number(path.split('/')[3]));
+  const started = [...journeys('browse', 'home'), ...journeys('buy', 'cart')].sort((a, b) => a - b);
+  t.equal(started.length + result.requests.missed, 300, 'one journey per slot');
+  // Thread j of 2 numbers its journeys j, j + 2, ...: the run's journeys 0, 1, 2, ..., each once.
+  t.equal(new Set(started).size, started.length, 'no journey number twice over the two threads');
+  t.ok(started.every((number) => number < 300), 'none past the 300 slots');
+  t.equal(result.errors.total, 0, 'no hook threw');
+  t.equal(result.byName!['buy/GET /pay']!.requests.sent, journeys('buy', 'pay').length, 'byName counts the rewritten paths under their step');
 });
