@@ -52,6 +52,7 @@ export type {
 export type {
   Duration,
   ExpectOptions,
+  FlowSpec,
   LoadOptions,
   RequestBody,
   RequestContext,
@@ -67,6 +68,7 @@ export type {
   PrometheusSource,
 } from './shared/load-options.js';
 export type { FormBody, FormFile, FormValue } from './shared/form.js';
+export type { FeedOptions, JourneyFlow } from './shared/journey-options.js';
 export type {
   MachineSecond,
   MachineStats,

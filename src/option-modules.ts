@@ -37,6 +37,20 @@ export function rejectFunctionsForWorkers(
       }
     });
   }
+  if (Array.isArray(options.flows) && requestsModule === undefined) {
+    options.flows.forEach((flow, index) => {
+      const at =
+        flow?.requests?.findIndex?.(
+          (spec) => typeof spec?.setupRequest === 'function' || typeof spec?.onResponse === 'function',
+        ) ?? -1;
+      if (at < 0) return;
+      throw new SalvoOptionError(
+        `flows[${index}].requests[${at}] has a hook, a function, which cannot be sent to worker threads (workers: ${workers}); ` +
+          `export the flows from a module and pass its path instead (flows: './flows.mjs', default or 'flows' export), or use workers: 1`,
+        { option: `flows[${index}].requests[${at}]`, value: flow.requests[at], mentions: ['workers', 'flows'] },
+      );
+    });
+  }
   for (const [key, value] of Object.entries(options.tls ?? {})) {
     if (typeof value !== 'function') continue;
     throw new SalvoOptionError(
@@ -58,16 +72,21 @@ export async function importOptionModules(
   options: LoadOptions,
 ): Promise<{ options: LoadOptions; requestsModule?: string; task?: ImportedTask }> {
   if (typeof options !== 'object' || options === null) return { options };
-  const { requests, onProgress } = options;
+  const { requests, onProgress, flows } = options;
   // `task` stays the specifier in the options (the result names the run by it); its functions travel beside them.
   const task = typeof options.task === 'string' ? await importTask(options.task) : undefined;
-  if (typeof requests !== 'string' && typeof onProgress !== 'string')
+  if (typeof requests !== 'string' && typeof onProgress !== 'string' && typeof flows !== 'string')
     return task === undefined ? { options } : { options, task };
   const loaded: LoadOptions = { ...options };
   let requestsModule: string | undefined;
   if (typeof requests === 'string') {
     requestsModule = moduleUrl('requests', requests);
     loaded.requests = (await importExport('requests', requestsModule, ['default', 'requests'])) as RequestSpec[];
+  }
+  // Each worker imports a flows module for its hooks, as it does a requests module (worker.ts).
+  if (typeof flows === 'string' && requests === undefined) {
+    requestsModule = moduleUrl('flows', flows);
+    loaded.flows = (await importExport('flows', requestsModule, ['default', 'flows'])) as LoadOptions['flows'];
   }
   if (typeof onProgress === 'string') {
     loaded.onProgress = (await importExport('onProgress', moduleUrl('onProgress', onProgress), [

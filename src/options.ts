@@ -5,7 +5,7 @@ import { planThresholds } from './stats/thresholds.js';
 import { parseSegment, parseStartAt } from './segment-options.js';
 import { planOutputs } from './outputs/options.js';
 import type { Plan, PlanHooks } from './shared/plan.js';
-import { parseHeaders, planRequests } from './shared/request-spec.js';
+import { parseHeaders } from './shared/request-spec.js';
 import { planMonitor } from './monitor/options.js';
 import { isWebSocketUrl, planWebSocket, rejectMismatchedOptions } from './websocket/options.js';
 import type { LoadOptions, RequestSpec } from './shared/load-options.js';
@@ -18,6 +18,7 @@ import { importOptionModules, rejectFunctionsForWorkers } from './option-modules
 import { planStream, rejectWithSubscribe } from './engine/stream-options.js';
 import { askForUsage } from './engine/usage-request.js';
 import { planSession } from './engine/session-options.js';
+import { planJourneys } from './engine/journey-options.js';
 import { KNOWN_OPTIONS, rejectForKind } from './shared/option-table.js';
 import type { RunKind } from './shared/run-kind.js';
 import { planArrivals } from './shared/arrival-options.js';
@@ -233,7 +234,10 @@ export function planLoad(
       : undefined;
   const streamPlan = planStream(options.stream, { workers, webSocket });
   if (slo !== undefined) rejectSloWithoutTokens(slo, streamPlan?.planned);
-  const planned = webSocket || task !== undefined ? { requests: [], names: [] } : planRequests(options, url!);
+  const planned =
+    webSocket || task !== undefined
+      ? { requests: [], names: [], journey: undefined, specs: undefined }
+      : planJourneys(options, url!);
   const { names } = planned;
   const requests = streamPlan?.planned.usage === true ? planned.requests.map(askForUsage) : planned.requests;
   const kind = runKindOf(options);
@@ -277,6 +281,7 @@ export function planLoad(
       ? { stream: slo === undefined ? streamPlan.planned : { ...streamPlan.planned, slo } }
       : {}),
     ...(llm !== undefined ? { llm: llm.llm } : {}),
+    ...(planned.journey !== undefined ? { journey: planned.journey } : {}),
   };
   rejectWithSubscribe(plan, options);
   rejectForKind(options, plan.kind);
@@ -289,7 +294,7 @@ export function planLoad(
   return {
     plan,
     hooks: {
-      requests: options.requests as RequestSpec[] | undefined,
+      requests: planned.specs ?? (options.requests as RequestSpec[] | undefined),
       signal: options.signal,
       onProgress: options.onProgress,
       ...(webSocketPlan !== undefined ? { websocket: webSocketPlan.hooks } : {}),

@@ -1,5 +1,5 @@
 // A consumer's ESM code, compiled against the built package (dist/*.d.ts) through its exports map.
-import { runLoad, formatResult, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareResultsOptions, type GeneratorStats, type FailedStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError, toVllmJson, type GoodputStats } from 'salvo';
+import { runLoad, formatResult, assertThresholds, mergeResults, SalvoOptionError, compareResults, assertNoRegression, formatComparison, type Comparison, type CompareResultsOptions, type GeneratorStats, type FailedStats, type PhaseHistograms, type SalvoErrorDetail, type LoadOptions, type LoadResult, type MessageStats, type SocketIoOptions, type WebSocketOptions, type WebSocketStageStats, type ServerStats, type OutputOptions, type TaskContext, type ErrorSample, SalvoTaskSetupError, toVllmJson, type GoodputStats, type FlowSpec, type FeedOptions } from 'salvo';
 import { createTestServer, type TestServer } from 'salvo/testing';
 import { renderReport, toVllmJson as reportVllm } from 'salvo/report';
 import { formatJUnit, gateChecks, type GateCheck, type GateOutcome } from 'salvo/gate';
@@ -130,3 +130,12 @@ const goodput: GoodputStats | undefined = llmResult.goodput;
 const vllm: Record<string, unknown> = toVllmJson(llmResult, { percentiles: [50, 99] });
 const sameVllm: Record<string, unknown> = reportVllm(llmResult);
 console.log(llmOptions.llm?.api, goodput?.perSecond, goodput?.slo.ttft, vllm.request_goodput, sameVllm.duration);
+
+// Journeys: think time, weighted flows and a feed, the row in a hook's context.
+const flows: FlowSpec[] = [
+  { name: 'browse', weight: 3, requests: [{ path: '/', think: [100, '1s'] }] },
+  { requests: [{ path: '/buy', setupRequest: (request, context) => ({ ...request, body: { row: context.row, flow: context.flow ?? '', journey: context.journey ?? 0 } }) }] },
+];
+const feed: FeedOptions = { file: 'users.csv', reuse: false };
+const journeyOptions: LoadOptions = { url: server.url, rate: 10, flows, feed: ['a', 'b'] };
+console.log(journeyOptions, feed);

@@ -3,6 +3,7 @@ import { EXIT, UsageError, type Command, type CommandIO } from './command.js';
 import { capacityCommand } from './commands/capacity.js';
 import { compareCommand } from './commands/compare.js';
 import { historyCommand } from './commands/history.js';
+import { importCommand } from './commands/import.js';
 import { mergeCommand } from './commands/merge.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
@@ -20,6 +21,7 @@ export const COMMANDS: readonly Command[] = [
   capacityCommand,
   historyCommand,
   sweepCommand,
+  importCommand,
 ];
 
 function help(): string {

@@ -11,6 +11,7 @@ import type { Measuring } from '../runner/measuring.js';
 import { backoffMs, RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
 import type { SteeringTargets } from '../runner/steering.js';
 import { RequestSequence } from './request-sequence.js';
+import { firstLanesFirst, makeLanes } from './lanes.js';
 import { OpenLoop } from '../runner/open-loop.js';
 import { DownServer } from './down-server.js';
 import { openAhead } from './open-ahead.js';
@@ -82,7 +83,7 @@ export class Engine implements TransportSink, Exchanges {
       resume: (lane, now) => this.#next(lane, now),
       stop: () => this.#run.stop(false),
     });
-    this.#sequence = new RequestSequence(plan, hooks.requests, maxConnections);
+    this.#sequence = new RequestSequence(plan, hooks.requests, maxConnections, maxConnections * this.#lanesPerConnection);
     this.#nameOf = Uint16Array.from(plan.requests, (request) => request.nameIndex);
     this.#namedPhases = plan.names.length > 1 ? plan.names.map(() => new PhaseRecorder()) : undefined;
     this.#phasesBy = [plan.warmupMs > 0 ? new PhaseRecorder() : this.#phases, this.#phases];
@@ -90,10 +91,7 @@ export class Engine implements TransportSink, Exchanges {
     const drain = plan.transport !== 'h2' && (plan.stream?.until !== undefined || plan.stream?.untilFunction === true);
     this.#transport = createTransport(transportConfig(plan, this.#phases, { captureResponses: this.#sequence.captureResponses, stream: plan.stream !== undefined, heads: drain }), this);
     this.#sequence.bind(this.#transport);
-    this.#lanes = [];
-    for (let connection = 0; connection < maxConnections; connection++) {
-      for (let i = 0; i < this.#lanesPerConnection; i++) this.#lanes.push(new Lane(this.#lanes.length, connection));
-    }
+    this.#lanes = makeLanes(maxConnections, this.#lanesPerConnection);
     if (plan.stream !== undefined) this.#stream = new StreamMeter(plan.stream, hooks.stream, this.#lanes, { nameOf: this.#nameOf, count: plan.names.length }, (code, message) => this.onWarning(code, message), hooks.onSecond !== undefined, drain);
     const schedule = planSlotSchedule(plan);
     if (schedule !== undefined) this.#open = new OpenLoop(schedule, this.#lanes.length, this.#loop, { send: (lane, intendedAt, now) => this.#send(lane, intendedAt, now), stop: () => this.#run.stop(false) });
@@ -104,6 +102,7 @@ export class Engine implements TransportSink, Exchanges {
       ...(this.#stream !== undefined ? { stream: (second: number) => this.#stream!.second(second) } : {}),
     };
     this.#run = new RunLifecycle(plan, hooks, this);
+    this.#sequence.journeys?.bind({ loop: this.#loop, openLoop: this.#open !== undefined, send: (lane, intendedAt, now) => this.#send(lane, intendedAt, now), next: (lane, now) => this.#next(lane, now), stop: () => this.#run.stop(false), warn: (code, message) => this.onWarning(code, message) });
   }
 
   /** Runs to the end (duration, amount, abort) and returns what this thread measured. */
@@ -130,12 +129,7 @@ export class Engine implements TransportSink, Exchanges {
     const pipelining = this.#lanesPerConnection;
     const usable = Math.min(pipelining, this.#transport.lanesPerConnection?.() ?? Infinity);
     if (this.#open) {
-      // The first lane of every connection comes before any second (pipelined) one.
-      const free: Lane[] = [];
-      for (let depth = 0; depth < usable; depth++) {
-        for (let lane = depth; lane < this.#lanes.length; lane += pipelining) free.push(this.#lanes[lane]!);
-      }
-      this.#open.start(free);
+      this.#open.start(firstLanesFirst(this.#lanes, pipelining, usable));
     } else {
       const started = this.#lanes.filter((lane) => lane.id % pipelining < usable && lane.connection < this.#loop.active);
       if (this.#plan.amount !== undefined && this.#plan.ramps !== 'connections') this.#downServer = new DownServer(started.length, this.#lanes.length);
@@ -200,6 +194,7 @@ export class Engine implements TransportSink, Exchanges {
   }
 
   #send(lane: Lane, intendedAt: number, now: number): void {
+    if (this.#sequence.journeys?.refuses(lane) === true) return;
     lane.busy = true;
     lane.intendedAt = intendedAt;
     lane.sentAt = now;
@@ -264,7 +259,8 @@ export class Engine implements TransportSink, Exchanges {
         if (this.#namedPhases !== undefined && lane.measured) this.#namedPhases[name!]!.recordExchange(firstByteAt - lane.writtenAt, now - firstByteAt);
       }
     }
-    this.#next(lane, now);
+    if (this.#sequence.journeys !== undefined) this.#sequence.journeys.ended(lane, now, handled);
+    else this.#next(lane, now);
   }
 
   /** A redirect followed: the lane, still busy, sends the next hop of its request, timed from the request's first send. */
@@ -323,6 +319,7 @@ export class Engine implements TransportSink, Exchanges {
       this.#recorder.recordError(code, now, name);
     }
     lane.failures++;
+    this.#sequence.journeys?.failed(lane);
     // Always deferred, also because a transport may report an error from inside send().
     if (this.#downServer?.failed(lane, code, unsent)) {
       // Every lane waiting out a backoff counts the rest of its requests now.
@@ -360,6 +357,7 @@ export class Engine implements TransportSink, Exchanges {
     this.#loop.stopped = true;
     this.#haltedAt = endAt;
     for (const timer of this.#backoffTimers.keys()) clearTimeout(timer);
+    this.#sequence.journeys?.halt();
     for (const lane of this.#lanes) {
       if (!lane.busy || !lane.measured) continue;
       if (this.#transport.unwritten?.(lane)) this.#recorder.recordUnsent(lane.sentBytes, now, this.#nameOf[lane.requestIndex]);

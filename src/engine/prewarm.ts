@@ -110,6 +110,7 @@ function prewarmPlan(plan: Plan, origin: string, { amount, rate, pastMs }: Round
     startAtMs: undefined,
     monitor: undefined,
     stream: undefined,
+    journey: undefined,
     prewarm: false,
   };
 }

@@ -6,6 +6,7 @@ import type { ResponseDetails } from '../shared/exchange.js';
 import type { RequestContext, RequestSpec } from '../shared/load-options.js';
 import { SessionState } from './session-state.js';
 import { LlmRequests } from './llm-requests.js';
+import { Journeys } from './journeys.js';
 
 const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -42,8 +43,10 @@ export class RequestSequence {
   readonly #reserved: Uint32Array;
   /** `llm`: each request's body built per send, by lane. */
   readonly #llm: LlmRequests | undefined;
+  /** `think`, `flows`, `feed`: each lane walks journeys, its hooks' context its own (by `lane.id`). */
+  readonly journeys: Journeys | undefined;
 
-  constructor(plan: Plan, specs: RequestSpec[] | undefined, connections: number) {
+  constructor(plan: Plan, specs: RequestSpec[] | undefined, connections: number, lanes = connections) {
     this.session =
       plan.cookies !== undefined || plan.followRedirects !== undefined ? new SessionState(plan) : undefined;
     this.#requests = this.session ? plan.requests.map((request) => ({ ...request, dynamic: true })) : plan.requests;
@@ -63,8 +66,13 @@ export class RequestSequence {
       this.session !== undefined ||
       this.#llm?.needsAnswers === true;
     this.#cursor = new Uint32Array(connections);
+    if (plan.journey !== undefined) this.journeys = new Journeys(plan.journey, lanes);
     this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
-      ? Array.from({ length: connections }, (_, connection) => ({ values: {}, connection, iteration: 0 }))
+      ? Array.from({ length: plan.journey === undefined ? connections : lanes }, (_, connection) => ({
+          values: {},
+          connection,
+          iteration: 0,
+        }))
       : [];
   }
 
@@ -94,6 +102,7 @@ export class RequestSequence {
    * or undefined when its `setupRequest` hook threw or built an invalid request.
    */
   next(lane: Lane): unknown {
+    if (this.journeys !== undefined) return this.#nextStep(lane, this.journeys);
     const index = this.#cursor[lane.connection]!;
     const wrapped = this.skip(lane);
     if (this.#llm !== undefined) return this.#transport.prepare(this.#llm.next(lane.id));
@@ -118,18 +127,33 @@ export class RequestSequence {
     return wrapped;
   }
 
-  #prepareDynamic(lane: Lane, index: number): unknown {
+  /** `next` for a lane walking journeys: its journey's next step, its context told of a new journey. */
+  #nextStep(lane: Lane, journeys: Journeys): unknown {
+    const begins = journeys.beginsWith(lane);
+    const index = (lane.requestIndex = journeys.take(lane));
+    const context = this.#contexts[lane.id];
+    if (begins && context !== undefined) Object.assign(context, journeys.describe(lane));
+    return this.#requests[index]!.dynamic ? this.#prepareDynamic(lane, index, begins) : this.#prepared[index];
+  }
+
+  /** Whose context and cookie jar a lane's request uses: its connection's walk, or with journeys its own. */
+  #user(lane: Lane): number {
+    return this.journeys === undefined ? lane.connection : lane.id;
+  }
+
+  #prepareDynamic(lane: Lane, index: number, begins = index === 0): unknown {
     const spec = this.#specs?.[index];
-    const context = this.#contexts[lane.connection] ?? NO_CONTEXT;
+    const user = this.#user(lane);
+    const context = this.#contexts[user] ?? NO_CONTEXT;
     try {
       const draft: RequestSpec = { ...spec, headers: { ...spec?.headers } };
       const built = spec?.setupRequest?.(draft, context) ?? draft;
       const request = resolveRequestSpec(`requests[${index}]`, built, this.#requests[index]!);
       const session = this.session;
       if (session === undefined) return this.#transport.prepare(request);
-      // A connection's walk of the sequence is its user's journey: step 0 begins the next one.
-      if (index === 0) session.begin(lane.connection);
-      return this.#transport.prepare(session.sending(lane.id, lane.connection, request));
+      // A connection's walk of the sequence (or a lane's journey) is one user's: its start begins the next one.
+      if (begins) session.begin(user);
+      return this.#transport.prepare(session.sending(lane.id, user, request));
     } catch (error) {
       this.thrown = error;
       return undefined;
@@ -141,7 +165,7 @@ export class RequestSequence {
    * redirect it is to follow on the same lane, or undefined when it is the request's answer.
    */
   follow(lane: Lane, status: number, details: ResponseDetails | undefined): unknown {
-    const hop = this.session!.follow(lane.id, lane.connection, status, details);
+    const hop = this.session!.follow(lane.id, this.#user(lane), status, details);
     if (hop === undefined) return undefined;
     try {
       return this.#transport.prepare(hop);
@@ -165,7 +189,7 @@ export class RequestSequence {
       this.#specs?.[lane.requestIndex]?.onResponse?.(
         status,
         details?.body ?? Buffer.alloc(0),
-        this.#contexts[lane.connection] ?? NO_CONTEXT,
+        this.#contexts[this.#user(lane)] ?? NO_CONTEXT,
         details?.headers ?? NO_HEADERS,
       );
       return true;

@@ -15,6 +15,7 @@ export type {
   WebSocketMessage,
   WebSocketOptions,
 } from './protocol-options.js';
+import type { FeedOptions, JourneyFlow } from './journey-options.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -53,6 +54,8 @@ export interface RequestSpec {
    * Buffer or a `FormFile` (or `multipart: true`). Not with `body`.
    */
   form?: FormBody;
+  /** Pause after this step's answer before the lane's next step: a duration or `[min, max]` (docs/journeys.md). */
+  think?: Duration | [Duration, Duration];
 }
 
 /** State that one connection carries from one request of a sequence to the next. */
@@ -63,6 +66,12 @@ export interface RequestContext {
   connection: number;
   /** How many times this connection has walked the sequence so far. */
   iteration: number;
+  /** With `feed`: this journey's row (a CSV row as an object of its header's names to strings). */
+  row?: unknown;
+  /** With `flows`: the name of the flow this journey walks. */
+  flow?: string;
+  /** With `think`, `flows` or `feed`: this journey's number in the whole run, from 0 (all workers and segments). */
+  journey?: number;
 }
 
 /**
@@ -315,6 +324,10 @@ export interface LoadOptions {
    * response and, with `tokens`, the LLM figures (TTFT, ITL, TPOT, output tokens/s).
    */
   stream?: StreamOptions;
+  /** A weighted mix of journeys from one rate, each walking one flow's `requests` (docs/journeys.md). */
+  flows?: FlowSpec[] | string;
+  /** Rows handed out one per journey as `context.row`, each once before any again (docs/journeys.md). */
+  feed?: FeedOptions;
   /**
    * An LLM serving workload: salvo builds each request's body for the API (OpenAI chat or
    * completions, Ollama) from a dataset or synthetic prompts, and reads its answer as a token
@@ -340,3 +353,6 @@ export interface ScenarioOptions extends Omit<
   /** How long after the run's measured start this scenario's starts. Default 0. */
   start?: Duration;
 }
+
+/** One of `flows`: its `name`, `weight` and `requests`. */
+export type FlowSpec = JourneyFlow<RequestSpec>;

@@ -128,4 +128,16 @@ export const FEATURE_ROWS = {
     default: '`0`',
     doc: "follow this many same-origin redirects of a request, timed as the request's",
   },
+  flows: {
+    kinds: ['http'],
+    type: 'FlowSpec[] | string',
+    default: NONE,
+    doc: 'a weighted mix of journeys from one rate, each journey walking one flow',
+  },
+  feed: {
+    kinds: ['http'],
+    type: 'string | unknown[] | { file, rows, reuse }',
+    default: NONE,
+    doc: 'rows from a CSV or JSONL file or an array, one per journey, each used once before any again',
+  },
 } satisfies { readonly [K in keyof LoadOptions]?: OptionRow };

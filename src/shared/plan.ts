@@ -9,6 +9,7 @@ import type { PlannedTask, TaskFunctions } from './task.js';
 import type { PlannedStream, StreamHooks } from './stream.js';
 import type { PlannedArrivals } from './arrivals.js';
 import type { PlannedLlm } from './llm.js';
+import type { PlannedJourney } from './journey.js';
 
 /** A ramp stage with its duration resolved. */
 export interface PlannedStage {
@@ -102,6 +103,8 @@ export interface Plan {
   followRedirects?: number;
   /** `llm`: the request bodies built per send, and where this share is in the run's order of prompts. */
   llm?: PlannedLlm;
+  /** `think`, `flows`, `feed`: lanes walk journeys (see journey.ts); absent for a plain sequence. */
+  journey?: PlannedJourney;
 }
 
 /** One `outputs` entry after validation (`src/outputs/options.ts`): plain data, kept in the main thread. */

@@ -9,7 +9,17 @@ import { rejectUnknownKeys, show } from './validate.js';
 import { encodeForm } from './form-body.js';
 
 /** The keys of a `requests` spec (`RequestSpec`). */
-const REQUEST_SPEC_KEYS = ['name', 'method', 'path', 'headers', 'body', 'form', 'setupRequest', 'onResponse'] as const;
+const REQUEST_SPEC_KEYS = [
+  'name',
+  'method',
+  'path',
+  'headers',
+  'body',
+  'form',
+  'setupRequest',
+  'onResponse',
+  'think',
+] as const;
 
 /** What `compressed: true` asks for, as curl's `--compressed` does. */
 export const ACCEPT_ENCODING = 'gzip, deflate, br';
@@ -127,9 +137,14 @@ function indexNames(requests: Array<Omit<PlannedRequest, 'nameIndex'>>): {
 
 /**
  * The run's request sequence: one request from `method`/`headers`/`body` (named `name`), or one per
- * `requests` spec; with the distinct names they go by.
+ * `requests` spec; with the distinct names they go by. `labels` names each spec in messages
+ * (`flows[1].requests[0]`) when `requests` was built from other options.
  */
-export function planRequests(options: LoadOptions, url: URL): { requests: PlannedRequest[]; names: string[] } {
+export function planRequests(
+  options: LoadOptions,
+  url: URL,
+  labels?: readonly string[],
+): { requests: PlannedRequest[]; names: string[] } {
   const method = options.method === undefined ? 'GET' : parseMethod('method', options.method);
   const headers = parseHeaders('headers', options.headers);
   if (options.compressed === true && headers['accept-encoding'] === undefined)
@@ -169,7 +184,7 @@ export function planRequests(options: LoadOptions, url: URL): { requests: Planne
   }
   return indexNames(
     options.requests.map((spec, index) => {
-      const name = `requests[${index}]`;
+      const name = labels?.[index] ?? `requests[${index}]`;
       if (typeof spec !== 'object' || spec === null) {
         throw new SalvoOptionError(`${name} must be an object; got ${show(spec)}`, { option: name, value: spec });
       }

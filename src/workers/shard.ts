@@ -100,6 +100,16 @@ export function splitPlan(plan: Plan, count: number): Plan[] {
       ...(plan.llm !== undefined
         ? { llm: { ...plan.llm, offset: plan.llm.offset + index * plan.llm.stride, stride: plan.llm.stride * count } }
         : {}),
+      // Journeys (and their feed rows) are numbered as the slots are: share j of w takes j, j + w, ...
+      ...(plan.journey !== undefined
+        ? {
+            journey: {
+              ...plan.journey,
+              first: plan.journey.first + index * plan.journey.stride,
+              stride: plan.journey.stride * count,
+            },
+          }
+        : {}),
     };
   });
 }

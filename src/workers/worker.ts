@@ -13,7 +13,16 @@ import { sendSetupError } from './setup-error.js';
 
 async function importRequestHooks(plan: Plan): Promise<RequestSpec[] | undefined> {
   if (plan.requestsModule === undefined) return undefined;
-  const specs = await importExport('requests', plan.requestsModule, ['default', 'requests']);
+  // A plan from `flows` (its flows have names) has its steps from a flows module, flattened in order.
+  const flows = plan.journey?.flows.some((flow) => flow.name !== '') === true;
+  const exported = await importExport(flows ? 'flows' : 'requests', plan.requestsModule, [
+    'default',
+    flows ? 'flows' : 'requests',
+  ]);
+  const specs =
+    flows && Array.isArray(exported)
+      ? exported.flatMap((flow: { requests?: unknown }) => flow?.requests ?? [])
+      : exported;
   // The main thread planned the requests from its own import; the hooks must line up with them.
   if (!Array.isArray(specs) || specs.length !== plan.requests.length) {
     throw new Error(

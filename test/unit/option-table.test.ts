@@ -61,6 +61,7 @@ const SAMPLES: { [K in keyof Required<LoadOptions>]: LoadOptions[K] } = {
   scenarios: { a: {} }, outputs: [{ type: 'prometheus', url: 'http://127.0.0.1:9/' }], monitor: { processes: [process.pid] },
   cookies: true, followRedirects: 3,
   llm: { api: 'openai-chat', model: 'm', prompts: ['hi'] }, slo: { ttft: 100 },
+  flows: [{ name: 'f', weight: 1, requests: [{ path: '/' }] }], feed: [{ id: 1 }],
 };
 
 /** The smallest options of each kind of run. */

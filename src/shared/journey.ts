@@ -1,0 +1,38 @@
+// A journey: one pass of a lane through a flow's steps (`think` between them, a `feed` row for it),
+// as a plan carries it: plain data that crosses to worker threads.
+
+/** One of `flows`, resolved: its steps are `Plan.requests[first .. first + count)`. */
+export interface PlannedFlow {
+  name: string;
+  weight: number;
+  first: number;
+  count: number;
+}
+
+/** `feed`, loaded: one row per journey, journey k of the whole run taking row k mod rows (or none past the end). */
+export interface PlannedFeed {
+  rows: unknown[];
+  /** false: the run ends once every row was handed out (`FEED_EXHAUSTED`). */
+  reuse: boolean;
+  /** Where the rows came from (a file's path, or 'array'), for the messages. */
+  source: string;
+}
+
+/**
+ * What turns a request sequence into journeys: present when some step has `think`, or `flows` or
+ * `feed` is given. A lane then walks one flow from its first step to its last (its journey), and in
+ * rate mode a slot of the schedule starts a journey rather than sending one request.
+ */
+export interface PlannedJourney {
+  /** One flow covering every request when `flows` was not given. */
+  flows: PlannedFlow[];
+  /** Per request (by its index in `Plan.requests`): the pause after its answer, `[min, max]` ms, or null. */
+  thinkMs: Array<[number, number] | null>;
+  feed: PlannedFeed | undefined;
+  /**
+   * Journey k of this share of the run is journey `first + k * stride` of the whole run: the
+   * arithmetic that splits rate slots over workers and segments (see `splitPlan`).
+   */
+  first: number;
+  stride: number;
+}
