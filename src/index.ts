@@ -1,7 +1,7 @@
 // `salvo`: what a test file needs: runLoad, formatting, thresholds, merging, comparison, capacity and
 // the types of the options and the result. The CI gate is `salvo/gate`, the HTML reports
 // `salvo/report`, the test servers `salvo/testing`.
-export { runLoad } from './run.js';
+export { runLoad } from './live/run-load.js';
 export { formatResult } from './stats/format.js';
 export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js';
 export { assertThresholds } from './stats/assert.js';
@@ -72,6 +72,8 @@ export type {
 } from './shared/load-result.js';
 export type { Segment, ThresholdSetting, Thresholds, TransportName } from './shared/terms.js';
 export type { RunKind } from './shared/run-kind.js';
+export type { LiveOptions } from './shared/live.js';
+export type { RunControl } from './shared/run-control.js';
 export type { Warning } from './shared/warnings.js';
 export type { StreamEvent, StreamFormat, StreamHistograms, StreamMergeInfo, StreamOptions } from './shared/stream.js';
 export type { StreamSecond, StreamStats, SubscriptionStats } from './shared/load-result.js';

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
 import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { TaskFunction } from './task.js';
+import type { LiveOptions } from './live.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -272,6 +273,11 @@ export interface LoadOptions {
    * response and, with `tokens`, the LLM figures (TTFT, ITL, TPOT, output tokens/s).
    */
   stream?: StreamOptions;
+  /**
+   * Serve a page on 127.0.0.1 that draws the run second by second with the report's charts and
+   * cards, and becomes its report when it ends (docs/live.md): `{ port: 0, onLive: ({ url }) => ... }`.
+   */
+  live?: LiveOptions;
 }
 
 /** Options of a Socket.IO run (`socketio`). */

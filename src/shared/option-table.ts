@@ -303,6 +303,14 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     doc: "watch the server's processes and metrics",
     flags: ['monitor-pid', 'monitor-url'],
   },
+  live: {
+    kinds: ALL,
+    run: true,
+    type: 'LiveOptions',
+    default: NONE,
+    doc: 'a page on 127.0.0.1 that draws the run as it goes, then shows its report',
+    flags: ['live', 'live-host', 'live-control'],
+  },
 };
 
 /** What only a scenario takes, beside the run's options that are not `run`. */
