@@ -174,6 +174,11 @@ export class LiveServer {
       response.end(request.method === 'HEAD' ? undefined : html);
       return;
     }
+    // The page has no icon: an empty answer, not a 404 in the browser's console.
+    if (path === '/favicon.ico') {
+      response.writeHead(204).end();
+      return;
+    }
     if (path === '/events' && request.method === 'GET') return this.#subscribe(response);
     if (path?.startsWith('/control/') && request.method === 'POST')
       return this.#control(path.slice('/control/'.length), request, response);

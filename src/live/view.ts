@@ -29,7 +29,6 @@ type Part = Omit<ProgressEvent, 'second' | 'byScenario' | 'server'>;
 
 /** A second without its totals and parts: a timeline entry, as the report's charts read it. */
 function entry(event: Part & { second: number; server?: ProgressEvent['server'] }): TimelineEntry {
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- dropped: not a timeline entry's
   const { totals, ...rest } = event;
   delete (rest as { byScenario?: unknown }).byScenario;
   return rest;
