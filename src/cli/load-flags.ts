@@ -3,6 +3,7 @@ import type { LoadOptions } from '../index.js';
 import { UsageError, type ParsedFlags } from './command.js';
 import { durationFlag, thresholdFlags } from './flag-values.js';
 import { SOCKETIO_FLAGS, socketIoFromFlags } from './socketio-flags.js';
+import { LIVE_FLAGS, liveFromFlags } from './live-flags.js';
 import {
   expectStatus,
   headers,
@@ -183,6 +184,7 @@ export const LOAD_FLAGS = {
     value: 'URL',
     help: 'watch a Prometheus endpoint (node_exporter, prom-client); repeat',
   },
+  ...LIVE_FLAGS,
 } as const satisfies Record<string, Flag>;
 
 function flagHelp(name: string, flag: Flag): string {
@@ -292,6 +294,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
       flags['stream-usage'],
     ),
     monitor: monitorFlags(flags['monitor-pid'], flags['monitor-url']),
+    live: liveFromFlags(flags.live, flags['live-host'], flags['live-control']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   return options as unknown as LoadOptions;

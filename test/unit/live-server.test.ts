@@ -111,6 +111,18 @@ t.test('with control: true the controls call the run handle, checking what they 
   t.same(calls, ['rate 3000', 'connections 20', 'stop']);
 });
 
+t.test('a run that fails tells its open pages, then the server closes', async (t) => {
+  const { server } = await start(t);
+  const page = await EventReader.open(server.url);
+  server.second(second(0));
+  await page.until('view', 1);
+  await server.fail('connections must be at least 1');
+  await page.until('failed', 1);
+  t.same(page.of('failed'), ['connections must be at least 1']);
+  t.ok(page.ended);
+  await t.rejects(fetch(server.url));
+});
+
 t.test('a control the handle lacks answers 501', async (t) => {
   const { server } = await start(t, true, { stop: () => {} });
   t.equal((await post(server.url, 'control/rate', { value: 10 })).status, 501);

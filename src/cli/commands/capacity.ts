@@ -20,6 +20,9 @@ const NOT_STEP_FLAGS = [
     'ws-message',
     'ws-rate',
     'ws-timestamp',
+    'live',
+    'live-host',
+    'live-control',
   ] as const),
   ...(Object.keys(SOCKETIO_FLAGS) as Array<keyof typeof SOCKETIO_FLAGS>),
 ];
