@@ -1,21 +1,5 @@
 import type { LiveOptions } from '../index.js';
 import { UsageError } from './command.js';
-import type { Flag } from './load-flags.js';
-
-/** `salvo URL`'s flags for `live`: the page that draws the run as it goes (docs/live.md). */
-export const LIVE_FLAGS = {
-  live: {
-    type: 'string',
-    value: '[PORT]',
-    help: 'serve a page on 127.0.0.1:PORT (a free port without one) that draws the run, then shows its report',
-  },
-  'live-host': {
-    type: 'string',
-    value: 'ADDRESS',
-    help: '--live: bind this address instead of 127.0.0.1 (anyone who reaches it sees the run)',
-  },
-  'live-control': { type: 'boolean', help: '--live: put stop, rate and connections controls on the page' },
-} as const satisfies Record<string, Flag>;
 
 /** `--live` with no port (last, or before another flag or the URL) is `--live 0`: parseArgs wants a value. */
 export function withLivePort(args: readonly string[]): string[] {

@@ -3,7 +3,7 @@ import type { LoadOptions } from '../index.js';
 import { UsageError, type ParsedFlags } from './command.js';
 import { durationFlag, thresholdFlags } from './flag-values.js';
 import { SOCKETIO_FLAGS, socketIoFromFlags } from './socketio-flags.js';
-import { LIVE_FLAGS, liveFromFlags } from './live-flags.js';
+import { liveFromFlags } from './live-flags.js';
 import {
   expectStatus,
   headers,
@@ -25,6 +25,21 @@ export interface Flag {
   value?: string;
   help: string;
 }
+
+/** `salvo URL`'s flags for `live`: the page that draws the run as it goes (docs/live.md). */
+const LIVE_FLAGS = {
+  live: {
+    type: 'string',
+    value: '[PORT]',
+    help: 'serve a page on 127.0.0.1:PORT (a free port without one) that draws the run, then shows its report',
+  },
+  'live-host': {
+    type: 'string',
+    value: 'ADDRESS',
+    help: '--live: bind this address instead of 127.0.0.1 (anyone who reaches it sees the run)',
+  },
+  'live-control': { type: 'boolean', help: '--live: put stop, rate and connections controls on the page' },
+} as const satisfies Record<string, Flag>;
 
 /**
  * The flags that make runLoad options, in help order: `salvo URL` takes them, and so can any command

@@ -3,7 +3,7 @@
 import { importOptionModules } from '../option-modules.js';
 import { renderReport } from '../report/render.js';
 import { runLoad as runWithoutPage } from '../run.js';
-import { liveSettings } from '../shared/live.js';
+import { liveSettings } from '../shared/live-settings.js';
 import type { LoadOptions } from '../shared/load-options.js';
 import type { LoadResult, ProgressEvent } from '../shared/load-result.js';
 import type { RunControl } from '../shared/run-control.js';
