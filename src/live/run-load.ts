@@ -40,16 +40,24 @@ function liveRun(options: LoadOptions): LiveRun {
   return { url, kind, transport };
 }
 
+/** A live page opened for a run (or a capacity search's runs), and what to run with it. */
+export interface LivePage {
+  /** The options without `live`: `onProgress` feeds the page too, and the page's stop aborts `signal`. */
+  options: LoadOptions;
+  /** The end: the open pages are sent `html`, the report, and the server closes. */
+  finish(html: string): Promise<void>;
+  /** A run that rejected: the open pages are told why, and the server closes. */
+  fail(error: unknown): Promise<void>;
+}
+
 /**
- * Runs `run` (runLoad without a page, or startLoad's) with the live page of `options.live`. Its
- * controls call `control`, the run's handle; without one, the page can only stop the run, through
- * its signal. The page's server closes when the run ends, once the open pages have the report.
+ * Starts the page of `options.live`, or nothing without one. Its controls call `control`, the run's
+ * handle; without one, the page can only stop the run, through its signal. Runs one after another
+ * (a capacity search's steps) are drawn one after another: each run's seconds start at 0, and the
+ * page places them after the last run's.
  */
-export async function runLive(
-  options: LoadOptions,
-  run: (options: LoadOptions) => Promise<LoadResult>,
-  control?: RunControl,
-): Promise<LoadResult> {
+export async function openLivePage(options: LoadOptions, control?: RunControl): Promise<LivePage | undefined> {
+  if (options.live === undefined) return undefined;
   const { live, ...rest } = options;
   const settings = liveSettings(live);
   const { options: loaded } = await importOptionModules({ onProgress: options.onProgress } as LoadOptions);
@@ -67,23 +75,43 @@ export async function runLive(
     view: (seconds) => liveView(described, seconds),
     title: `salvo: ${described.url} (live)`,
   });
+  let offset = 0;
+  let last = -1;
+  const onProgress = (event: ProgressEvent) => {
+    if (event.second + offset <= last) offset = last + 1;
+    last = event.second + offset;
+    server.second(offset === 0 ? event : { ...event, second: last });
+    progress?.(event);
+  };
+  const done = () => options.signal?.removeEventListener('abort', abort);
+  settings.onLive?.({ url: server.url });
+  return {
+    options: { ...rest, signal: controller.signal, onProgress },
+    finish: (html) => {
+      done();
+      return server.finish(html);
+    },
+    fail: (error) => {
+      done();
+      return server.fail(error instanceof Error ? error.message : String(error));
+    },
+  };
+}
+
+/** Runs `run` (runLoad without a page, or startLoad's) with the live page of `options.live`. */
+export async function runLive(
+  options: LoadOptions,
+  run: (options: LoadOptions) => Promise<LoadResult>,
+  control?: RunControl,
+): Promise<LoadResult> {
+  const page = (await openLivePage(options, control))!;
   let result: LoadResult;
   try {
-    settings.onLive?.({ url: server.url });
-    result = await run({
-      ...rest,
-      signal: controller.signal,
-      onProgress: (event: ProgressEvent) => {
-        server.second(event);
-        progress?.(event);
-      },
-    });
+    result = await run(page.options);
   } catch (error) {
-    await server.fail(error instanceof Error ? error.message : String(error));
+    await page.fail(error);
     throw error;
-  } finally {
-    options.signal?.removeEventListener('abort', abort);
   }
-  await server.finish(renderReport(result));
+  await page.finish(renderReport(result));
   return result;
 }

@@ -2,8 +2,8 @@
 // browser): each page gets every second onProgress got, a view drawn with the report's charts, and
 // the report itself at the end; stop on the page stops the run.
 import t from 'tap';
-import { runLoad, type LoadOptions, type LoadResult, type ProgressEvent } from '../../src/index.js';
-import { renderReport } from '../../src/report/index.js';
+import { findCapacity, runLoad, type LoadOptions, type LoadResult, type ProgressEvent } from '../../src/index.js';
+import { renderCapacityReport, renderReport } from '../../src/report/index.js';
 import { EventReader } from '../fixtures/event-reader.js';
 import { socketIoServer } from '../fixtures/socketio-server.js';
 import { startStreamServer } from '../fixtures/stream-server.js';
@@ -59,6 +59,33 @@ t.test('every kind of run: the page gets each second, draws the report charts, a
     t.match(view.body, /class="cards"/, `${kind}: with the report's cards`);
     t.same(page.of('final'), [renderReport(result)], `${kind}: the page's end is renderReport(result)`);
   }
+});
+
+t.test("a capacity search's page draws its steps one after another and ends as the search's report", async (t) => {
+  const server = await testServer(t);
+  let opened!: Promise<EventReader>;
+  const stepSeconds: number[][] = [];
+  const result = await findCapacity({
+    url: server.url,
+    slo: { 'latency.p99': '< 500' },
+    start: 100,
+    max: 200,
+    stepDuration: '2s',
+    confirmDuration: 0,
+    pause: 0,
+    warmup: 0,
+    onStep: (event) => void (event.type === 'start' && stepSeconds.push([])),
+    onProgress: (event) => void stepSeconds.at(-1)!.push(event.second),
+    live: { onLive: ({ url }) => void (opened = EventReader.open(url)) },
+  });
+  const page = await opened;
+  await page.until('final', 1);
+  t.equal(result.steps.length, 2, 'two steps');
+  t.same(stepSeconds.map((seconds) => seconds[0]), [0, 0], "each step's own seconds start at 0");
+  const seconds = page.of('second') as ProgressEvent[];
+  t.same(seconds.map((s) => s.second), seconds.map((_, i) => i), 'the page has them one after another');
+  t.same([...new Set(seconds.map((s) => s.targetRate))], [100, 200], "with each step's target rate");
+  t.same(page.of('final'), [renderCapacityReport(result)], "the page's end is the search's report");
 });
 
 t.test('a run that rejects closes its page, bad live options are named, and stop on the page ends the run with what it measured', async (t) => {
