@@ -1,6 +1,7 @@
 // The load generator's CPU and throughput with and without a live page (issue 52): a closed loop
 // of 100 connections and a 20,000/s rate, each run three ways: no `live`; `live` with no page open;
-// `live` with one page open (a server-sent-events client in another process, reading every event).
+// `live` with one page open (a server-sent-events client in another process, reading every event,
+// started once before the runs).
 // CPU ms/s is this process's CPU per second of measured run (1000 = one core busy).
 // Usage (after `npm run build` at the repository root):
 //   node benchmarks/live.mjs [--rounds 5] [--seconds 5]
@@ -24,32 +25,47 @@ const { values: args } = parseArgs({
 const rounds = Number(args.rounds);
 const durationMs = Number(args.seconds) * 1000;
 
-/** A page's reader in its own process: reads the events until the stream ends, prints the bytes. */
+/**
+ * The page's reader, one process for the whole benchmark (so that no process starts during a run):
+ * for each url on its stdin it reads the events until the stream ends and prints the bytes.
+ */
 const READER = `
 const http = require('node:http');
-http.get(process.argv[1] + 'events', (res) => {
-  let bytes = 0, events = 0;
-  res.on('data', (chunk) => { bytes += chunk.length; events += chunk.toString().split('\\n\\n').length - 1; });
-  res.on('end', () => { console.log(JSON.stringify({ bytes, events })); });
-}).on('error', (e) => { console.log(JSON.stringify({ error: e.message })); });
+require('node:readline').createInterface({ input: process.stdin }).on('line', (url) => {
+  http.get(url + 'events', (res) => {
+    let bytes = 0, events = 0;
+    res.on('data', (chunk) => { bytes += chunk.length; events += chunk.toString().split('\\n\\n').length - 1; });
+    res.on('end', () => console.log(JSON.stringify({ bytes, events })));
+  }).on('error', (e) => console.log(JSON.stringify({ error: e.message })));
+});
 `;
 
-function openPage(url, pinning) {
-  const argv = wrapCommand([process.execPath, '-e', READER, url], { taskset: pinning.taskset, cpu: pinning.target });
-  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
-  return new Promise((resolve) => child.on('exit', () => resolve(JSON.parse(out || '{}'))));
+function startReader(pinning) {
+  const argv = wrapCommand([process.execPath, '-e', READER], { taskset: pinning.taskset, cpu: pinning.target });
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['pipe', 'pipe', 'inherit'] });
+  const waiting = [];
+  let buffered = '';
+  child.stdout.on('data', (chunk) => {
+    buffered += chunk;
+    for (let end; (end = buffered.indexOf('\n')) >= 0; buffered = buffered.slice(end + 1)) waiting.shift()?.(JSON.parse(buffered.slice(0, end)));
+  });
+  return {
+    open(url) {
+      child.stdin.write(`${url}\n`);
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    stop: () => child.kill(),
+  };
 }
 
 /** One run: responses/s and this process's CPU; with `page`, a reader opened as the page listens. */
-async function measure(options, live, pinning) {
+async function measure(options, live, reader) {
   let reading;
   const cpuBefore = process.cpuUsage();
   const result = await runLoad(
     live === undefined
       ? options
-      : { ...options, live: { onLive: ({ url }) => void (reading = live === 'page' ? openPage(url, pinning) : undefined) } },
+      : { ...options, live: { onLive: ({ url }) => void (reading = live === 'page' ? reader.open(url) : undefined) } },
   );
   const cpu = process.cpuUsage(cpuBefore);
   const page = await reading;
@@ -65,6 +81,7 @@ async function measure(options, live, pinning) {
 const pinning = planPinning();
 const machine = describeMachine();
 const server = await startTestServer({}, pinning);
+const reader = startReader(pinning);
 if (pinning.taskset) execFileSync(pinning.taskset, ['-a', '-p', '-c', pinning.generator, String(process.pid)], { stdio: 'ignore' });
 const scenarios = {
   'closed loop, 100 connections': { url: `${server.baseUrl}/`, connections: 100, duration: durationMs },
@@ -77,7 +94,7 @@ try {
     const runs = Object.fromEntries(Object.keys(contenders).map((key) => [key, []]));
     await runLoad({ ...options, duration: 1000 }); // warm-up, discarded
     for (let round = 0; round < rounds; round++)
-      for (const [contender, live] of Object.entries(contenders)) runs[contender].push(await measure(options, live, pinning));
+      for (const [contender, live] of Object.entries(contenders)) runs[contender].push(await measure(options, live, reader));
     console.log(`\n${name} (${args.seconds} s, ${rounds} rounds, medians [min-max])`);
     for (const [contender, list] of Object.entries(runs)) {
       const cells = ['req/s', 'CPU µs/req', 'CPU ms/s'].map((key) => {
@@ -91,6 +108,7 @@ try {
     }
   }
 } finally {
+  reader.stop();
   await server.stop();
   console.log(`\nload average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }

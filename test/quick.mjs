@@ -12,7 +12,7 @@ const QUICK = [
   'capacity-format', 'capacity-judge', 'checks', 'cli-errors', 'cli-progress', 'compare-statistics',
   'engine', 'errors', 'format', 'h2-frames', 'hpack', 'http1-parser', 'http1-request', 'lifecycle',
   'merge', 'options', 'outputs-options', 'outputs-remote-write', 'pacer', 'requests', 'schedule',
-  'json-body', 'option-table', 'run-kind', 'segment', 'shard', 'socketio-packet', 'source-size', 't-test', 'threshold-windows', 'thresholds', 'warnings',
+  'json-body', 'live-server', 'option-table', 'run-kind', 'segment', 'shard', 'socketio-packet', 'source-size', 't-test', 'threshold-windows', 'thresholds', 'warnings',
   'websocket-opening', 'websocket-options',
   // the documentation: its code blocks and links, and every error and warning code
   'docs', 'error-codes',

@@ -110,3 +110,30 @@ t.test('the live page draws each second as onProgress has it, a late tab gets th
   }
   t.same(problems, [], 'no console error, nothing fetched from elsewhere');
 });
+
+t.test('with control: true the page has controls that reach the run: stop ends it', async (t) => {
+  const browser = await headlessChromium(t);
+  if (browser === undefined) return;
+  const server = await testServer(t);
+  let liveUrl!: (url: string) => void;
+  const address = new Promise<string>((resolve) => (liveUrl = resolve));
+  const started = Date.now();
+  const running = runLoad({ url: server.url, connections: 2, duration: 30_000, live: { control: true, onLive: ({ url }) => liveUrl(url) } });
+  const url = await address;
+  const problems: string[] = [];
+  const page = await browser.newPage();
+  watch(page, url, problems);
+  await page.goto(url);
+  await page.waitForFunction(() => ((globalThis as unknown as { __salvoLive: { drawn?: number } }).__salvoLive.drawn ?? 0) >= 1);
+  await page.fill('#live-rate input', '500');
+  await page.click('#live-rate button');
+  // runLoad's run has no rate to change: the page says what the server answered.
+  await page.waitForFunction(() => /rate: .*startLoad/.test((globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById('live-control-status').textContent));
+  await page.click('#live-stop');
+  const result = await running;
+  t.ok(result.aborted, 'the stop button ended the run');
+  t.ok(Date.now() - started < 20_000, 'long before its 30 s');
+  t.equal(result.requests.sent, server.stats.requests, 'with every request it sent counted');
+  await page.waitForFunction(() => (globalThis as unknown as { __salvoLive: { state: string } }).__salvoLive.state === 'final');
+  t.same(problems.filter((problem) => !/501/.test(problem)), [], 'no console error but the refused rate');
+});
