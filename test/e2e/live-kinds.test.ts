@@ -38,7 +38,8 @@ t.test('every kind of run: the page gets each second, draws the report charts, a
   const stream = await startStreamServer({ format: 'sse', delayMs: 1, intervalMs: 5, events: 5 });
   t.teardown(() => stream.close());
   const runs: Record<string, LoadOptions> = {
-    http: { url: http.url, connections: 2, rate: 200, duration: 2500 },
+    http: { url: http.url, connections: 2, rate: 200, duration: 2500, monitor: { processes: [process.pid] } },
+    workers: { url: http.url, connections: 2, rate: 200, duration: 2500, workers: 2 },
     websocket: { url: ws.url.replace('http:', 'ws:'), connections: 2, duration: 2500, websocket: { message: 'ping' } },
     socketio: { url: socketio.url, connections: 2, duration: 2500, socketio: { emit: { event: 'echo', data: 1 }, ack: true } },
     task: { task: async () => {}, rate: 200, duration: 2500 },
@@ -55,6 +56,7 @@ t.test('every kind of run: the page gets each second, draws the report charts, a
     const ids = view.charts.map((chart) => chart.id);
     t.ok(ids.includes('chart-throughput') && ids.includes('chart-latency'), `${kind}: drawn with the report's charts (${ids.join(', ')})`);
     if (kind === 'scenarios') t.ok(ids.includes('chart-scenarios-throughput'), 'scenarios: their chart too');
+    if (kind === 'http') t.ok(ids.includes('chart-server-cpu'), "http with monitor: the server's chart too");
     if (kind === 'stream') t.ok(ids.includes('chart-stream'), "stream: the streams' chart too");
     t.match(view.body, /class="cards"/, `${kind}: with the report's cards`);
     t.same(page.of('final'), [renderReport(result)], `${kind}: the page's end is renderReport(result)`);
