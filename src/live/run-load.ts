@@ -115,3 +115,49 @@ export async function runLive(
   await page.finish(renderReport(result));
   return result;
 }
+
+/** A started run: its result to come and its controls (`startLoad`'s handle). */
+export interface StartedRun extends RunControl {
+  readonly result: Promise<LoadResult>;
+}
+
+/**
+ * `start` (startLoad) with the live page of `options.live`, whose controls call the run's own
+ * handle. The page opens before the run starts, so a call made meanwhile waits for the handle and
+ * is then made, in order; `stop` before the start ends the run as soon as it starts.
+ */
+export function startWithLive(options: LoadOptions, start: (options: LoadOptions) => StartedRun): StartedRun {
+  let handle: StartedRun | undefined;
+  const waiting: Array<(handle: StartedRun) => void> = [];
+  const call = <T>(action: (handle: StartedRun) => T): T | undefined => {
+    if (handle !== undefined) return action(handle);
+    waiting.push(action);
+    return undefined;
+  };
+  const control: RunControl = {
+    setRate: (rate) => void call((run) => run.setRate(rate)),
+    setConnections: (connections) => void call((run) => run.setConnections(connections)),
+    stop: () =>
+      call((run) => run.stop()) ??
+      result.then(
+        () => undefined,
+        () => undefined,
+      ),
+  };
+  const result = runLive(
+    options,
+    (withPage) => {
+      handle = start(withPage);
+      for (const action of waiting.splice(0)) {
+        try {
+          action(handle);
+        } catch {
+          // A call made before the start that the run refuses is dropped: no caller is left to hear it.
+        }
+      }
+      return handle.result;
+    },
+    control,
+  );
+  return { result, ...control };
+}

@@ -2,6 +2,8 @@
 // browser): each page gets every second onProgress got, a view drawn with the report's charts, and
 // the report itself at the end; stop on the page stops the run.
 import t from 'tap';
+import { startWithLive } from '../../src/live/run-load.js';
+import { runLoad as runWithoutPage } from '../../src/run.js';
 import { findCapacity, runLoad, type LoadOptions, type LoadResult, type ProgressEvent } from '../../src/index.js';
 import { renderCapacityReport, renderReport } from '../../src/report/index.js';
 import { EventReader } from '../fixtures/event-reader.js';
@@ -113,4 +115,31 @@ t.test('a run that rejects closes its page, bad live options are named, and stop
   const { sent, completed, unfinished = 0 } = result.requests;
   t.equal(sent, completed + result.errors.total + unfinished, 'every request sent is in exactly one count');
   t.ok(server.stats.requests >= completed && server.stats.requests <= sent, `the server saw ${server.stats.requests}: every answered one (${completed}), at most those sent (${sent})`);
+});
+
+t.test("startWithLive: the page's controls and calls made before the start reach the run's handle, in order", async (t) => {
+  const server = await testServer(t);
+  const calls: string[] = [];
+  let live!: string;
+  const started = startWithLive(
+    { url: server.url, connections: 2, duration: 1500, live: { control: true, onLive: ({ url }) => void (live = url) } },
+    (options) => {
+      calls.push('start');
+      return {
+        result: runWithoutPage(options),
+        setRate: (rate) => void calls.push(`rate ${rate}`),
+        setConnections: (connections) => void calls.push(`connections ${connections}`),
+        stop: () => void calls.push('stop'),
+      };
+    },
+  );
+  started.setRate(300);
+  started.setConnections(3);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  const post = (action: string, value: number) => fetch(new URL(`control/${action}`, live), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ value }) });
+  t.equal((await post('rate', 1000)).status, 200);
+  t.equal((await post('connections', 4)).status, 200);
+  const result = await started.result;
+  t.ok(result.requests.completed > 0, 'the run ran');
+  t.same(calls, ['start', 'rate 300', 'connections 3', 'rate 1000', 'connections 4']);
 });
