@@ -84,7 +84,13 @@ export async function openLivePage(options: LoadOptions, control?: RunControl): 
     progress?.(event);
   };
   const done = () => options.signal?.removeEventListener('abort', abort);
-  settings.onLive?.({ url: server.url });
+  try {
+    settings.onLive?.({ url: server.url });
+  } catch (error) {
+    done();
+    await server.close();
+    throw error;
+  }
   return {
     options: { ...rest, signal: controller.signal, onProgress },
     finish: (html) => {
