@@ -9,7 +9,7 @@ const LAYERS = [
   ['protocols', '^src/(engine|websocket|tasks)/'],
   ['outputs', '^src/outputs/'],
   ['run', '^src/(workers/|monitor/|run\\.ts$|start-load\\.ts$|options\\.ts$|option-values\\.ts$|option-modules\\.ts$|segment-options\\.ts$|scenarios\\.ts$)'],
-  ['features', '^src/(compare|capacity|report|gate)/'],
+  ['features', '^src/(compare|capacity|report|gate|live)/'],
   ['api', '^src/index\\.ts$'],
   ['cli', '^src/cli/'],
 ];

@@ -1,7 +1,8 @@
 // `salvo`: what a test file needs: runLoad, formatting, thresholds, merging, comparison, capacity and
 // the types of the options and the result. The CI gate is `salvo/gate`, the HTML reports
 // `salvo/report`, the test servers `salvo/testing`.
-export { runLoad, startLoad, type LoadHandle } from './start-load.js';
+export { runLoad, startLoad } from './live/run-load.js';
+export type { LoadHandle } from './start-load.js';
 export type { SteerStep } from './shared/load-result.js';
 export { formatResult } from './stats/format.js';
 export { toVllmJson, type VllmJsonOptions } from './stats/vllm-json.js';
@@ -81,6 +82,8 @@ export type {
 export type { Segment, ThresholdSetting, Thresholds, TransportName } from './shared/terms.js';
 export type { RunKind } from './shared/run-kind.js';
 export type { ArrivalDistribution, Arrivals } from './shared/arrivals.js';
+export type { LiveOptions } from './shared/live.js';
+export type { RunControl } from './shared/run-control.js';
 export type { Warning } from './shared/warnings.js';
 export type { StreamEvent, StreamFormat, StreamHistograms, StreamMergeInfo, StreamOptions } from './shared/stream.js';
 export type { StreamSecond, StreamStats, SubscriptionStats } from './shared/load-result.js';

@@ -14,7 +14,7 @@ const QUICK = [
   'merge', 'options', 'outputs-options', 'outputs-remote-write', 'pacer', 'requests', 'schedule',
   'json-body', 'option-table', 'run-kind', 'arrival-schedule', 'knee', 'segment', 'shard', 'socketio-packet', 'source-size', 't-test',
   'threshold-windows', 'thresholds', 'warnings', 'websocket-opening', 'websocket-options', 'steered-stages', 'run-steering', 'session-state',
-  'form-body', 'llm', 'journeys', 'har',
+  'form-body', 'llm', 'journeys', 'har', 'live-server',
   // the documentation: its code blocks and links, and every error and warning code
   'docs', 'error-codes',
   // each transport and protocol once, the pacer, worker threads and the built command

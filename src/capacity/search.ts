@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runLoad } from '../start-load.js';
+import { openLivePage } from '../live/run-load.js';
+import { renderCapacityReport } from '../report/capacity-report.js';
 import { judgeStep } from './judge.js';
 import { highestPassed, outcomeMessage, type SearchState } from './message.js';
 import { planCapacity, type CapacityPlan } from './options.js';
@@ -26,7 +28,22 @@ const CONFIRM_STEP_DOWNS = 3;
  */
 export async function findCapacity(options: FindCapacityOptions): Promise<CapacityResult> {
   const startedAt = performance.now();
-  const plan = await planCapacity(options);
+  const planned = await planCapacity(options);
+  // With `live`, one page draws every step, one after another, and ends as the search's report.
+  const page = await openLivePage(planned.stepOptions);
+  if (page === undefined) return search(planned, startedAt);
+  let result: CapacityResult;
+  try {
+    result = await search({ ...planned, stepOptions: page.options, signal: page.options.signal }, startedAt);
+  } catch (error) {
+    await page.fail(error);
+    throw error;
+  }
+  await page.finish(renderCapacityReport(result));
+  return result;
+}
+
+async function search(plan: CapacityPlan, startedAt: number): Promise<CapacityResult> {
   const state: SearchState = { plan, steps: [], lowestFailed: undefined, failedConfirmations: [] };
   const finish = (limit: CapacityLimit, capacity?: number, confirmed = false): CapacityResult => {
     // The server's limit is its CPU when the lowest rate it failed saturated its cores.

@@ -5,6 +5,7 @@ import { durationFlag, thresholdFlags } from './flag-values.js';
 import { SOCKETIO_FLAGS, socketIoFromFlags } from './socketio-flags.js';
 import { arrivalsFlags } from './arrival-flags.js';
 import { LLM_FLAGS, llmFromFlags, sloFromFlags } from './llm-flags.js';
+import { liveFromFlags } from './live-flags.js';
 import {
   expectStatus,
   headers,
@@ -26,6 +27,21 @@ export interface Flag {
   value?: string;
   help: string;
 }
+
+/** `salvo URL`'s flags for `live`: the page that draws the run as it goes (docs/live.md). */
+const LIVE_FLAGS = {
+  live: {
+    type: 'string',
+    value: '[PORT]',
+    help: 'serve a page on 127.0.0.1:PORT (a free port without one) that draws the run, then shows its report',
+  },
+  'live-host': {
+    type: 'string',
+    value: 'ADDRESS',
+    help: '--live: bind this address instead of 127.0.0.1 (anyone who reaches it sees the run)',
+  },
+  'live-control': { type: 'boolean', help: '--live: put stop, rate and connections controls on the page' },
+} as const satisfies Record<string, Flag>;
 
 /**
  * The flags that make runLoad options, in help order: `salvo URL` takes them, and so can any command
@@ -196,6 +212,7 @@ export const LOAD_FLAGS = {
     value: 'URL',
     help: 'watch a Prometheus endpoint (node_exporter, prom-client); repeat',
   },
+  ...LIVE_FLAGS,
 } as const satisfies Record<string, Flag>;
 
 function flagHelp(name: string, flag: Flag): string {
@@ -308,6 +325,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     monitor: monitorFlags(flags['monitor-pid'], flags['monitor-url']),
     llm: llmFromFlags(flags),
     slo: sloFromFlags(flags['llm-slo']),
+    live: liveFromFlags(flags.live, flags['live-host'], flags['live-control']),
   };
   for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
   return options as unknown as LoadOptions;

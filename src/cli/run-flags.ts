@@ -3,6 +3,7 @@ import { parseFlags, UsageError } from './command.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from './load-flags.js';
 import { OUTPUTS_FLAGS, outputsFromFlags } from './output-flags.js';
 import { isLoadFile } from './load-file.js';
+import { withLivePort } from './live-flags.js';
 
 /** `salvo URL`'s own flags, after the load flags. */
 const OUTPUT_FLAGS = {
@@ -81,12 +82,13 @@ examples:
   salvo http://127.0.0.1:3000/ -a 10000 --json > result.json && salvo report result.json -o report.html
   salvo http://127.0.0.1:3000 -c 100 -d 30s --socketio-emit echo --socketio-data '{"hello":1}' --socketio-ack
   salvo --task ./checkout-task.mjs --concurrency 50 -w 2 -d 30s --threshold 'latency.p99<50'
+  salvo http://127.0.0.1:3000/ -R 2000 -d 5m --live 5665   # watch it at http://127.0.0.1:5665/
   salvo http://127.0.0.1:3000/ -R 5000 -d 30m --out prometheus=http://127.0.0.1:9090/api/v1/write --out-label testid=checkout-v2
 `;
 
 /** Parses `salvo URL [flags]`: runLoad's options, what to print, and the planned length for progress. */
 export function parseRunFlags(args: string[]): RunInvocation {
-  const parsed = parseFlags(args, FLAGS);
+  const parsed = parseFlags(withLivePort(args), FLAGS);
   const { values: flags } = parsed;
   const invocation: RunInvocation = {
     options: { url: '' },

@@ -87,13 +87,21 @@ export const CLIENT_SCRIPT = String.raw`
   // The uPlot instances by chart id, for the tests that read back what was drawn.
   var plots = window.salvoPlots = {};
   var drawn = [];
-  specs.forEach(function (spec) {
-    var container = document.getElementById(spec.id);
-    var data = [spec.x].concat(spec.series.map(function (s) { return s.values; }));
-    var plot = new uPlot(options(spec, container.clientWidth), data, container);
-    plots[spec.id] = plot;
-    drawn.push({ container: container, plot: plot });
-  });
+  // Draws the charts, replacing those drawn before: the live page draws each second's anew.
+  function draw(list) {
+    drawn.forEach(function (d) { d.plot.destroy(); delete plots[d.id]; });
+    drawn = [];
+    list.forEach(function (spec) {
+      var container = document.getElementById(spec.id);
+      var data = [spec.x].concat(spec.series.map(function (s) { return s.values; }));
+      var plot = new uPlot(options(spec, container.clientWidth), data, container);
+      plots[spec.id] = plot;
+      drawn.push({ id: spec.id, container: container, plot: plot });
+    });
+    document.body.setAttribute('data-charts', String(drawn.length));
+  }
+  window.salvoDraw = draw;
+  draw(specs);
 
   var pending = 0;
   window.addEventListener('resize', function () {
@@ -102,6 +110,5 @@ export const CLIENT_SCRIPT = String.raw`
       drawn.forEach(function (d) { d.plot.setSize({ width: d.container.clientWidth, height: HEIGHT }); });
     });
   });
-  document.body.setAttribute('data-charts', String(drawn.length));
 })();
 `;

@@ -70,6 +70,8 @@ export interface PageParts {
   body: string;
   charts: ChartSpec[];
   footer: string;
+  /** A script run after the charts are drawn (the live page's, which redraws them). */
+  script?: string;
 }
 
 /**
@@ -113,7 +115,7 @@ ${parts.body}
 <script type="application/json" id="salvo-data">${data}</script>
 <script>${uplot.script}</script>
 <script>${CLIENT_SCRIPT}</script>
-</body>
+${parts.script === undefined ? '' : `<script>${parts.script}</script>\n`}</body>
 </html>
 `;
 }

@@ -16,6 +16,7 @@ export type {
   WebSocketOptions,
 } from './protocol-options.js';
 import type { FeedOptions, JourneyFlow } from './journey-options.js';
+import type { LiveOptions } from './live.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -328,6 +329,11 @@ export interface LoadOptions {
   flows?: FlowSpec[] | string;
   /** Rows handed out one per journey as `context.row`, each once before any again (docs/journeys.md). */
   feed?: FeedOptions;
+  /**
+   * Serve a page on 127.0.0.1 that draws the run second by second with the report's charts and
+   * cards, and becomes its report when it ends (docs/live.md): `{ port: 0, onLive: ({ url }) => ... }`.
+   */
+  live?: LiveOptions;
   /**
    * An LLM serving workload: salvo builds each request's body for the API (OpenAI chat or
    * completions, Ollama) from a dataset or synthetic prompts, and reads its answer as a token

@@ -140,4 +140,12 @@ export const FEATURE_ROWS = {
     default: NONE,
     doc: 'rows from a CSV or JSONL file or an array, one per journey, each used once before any again',
   },
+  live: {
+    kinds: ALL,
+    run: true,
+    type: 'LiveOptions',
+    default: NONE,
+    doc: 'a page on 127.0.0.1 that draws the run as it goes, then shows its report',
+    flags: ['live', 'live-host', 'live-control'],
+  },
 } satisfies { readonly [K in keyof LoadOptions]?: OptionRow };

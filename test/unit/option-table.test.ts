@@ -62,6 +62,7 @@ const SAMPLES: { [K in keyof Required<LoadOptions>]: LoadOptions[K] } = {
   cookies: true, followRedirects: 3,
   llm: { api: 'openai-chat', model: 'm', prompts: ['hi'] }, slo: { ttft: 100 },
   flows: [{ name: 'f', weight: 1, requests: [{ path: '/' }] }], feed: [{ id: 1 }],
+  live: { port: 0 },
 };
 
 /** The smallest options of each kind of run. */

@@ -3,6 +3,7 @@ import { renderCapacityReport } from '../../report/index.js';
 import { checkWritable, EXIT, parseFlags, UsageError, writeOutput, type Command } from '../command.js';
 import { durationFlag, integerFlag, numberFlag, thresholdFlags } from '../flag-values.js';
 import { flagsHelp, LOAD_FLAGS, loadOptionsFromFlags, type Flag } from '../load-flags.js';
+import { withLivePort } from '../live-flags.js';
 import { SOCKETIO_FLAGS } from '../socketio-flags.js';
 
 /**
@@ -77,7 +78,7 @@ export const capacityCommand: Command = {
   summary: 'find the highest rate a server sustains within its SLO',
   usage: USAGE,
   async run(args, io) {
-    const parsed = parseFlags(args, { ...STEP_FLAGS, ...SEARCH_FLAGS });
+    const parsed = parseFlags(withLivePort(args), { ...STEP_FLAGS, ...SEARCH_FLAGS });
     const { values } = parsed;
     if (values.help === true) {
       io.stdout.write(USAGE);
@@ -96,8 +97,12 @@ export const capacityCommand: Command = {
       io.stderr.write('salvo capacity: stopping (Ctrl-C again to quit at once)\n');
       controller.abort();
     };
+    const load = loadOptionsFromFlags(parsed);
+    // The page's address before the first step: the user opens it while the search goes.
+    const onLive = ({ url }: { url: string }) => void io.stderr.write(`salvo: live page at ${url}\n`);
+    if (load.live !== undefined) load.live = { ...load.live, onLive };
     const options = {
-      ...loadOptionsFromFlags(parsed),
+      ...load,
       slo: thresholdFlags('slo', values.slo)!,
       ...(values.start === undefined ? {} : { start: integerFlag('--start', values.start, 1) }),
       ...(values.max === undefined ? {} : { max: integerFlag('--max', values.max, 1) }),

@@ -57,7 +57,15 @@ export const runCommand: Command = {
     process.on('SIGINT', interrupt);
     let result;
     try {
-      result = await runLoad({ ...invocation.options, signal: controller.signal, onProgress: progress?.update });
+      const { live } = invocation.options;
+      // The page's address before the first progress line: the user opens it while the run goes.
+      const onLive = ({ url }: { url: string }) => void io.stderr.write(`salvo: live page at ${url}\n`);
+      result = await runLoad({
+        ...invocation.options,
+        ...(live === undefined ? {} : { live: { ...live, onLive } }),
+        signal: controller.signal,
+        onProgress: progress?.update,
+      });
     } finally {
       process.off('SIGINT', interrupt);
       progress?.end();
