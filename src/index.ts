@@ -2,11 +2,19 @@
 // the types of the options and the result. The CI gate is `salvo/gate`, the HTML reports
 // `salvo/report`, the test servers `salvo/testing`.
 export { runLoad } from './run.js';
+export { runAgent } from './agents/agent.js';
+export type { AgentOptions, AgentsOptions, AgentResult, AgentLoss } from './shared/agents.js';
 export { formatResult } from './stats/format.js';
 export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js';
 export { assertThresholds } from './stats/assert.js';
 export { parseDuration } from './shared/validate.js';
-export { SalvoOptionError, SalvoRangeError, SalvoTaskSetupError, type SalvoErrorDetail } from './shared/errors.js';
+export {
+  SalvoAgentsError,
+  SalvoOptionError,
+  SalvoRangeError,
+  SalvoTaskSetupError,
+  type SalvoErrorDetail,
+} from './shared/errors.js';
 export type { TaskContext, TaskFunction, TaskSetupContext } from './shared/task.js';
 export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';

@@ -31,15 +31,17 @@ type Decorate = (second: number, event: ProgressEvent) => ProgressEvent;
  * The one route of each closed second of the whole run: the outputs take it at once; `onProgress`
  * and the outputs' server series take it with the server's reading of it (`monitor`), in order.
  */
-function secondRoute(
+export function secondRoute(
   onProgress: PlanHooks['onProgress'],
   outputs: LiveOutputs | undefined,
   watch: ServerWatch,
   decorate?: Decorate,
+  tap?: OnRolledSecond,
 ): OnRolledSecond | undefined {
   const progress = typeof onProgress === 'function' ? onProgress : undefined;
-  if (progress === undefined && outputs === undefined) return undefined;
+  if (progress === undefined && outputs === undefined && tap === undefined) return undefined;
   return (summary, totals) => {
+    tap?.(summary, totals);
     outputs?.onSecond(summary, totals);
     const plain = progress === undefined ? undefined : progressEvent(summary, totals);
     const event = plain === undefined || decorate === undefined ? plain : decorate(summary.second, plain);
@@ -61,7 +63,7 @@ function runShards(plan: Plan, hooks: PlanHooks, start: StartGate, onSecond: OnS
 }
 
 /** The outputs, loaded only when some are configured. */
-async function startOutputs(outputs: PlanHooks['outputs'], plan: Plan): Promise<LiveOutputs | undefined> {
+export async function startOutputs(outputs: PlanHooks['outputs'], plan: Plan): Promise<LiveOutputs | undefined> {
   if (outputs === undefined || outputs.length === 0) return undefined;
   return (await import('./outputs/live.js')).startOutputs(outputs, plan);
 }
@@ -71,12 +73,19 @@ async function startOutputs(outputs: PlanHooks['outputs'], plan: Plan): Promise<
  * SalvoRangeError naming the option; network trouble never rejects: it is counted in `errors`.
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  if (options.agents !== undefined)
+    return (await import('./agents/coordinator.js')).coordinate(options, { secondRoute, startOutputs });
+  return runLoadTapped(options, undefined);
+}
+
+/** `runLoad` that also hands every closed second of the whole run, its encoded histogram too, to `tap` (an agent's). */
+export async function runLoadTapped(options: LoadOptions, tap: OnRolledSecond | undefined): Promise<LoadResult> {
   const run = await planRun(options);
-  return run.named ? runScenarios(run) : runScenario(run.scenarios[0]!);
+  return run.named ? runScenarios(run, tap) : runScenario(run.scenarios[0]!, tap);
 }
 
 /** A plain run: its one scenario, with the run's outputs, monitor and thresholds its own. */
-async function runScenario({ plan: whole, hooks }: ScenarioPlan): Promise<LoadResult> {
+async function runScenario({ plan: whole, hooks }: ScenarioPlan, tap?: OnRolledSecond): Promise<LoadResult> {
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
   const outputs = await startOutputs(hooks.outputs, whole);
@@ -84,7 +93,7 @@ async function runScenario({ plan: whole, hooks }: ScenarioPlan): Promise<LoadRe
   const watch = watchServer(plan, start);
   let shards;
   try {
-    shards = await runShards(plan, hooks, start, secondRoute(hooks.onProgress, outputs, watch));
+    shards = await runShards(plan, hooks, start, secondRoute(hooks.onProgress, outputs, watch, undefined, tap));
   } catch (error) {
     await outputs?.abandon();
     throw error;
@@ -125,7 +134,7 @@ function scenariosMergePlan(results: LoadResult[], run: RunPlan): MergePlan {
  * outputs and one roll-up of seconds for the whole run, its thresholds judged once on the sum. An
  * abort (the signal, an `abortOnFail` threshold in any scenario, a scenario that failed) ends them all.
  */
-async function runScenarios(run: RunPlan): Promise<LoadResult> {
+async function runScenarios(run: RunPlan, tap?: OnRolledSecond): Promise<LoadResult> {
   const { scenarios } = run;
   const controller = new AbortController();
   const onAbort = () => controller.abort();
@@ -147,7 +156,7 @@ async function runScenarios(run: RunPlan): Promise<LoadResult> {
   watchStart.onGo?.(startAt);
   const byScenario = new Map<number, ProgressEvent['byScenario']>();
   const withScenarios: Decorate = (second, event) => ({ ...event, byScenario: byScenario.get(second) ?? {} });
-  const route = secondRoute(run.onProgress, outputs, watch, withScenarios);
+  const route = secondRoute(run.onProgress, outputs, watch, withScenarios, tap);
   const clocks = scenarios.map(({ name, startMs }) => ({ name, offsetSeconds: Math.round(startMs / 1000) }));
   const seconds =
     route &&

@@ -3,6 +3,7 @@ import type { ConnectionOptions } from 'node:tls';
 import type { ProgressEvent } from './load-result.js';
 import type { Segment, Thresholds, TransportName } from './terms.js';
 import type { TaskFunction } from './task.js';
+import type { AgentsOptions } from './agents.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -272,6 +273,12 @@ export interface LoadOptions {
    * response and, with `tokens`, the LLM figures (TTFT, ITL, TPOT, output tokens/s).
    */
   stream?: StreamOptions;
+  /**
+   * Make this process the coordinator of a fleet of agents (`salvo agent URL` on each machine): it
+   * sends no load itself, hands each agent its segment of the plan, and merges their seconds live.
+   * See [Many machines](docs/many-machines.md).
+   */
+  agents?: AgentsOptions;
 }
 
 /** Options of a Socket.IO run (`socketio`). */
@@ -362,7 +369,7 @@ export interface WebSocketOptions {
  */
 export interface ScenarioOptions extends Omit<
   LoadOptions,
-  'url' | 'scenarios' | 'thresholds' | 'onProgress' | 'outputs' | 'monitor' | 'signal' | 'segment' | 'startAt'
+  'url' | 'scenarios' | 'thresholds' | 'onProgress' | 'outputs' | 'monitor' | 'signal' | 'segment' | 'startAt' | 'agents'
 > {
   /** Default: the run's `url`. */
   url?: string;

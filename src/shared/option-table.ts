@@ -303,6 +303,13 @@ export const OPTION_TABLE: { readonly [K in keyof Required<LoadOptions>]: Option
     doc: "watch the server's processes and metrics",
     flags: ['monitor-pid', 'monitor-url'],
   },
+  agents: {
+    kinds: ALL,
+    run: true,
+    type: 'AgentsOptions',
+    default: NONE,
+    doc: 'coordinate agents on other machines (salvo agent) instead of sending load',
+  },
 };
 
 /** What only a scenario takes, beside the run's options that are not `run`. */

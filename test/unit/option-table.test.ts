@@ -58,6 +58,7 @@ const SAMPLES: { [K in keyof Required<LoadOptions>]: LoadOptions[K] } = {
   onProgress: () => {}, segment: { index: 0, count: 1 }, startAt: Date.now() + 60_000, websocket: { message: 'x' },
   socketio: { emit: { event: 'e' }, ack: true }, stream: { format: 'sse' }, task: async () => {}, concurrency: 2, setupTimeout: 1000, backoff: false,
   scenarios: { a: {} }, outputs: [{ type: 'prometheus', url: 'http://127.0.0.1:9/' }], monitor: { processes: [process.pid] },
+  agents: { expect: 2, listen: 0, token: 'a-long-enough-token' },
 };
 
 /** The smallest options of each kind of run. */
