@@ -77,7 +77,14 @@ export class AgentServer {
       // The agent gives up on a coordinator silent twice as long as it gives up on an agent.
       socket.send(JSON.stringify({ type: 'welcome', proof, silenceMs: 2 * this.#planned.lostAfterMs }));
       const channel = new SealedChannel(socket, this.#planned.token, 'coordinator', coordinatorNonce, agentNonce);
-      const link: AgentLink = { address, socket, channel, onMessage: () => {}, onClose: () => {}, lastHeardMs: Date.now() };
+      const link: AgentLink = {
+        address,
+        socket,
+        channel,
+        onMessage: () => {},
+        onClose: () => {},
+        lastHeardMs: Date.now(),
+      };
       socket.on('message', (sealed) => {
         const opened = channel.open(sealed);
         if (opened === undefined) return socket.close(CLOSE.protocol, 'a message failed its MAC');

@@ -27,7 +27,8 @@ function coordinatorUrl(url: unknown): string {
   if (typeof url === 'string') {
     try {
       const parsed = new URL(url);
-      if (parsed.protocol === 'http:' || parsed.protocol === 'https:') parsed.protocol = parsed.protocol.replace('http', 'ws');
+      if (parsed.protocol === 'http:' || parsed.protocol === 'https:')
+        parsed.protocol = parsed.protocol.replace('http', 'ws');
       if (parsed.protocol === 'ws:' || parsed.protocol === 'wss:') return parsed.href;
     } catch {
       // below
@@ -42,7 +43,8 @@ function coordinatorUrl(url: unknown): string {
 /** Writes the files a run came with into `dir`, at their relative paths (never outside it). */
 async function writeFiles(dir: string, files: RunMessage['files']): Promise<void> {
   for (const { path, content } of files) {
-    if (isAbsolute(path) || path.split(/[\\/]/).includes('..')) throw new Error(`refused a file outside the run: ${path}`);
+    if (isAbsolute(path) || path.split(/[\\/]/).includes('..'))
+      throw new Error(`refused a file outside the run: ${path}`);
     const target = join(dir, path);
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, Buffer.from(content, 'base64'));
@@ -65,7 +67,12 @@ async function runSegment(channel: SealedChannel, message: RunMessage, signal: A
     channel.send({ type: 'result', runId, result });
   } catch (error) {
     const { message: text, code } = error as { message?: unknown; code?: unknown };
-    channel.send({ type: 'failed', runId, message: String(text ?? error), code: typeof code === 'string' ? code : undefined });
+    channel.send({
+      type: 'failed',
+      runId,
+      message: String(text ?? error),
+      code: typeof code === 'string' ? code : undefined,
+    });
   } finally {
     process.chdir(cwd);
     await rm(dir, { recursive: true, force: true });
@@ -173,10 +180,13 @@ export async function runAgent(options: AgentOptions): Promise<void> {
     const outcome = await session(url, options, log);
     if (outcome === 'done') return;
     if (outcome === 'refused')
-      throw new SalvoOptionError(`agent: the token was refused by ${url}, or its coordinator's by this agent; nothing ran`, {
-        option: 'token',
-        value: '(hidden)',
-      });
+      throw new SalvoOptionError(
+        `agent: the token was refused by ${url}, or its coordinator's by this agent; nothing ran`,
+        {
+          option: 'token',
+          value: '(hidden)',
+        },
+      );
     if (outcome === 'unreachable' && !said) log(`waiting for the coordinator at ${url}`);
     said = outcome === 'unreachable';
     waitMs = outcome === 'unreachable' ? Math.min(RETRY_MAX_MS, waitMs * 2) : RETRY_MIN_MS;

@@ -28,7 +28,18 @@ export interface FleetAgent {
 export function keepSecond(agent: FleetAgent, summary: SecondSummary, totals: RunningTotals): void {
   const { second, sent, completed, errors, retried, connections, targetRate, histogram } = summary;
   const { cpuPercent, eventLoopUtilization } = summary;
-  agent.seconds.push({ second, sent, completed, errors, retried, connections, targetRate, histogram, cpuPercent, eventLoopUtilization });
+  agent.seconds.push({
+    second,
+    sent,
+    completed,
+    errors,
+    retried,
+    connections,
+    targetRate,
+    histogram,
+    cpuPercent,
+    eventLoopUtilization,
+  });
   agent.totals = totals;
 }
 
@@ -37,7 +48,8 @@ export function notRunShare(whole: Plan, agent: FleetAgent): number {
   const part = segmentPlan(whole, agent.segment);
   const sent = agent.totals?.sent ?? 0;
   if (part.amount !== undefined && whole.amount !== undefined) return Math.max(0, part.amount - sent) / whole.amount;
-  const share = whole.rate !== undefined && part.rate !== undefined ? part.rate / whole.rate : part.connections / whole.connections;
+  const share =
+    whole.rate !== undefined && part.rate !== undefined ? part.rate / whole.rate : part.connections / whole.connections;
   if (whole.durationMs === undefined) return share;
   const ranMs = agent.seconds.length === 0 ? 0 : (agent.seconds.at(-1)!.second + 1) * 1000;
   return share * Math.max(0, 1 - ranMs / whole.durationMs);
@@ -48,7 +60,15 @@ export function notRunShare(whole: Plan, agent: FleetAgent): number {
  * flight then is `unfinished`), latencies from its seconds' histograms added. Bytes it never reported.
  */
 function lostPart(whole: Plan, agent: FleetAgent, startedAt: number): LoadResult {
-  const totals = agent.totals ?? { sent: 0, completed: 0, errors: 0, retried: 0, statusCodes: {}, errorsByCode: {}, failed: 0 };
+  const totals = agent.totals ?? {
+    sent: 0,
+    completed: 0,
+    errors: 0,
+    retried: 0,
+    statusCodes: {},
+    errorsByCode: {},
+    failed: 0,
+  };
   const histogram = createHistogram();
   for (const second of agent.seconds) addEncodedInto(histogram, second.histogram);
   const encoded = encodeHistogram(histogram);
@@ -87,13 +107,28 @@ function lostPart(whole: Plan, agent: FleetAgent, startedAt: number): LoadResult
 
 function breakdown(agent: FleetAgent): AgentResult {
   const requests = agent.result
-    ? { sent: agent.result.requests.sent, completed: agent.result.requests.completed, errors: agent.result.errors.total }
+    ? {
+        sent: agent.result.requests.sent,
+        completed: agent.result.requests.completed,
+        errors: agent.result.errors.total,
+      }
     : { sent: agent.totals?.sent ?? 0, completed: agent.totals?.completed ?? 0, errors: agent.totals?.errors ?? 0 };
-  return { id: agent.id, address: agent.address, segment: agent.segment, requests, ...(agent.lost ? { lost: agent.lost } : {}) };
+  return {
+    id: agent.id,
+    address: agent.address,
+    segment: agent.segment,
+    requests,
+    ...(agent.lost ? { lost: agent.lost } : {}),
+  };
 }
 
 /** The fleet's result: the exact merge of every agent's part, `agents`, and `AGENT_LOST` when some were lost. */
-export function fleetResult(whole: Plan, agents: readonly FleetAgent[], startAtMs: number, tolerateLost: number): LoadResult {
+export function fleetResult(
+  whole: Plan,
+  agents: readonly FleetAgent[],
+  startAtMs: number,
+  tolerateLost: number,
+): LoadResult {
   const parts = agents.map((agent) => agent.result ?? lostPart(whole, agent, startAtMs));
   let merged: LoadResult;
   try {
@@ -107,15 +142,18 @@ export function fleetResult(whole: Plan, agents: readonly FleetAgent[], startAtM
   if (lost.length > 0) {
     const share = lost.reduce((sum, agent) => sum + agent.lost!.notRunShare, 0);
     const tolerated = lost.length <= tolerateLost;
-    const each = lost.map(({ id, address, segment, lost: loss, totals }) =>
-      `agent ${id} (${address}, segment ${segment.index + 1} of ${segment.count}) was lost (${loss!.reason}) ` +
-      `after its second ${loss!.lastSecond}, having counted ${totals?.sent ?? 0} sent and ${totals?.completed ?? 0} completed, which the result keeps`,
+    const each = lost.map(
+      ({ id, address, segment, lost: loss, totals }) =>
+        `agent ${id} (${address}, segment ${segment.index + 1} of ${segment.count}) was lost (${loss!.reason}) ` +
+        `after its second ${loss!.lastSecond}, having counted ${totals?.sent ?? 0} sent and ${totals?.completed ?? 0} completed, which the result keeps`,
     );
     addWarning(
       merged.warnings,
       'AGENT_LOST',
       `${each.join('; ')}. About ${(share * 100).toFixed(1)}% of the plan was not run; ` +
-        (tolerated ? `the run went on (tolerateLost: ${tolerateLost}).` : `the run fails (tolerateLost: ${tolerateLost}).`),
+        (tolerated
+          ? `the run went on (tolerateLost: ${tolerateLost}).`
+          : `the run fails (tolerateLost: ${tolerateLost}).`),
     );
     if (!tolerated) merged.ok = false;
   }

@@ -29,7 +29,13 @@ export class FleetRun {
   #aborted = false;
   #settle: () => void = () => {};
 
-  constructor(whole: Plan, planned: PlannedAgents, agents: FleetAgent[], links: AgentLink[], route: OnRolledSecond | undefined) {
+  constructor(
+    whole: Plan,
+    planned: PlannedAgents,
+    agents: FleetAgent[],
+    links: AgentLink[],
+    route: OnRolledSecond | undefined,
+  ) {
     this.#whole = whole;
     this.#planned = planned;
     this.#agents = agents;
@@ -42,7 +48,13 @@ export class FleetRun {
   }
 
   /** Runs the plan on every agent and resolves once each has sent its result or is lost. */
-  async run(runId: string, options: LoadOptions, files: RunFile[], startAtMs: number, signal: AbortSignal | undefined): Promise<void> {
+  async run(
+    runId: string,
+    options: LoadOptions,
+    files: RunFile[],
+    startAtMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     this.#runId = runId;
     const done = new Promise<void>((resolve) => (this.#settle = resolve));
     const onAbort = () => this.#abort();

@@ -369,7 +369,16 @@ export interface WebSocketOptions {
  */
 export interface ScenarioOptions extends Omit<
   LoadOptions,
-  'url' | 'scenarios' | 'thresholds' | 'onProgress' | 'outputs' | 'monitor' | 'signal' | 'segment' | 'startAt' | 'agents'
+  | 'url'
+  | 'scenarios'
+  | 'thresholds'
+  | 'onProgress'
+  | 'outputs'
+  | 'monitor'
+  | 'signal'
+  | 'segment'
+  | 'startAt'
+  | 'agents'
 > {
   /** Default: the run's `url`. */
   url?: string;

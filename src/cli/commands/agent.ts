@@ -41,7 +41,8 @@ export const agentCommand: Command = {
       fromFile !== undefined
         ? (await readFile(fromFile, 'utf8')).split('\n')[0]!.trim()
         : (values.token ?? process.env.SALVO_AGENT_TOKEN ?? '');
-    if (token === '') throw new UsageError('salvo agent needs a token: --token-file FILE, SALVO_AGENT_TOKEN or --token');
+    if (token === '')
+      throw new UsageError('salvo agent needs a token: --token-file FILE, SALVO_AGENT_TOKEN or --token');
     const controller = new AbortController();
     const stop = () => controller.abort();
     process.once('SIGINT', stop);
