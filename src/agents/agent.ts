@@ -52,21 +52,28 @@ async function writeFiles(dir: string, files: RunMessage['files']): Promise<void
 }
 
 /** Runs one segment in a directory of its own, sending its seconds and its result (or why it failed). */
-async function runSegment(channel: SealedChannel, message: RunMessage, signal: AbortSignal): Promise<void> {
+async function runSegment(
+  channel: SealedChannel,
+  message: RunMessage,
+  signal: AbortSignal,
+  beforeReport: () => void,
+): Promise<void> {
   const { runId } = message;
   const dir = await mkdtemp(join(tmpdir(), 'salvo-agent-'));
   const cwd = process.cwd();
   try {
     await writeFiles(dir, message.files);
     // The task module and its data sit at the paths they had beside the coordinator.
-    process.chdir(dir);
+    if (message.files.length > 0) process.chdir(dir);
     const options: LoadOptions = { ...message.options, signal };
     const result = await runLoadTapped(options, (summary, totals) =>
       channel.send({ type: 'second', runId, summary, totals }),
     );
+    beforeReport();
     channel.send({ type: 'result', runId, result });
   } catch (error) {
     const { message: text, code } = error as { message?: unknown; code?: unknown };
+    beforeReport();
     channel.send({
       type: 'failed',
       runId,
@@ -74,7 +81,7 @@ async function runSegment(channel: SealedChannel, message: RunMessage, signal: A
       code: typeof code === 'string' ? code : undefined,
     });
   } finally {
-    process.chdir(cwd);
+    if (message.files.length > 0) process.chdir(cwd);
     await rm(dir, { recursive: true, force: true });
   }
 }
@@ -149,7 +156,11 @@ function session(url: string, options: AgentOptions, log: (line: string) => void
       const run = message as unknown as RunMessage;
       const controller = (running = new AbortController());
       log(`running segment ${run.options.segment!.index + 1} of ${run.options.segment!.count}`);
-      void runSegment(channel, run, controller.signal).then(() => {
+      // With `once`, the coordinator may close as soon as it has the result: that close is the end, not a loss.
+      const finished = () => {
+        if (options.once === true) outcome = 'done';
+      };
+      void runSegment(channel, run, controller.signal, finished).then(() => {
         running = undefined;
         log(controller.signal.aborted ? 'run stopped' : 'run done');
         if (options.once === true) {

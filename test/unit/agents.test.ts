@@ -1,0 +1,85 @@
+import t from 'tap';
+import { once } from 'node:events';
+import { WebSocketServer } from 'ws';
+import { runAgent, runLoad } from '../../src/index.js';
+import { createTestServer } from '../../src/testing/index.js';
+import { planAgents } from '../../src/agents/options.js';
+import { agentOptions } from '../../src/agents/plan-files.js';
+import { AGENT_PROTOCOL, tokenProof } from '../../src/agents/channel.js';
+import type { LoadOptions } from '../../src/shared/load-options.js';
+
+const TOKEN = 'unit-test-token-0123456789abcdef';
+const quiet = () => {};
+
+t.test('agents options: each bad value names its option', async (t) => {
+  const url = 'http://127.0.0.1:9/';
+  const agents = { expect: 2, listen: 7000, token: TOKEN };
+  const bad: Array<[LoadOptions['agents'] | unknown, string]> = [
+    [{ ...agents, expect: 0 }, 'agents.expect'],
+    [{ ...agents, token: 'short' }, 'agents.token'],
+    [{ ...agents, listen: 'nowhere' }, 'agents.listen'],
+    [{ ...agents, listen: 70000 }, 'agents.listen'],
+    [{ ...agents, tolerateLost: 2 }, 'agents.tolerateLost'],
+    [{ ...agents, readyTimeout: 'soon' }, 'agents.readyTimeout'],
+    [{ ...agents, file: ['a'] }, 'agents.file'],
+    [{ ...agents, files: ['/etc/passwd'] }, 'agents.files'],
+  ];
+  for (const [value, option] of bad) t.throws(() => planAgents({ url, agents: value as LoadOptions['agents'] }), { option }, option);
+  t.same(planAgents({ url, agents: { ...agents, listen: '0.0.0.0:7001' } }), { expect: 2, host: '0.0.0.0', port: 7001, token: TOKEN, tolerateLost: 0, readyTimeoutMs: 60_000, lostAfterMs: 5000, files: [] });
+  t.equal(planAgents({ url, agents }).host, '127.0.0.1', 'a port alone binds loopback');
+  t.throws(() => planAgents({ url, agents, segment: { index: 0, count: 2 } }), { option: 'segment', mentions: ['agents'] });
+  t.throws(() => agentOptions({ url, requests: [{ path: '/', setupRequest: () => {} }] } as LoadOptions), { option: 'requests[0].setupRequest', message: /requests\[0\]\.setupRequest is a function, which cannot be sent to an agent/ });
+  await t.rejects(runLoad({ url, rate: 10, agents: { ...agents, expect: 0 } }), { code: 'SALVO_OUT_OF_RANGE', option: 'agents.expect' });
+});
+
+t.test('an agent refuses a coordinator that does not prove the token: nothing runs', async (t) => {
+  const server = await createTestServer();
+  t.teardown(() => server.close());
+  const fake = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await once(fake, 'listening');
+  t.teardown(() => fake.close());
+  fake.on('connection', (socket) => {
+    socket.send(JSON.stringify({ type: 'hello', protocol: AGENT_PROTOCOL, nonce: 'c'.repeat(64) }));
+    socket.once('message', (data) => {
+      const { nonce } = JSON.parse(String(data)) as { nonce: string };
+      // A proof made with another token, then a run anyway.
+      socket.send(JSON.stringify({ type: 'welcome', proof: tokenProof('another-token-entirely-0000', 'coordinator', 'c'.repeat(64), nonce) }));
+      socket.send(`${'0'.repeat(64)} ${JSON.stringify({ type: 'run', runId: 'x', options: { url: server.url, amount: 10, segment: { index: 0, count: 1 } }, files: [] })}`);
+    });
+  });
+  const { port } = fake.address() as { port: number };
+  const lines: string[] = [];
+  await t.rejects(runAgent({ url: `ws://127.0.0.1:${port}`, token: TOKEN, log: (line) => void lines.push(line) }), { message: /token was refused/ });
+  t.match(lines.join('\n'), /the coordinator did not prove the token; nothing runs/);
+  t.equal(server.stats.requests, 0, 'the target saw nothing');
+});
+
+t.test('by default a lost agent fails the run: the others are stopped, what it counted is kept once', async (t) => {
+  const server = await createTestServer();
+  t.teardown(() => server.close());
+  const probe = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+  await once(probe, 'listening');
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  const url = `ws://127.0.0.1:${port}`;
+  const leaving = new AbortController();
+  const staying = runAgent({ url, token: TOKEN, once: true, log: quiet });
+  const going = runAgent({ url, token: TOKEN, signal: leaving.signal, log: quiet });
+  const result = await runLoad({
+    url: server.url, rate: 200, duration: '5s', connections: 4,
+    agents: { expect: 2, listen: port, token: TOKEN, readyTimeout: '10s' },
+    onProgress: (event) => {
+      if (event.second === 1) leaving.abort();
+    },
+  });
+  await Promise.all([staying, going]);
+  const lost = result.agents!.find((agent) => agent.lost !== undefined);
+  t.ok(lost, 'one agent is lost');
+  t.equal(lost?.lost?.reason, 'disconnected');
+  t.equal(result.ok, false, 'the run fails');
+  t.equal(result.aborted, true, 'the other agent was stopped');
+  t.match(result.warnings.find((warning) => warning.code === 'AGENT_LOST')?.message, /the run fails \(tolerateLost: 0\)/);
+  t.equal(result.requests.sent, result.agents!.reduce((sum, agent) => sum + agent.requests.sent, 0), 'each agent counted once');
+  t.ok(server.stats.requests >= result.requests.sent, `the server saw what was counted (${server.stats.requests} >= ${result.requests.sent})`);
+  t.ok(result.requests.sent < 1000, 'the run did not go on to its end');
+});
