@@ -55,7 +55,7 @@ export async function coordinate(options: LoadOptions, parts: RunParts): Promise
     const segmentPlan = run.scenarios[0]!.plan;
     const startAtMs =
       whole.startAtMs ?? wallClockMs() + START_LEAD_MS + segmentPlan.warmupMs + prewarmLeadMs(segmentPlan);
-    outputs = await parts.startOutputs(hooks.outputs, whole);
+    outputs = await parts.startOutputs(hooks.outputs, { ...whole, startAtMs });
     const watchStart = new StartGate(undefined, 0, undefined);
     const watch = watchServer({ ...whole, startAtMs }, watchStart);
     watchStart.onGo?.(startAtMs);

@@ -113,11 +113,13 @@ function breakdown(agent: FleetAgent): AgentResult {
         errors: agent.result.errors.total,
       }
     : { sent: agent.totals?.sent ?? 0, completed: agent.totals?.completed ?? 0, errors: agent.totals?.errors ?? 0 };
+  const warnings = (agent.result?.warnings ?? []).map((warning) => warning.code);
   return {
     id: agent.id,
     address: agent.address,
     segment: agent.segment,
     requests,
+    warnings,
     ...(agent.lost ? { lost: agent.lost } : {}),
   };
 }

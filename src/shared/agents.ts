@@ -44,6 +44,8 @@ export interface AgentResult {
   segment: Segment;
   /** What it counted (for a lost agent, up to its last reported second). */
   requests: { sent: number; completed: number; errors: number };
+  /** The codes of its own result's warnings (`GENERATOR_SATURATED`, `NO_SUCCESS`, ...): which machine said what. */
+  warnings: string[];
   /** Present when it was lost during the run. */
   lost?: AgentLoss;
 }
