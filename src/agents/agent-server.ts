@@ -1,6 +1,7 @@
 // The coordinator's listening side: accepts agents, makes each prove the token and proves it back,
 // and keeps the ready ones until a run takes them. An agent that fails the proof is refused and told so.
 import { once } from 'node:events';
+import { createServer, type Server } from 'node:https';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { PlannedAgents } from './options.js';
 import { AGENT_PROTOCOL, CLOSE, newNonce, parsePlain, sameProof, SealedChannel, tokenProof } from './channel.js';
@@ -23,6 +24,7 @@ const MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
 export class AgentServer {
   readonly #server: WebSocketServer;
+  readonly #https: Server | undefined;
   readonly #planned: PlannedAgents;
   readonly #ready: AgentLink[] = [];
   /** Who was refused and why, for the error when too few agents are ready. */
@@ -31,25 +33,33 @@ export class AgentServer {
   /** Agents already in a run: a newcomer past `expect` is refused as `full`. */
   #taken = false;
 
-  private constructor(server: WebSocketServer, planned: PlannedAgents) {
+  private constructor(server: WebSocketServer, planned: PlannedAgents, https: Server | undefined) {
     this.#server = server;
+    this.#https = https;
     this.#planned = planned;
     server.on('connection', (socket, request) => this.#accept(socket, request.socket.remoteAddress ?? '?'));
   }
 
   /** Listens on `agents.listen`; rejects when the address cannot be bound. */
   static async listen(planned: PlannedAgents): Promise<AgentServer> {
-    const server = new WebSocketServer({ host: planned.host, port: planned.port, maxPayload: MAX_MESSAGE_BYTES });
+    // With TLS the WebSocket server rides an HTTPS server that answers nothing else.
+    const https = planned.tls === undefined ? undefined : createServer(planned.tls);
+    const server =
+      https === undefined
+        ? new WebSocketServer({ host: planned.host, port: planned.port, maxPayload: MAX_MESSAGE_BYTES })
+        : new WebSocketServer({ server: https, maxPayload: MAX_MESSAGE_BYTES });
+    https?.listen(planned.port, planned.host);
+    const listening = https ?? server;
     await Promise.race([
-      once(server, 'listening'),
-      once(server, 'error').then(([error]) => Promise.reject(error as Error)),
+      once(listening, 'listening'),
+      once(listening, 'error').then(([error]) => Promise.reject(error as Error)),
     ]);
-    return new AgentServer(server, planned);
+    return new AgentServer(server, planned, https);
   }
 
   /** The port it listens on (useful when `listen` was 0). */
   get port(): number {
-    return (this.#server.address() as { port: number }).port;
+    return ((this.#https ?? this.#server).address() as { port: number }).port;
   }
 
   #accept(socket: WebSocket, address: string): void {
@@ -139,6 +149,7 @@ export class AgentServer {
       for (const client of this.#server.clients) client.terminate();
     }, 1000);
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    if (this.#https !== undefined) await new Promise<void>((resolve) => this.#https!.close(() => resolve()));
     clearTimeout(cutOff);
   }
 }

@@ -16,9 +16,10 @@ export interface PlannedAgents {
   lostAfterMs: number;
   /** Paths relative to the working directory, forward slashes. */
   files: string[];
+  tls: AgentsOptions['tls'];
 }
 
-const KEYS = ['expect', 'listen', 'token', 'tolerateLost', 'readyTimeout', 'lostAfter', 'files'];
+const KEYS = ['expect', 'listen', 'token', 'tolerateLost', 'readyTimeout', 'lostAfter', 'files', 'tls'];
 /** Short enough to guess offline; a random token is 32 bytes of hex. */
 const MIN_TOKEN_LENGTH = 16;
 
@@ -78,6 +79,18 @@ export function planAgents(options: LoadOptions): PlannedAgents {
       value: given.files,
     });
   }
+  if (
+    given.tls !== undefined &&
+    (typeof given.tls !== 'object' || given.tls === null || given.tls.cert === undefined)
+  ) {
+    throw new SalvoOptionError(
+      `agents.tls must be https.createServer options with key and cert; got ${show(given.tls)}`,
+      {
+        option: 'agents.tls',
+        value: given.tls,
+      },
+    );
+  }
   for (const option of ['segment', 'scenarios'] as const) {
     if (options[option] !== undefined) {
       throw new SalvoOptionError(
@@ -94,5 +107,6 @@ export function planAgents(options: LoadOptions): PlannedAgents {
     readyTimeoutMs: durationOption('agents.readyTimeout', given.readyTimeout ?? '60s'),
     lostAfterMs: durationOption('agents.lostAfter', given.lostAfter ?? '5s'),
     files: (given.files ?? []).map((file) => underWorkingDirectory('agents.files', file)),
+    tls: given.tls,
   };
 }

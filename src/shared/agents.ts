@@ -21,6 +21,11 @@ export interface AgentsOptions {
   lostAfter?: number | string;
   /** Files the task module reads (paths relative to the working directory), sent to every agent. */
   files?: string[];
+  /**
+   * Listen with TLS (`wss:`): `https.createServer` options, `key` and `cert` at least. Agents verify the
+   * certificate (a private CA: `NODE_EXTRA_CA_CERTS`, or `runAgent`'s `tls.ca`).
+   */
+  tls?: import('node:tls').SecureContextOptions & import('node:tls').TlsOptions;
 }
 
 /** What an agent had counted when it was lost: its last reported second and the totals up to it. */

@@ -1,5 +1,7 @@
 import t from 'tap';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { freePort } from '../fixtures/free-port.js';
 import { WebSocketServer } from 'ws';
 import { runAgent, runLoad } from '../../src/index.js';
 import { createTestServer } from '../../src/testing/index.js';
@@ -82,4 +84,19 @@ t.test('by default a lost agent fails the run: the others are stopped, what it c
   t.equal(result.requests.sent, result.agents!.reduce((sum, agent) => sum + agent.requests.sent, 0), 'each agent counted once');
   t.ok(server.stats.requests >= result.requests.sent, `the server saw what was counted (${server.stats.requests} >= ${result.requests.sent})`);
   t.ok(result.requests.sent < 1000, 'the run did not go on to its end');
+});
+
+t.test('agents.tls: the coordinator listens with TLS, and an agent that trusts its certificate runs the plan over wss:', async (t) => {
+  const server = await createTestServer();
+  t.teardown(() => server.close());
+  const cert = readFileSync(new URL('../fixtures/localhost-cert.pem', import.meta.url));
+  const key = readFileSync(new URL('../fixtures/localhost-key.pem', import.meta.url));
+  const port = await freePort();
+  const agent = runAgent({ url: `wss://localhost:${port}`, token: TOKEN, once: true, tls: { ca: cert }, log: quiet });
+  const result = await runLoad({ url: server.url, amount: 50, connections: 2, agents: { expect: 1, listen: port, token: TOKEN, tls: { key, cert }, readyTimeout: '10s' } });
+  await agent;
+  t.equal(result.requests.completed, 50);
+  t.equal(server.stats.requests, 50, 'the server saw exactly the plan');
+  t.same(result.agents!.map((each) => each.requests.sent), [50]);
+  t.notOk(JSON.stringify(result).includes(TOKEN), 'the result does not hold the token');
 });
