@@ -109,3 +109,12 @@ const serverStats: ServerStats | undefined = (await runLoad(monitored)).server;
 const cpuPerRequest: number | undefined = serverStats?.cpuPerRequestMs;
 const machineNetwork: number | undefined = serverStats?.machine?.network?.receivedBytesPerSecond;
 console.log(cpuPerRequest, machineNetwork, serverStats?.sources.map((s) => s.answered), result.timeline[0]?.server?.cpuPercent);
+
+// A coordinated run: the options, the per-agent breakdown, and the agent's side.
+import { runAgent, SalvoAgentsError, type AgentResult, type AgentsOptions } from 'salvo';
+const fleetAgents: AgentsOptions = { expect: 4, listen: '0.0.0.0:7000', token: 'x'.repeat(32), tolerateLost: 1, readyTimeout: '30s', files: ['data.csv'] };
+const fleet: LoadResult = await runLoad({ url: server.url, rate: 100, agents: fleetAgents });
+const lostAt: number | undefined = fleet.agents?.find((agent: AgentResult) => agent.lost !== undefined)?.lost?.atMs;
+const notRun: number | undefined = fleet.agents?.[0]?.lost?.notRunShare;
+console.log(lostAt, notRun, SalvoAgentsError.name);
+await runAgent({ url: 'ws://127.0.0.1:7000', token: 'x'.repeat(32), once: true, signal: AbortSignal.timeout(1000) });
