@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:https';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { SalvoOptionError } from '../shared/errors.js';
 import type { PlannedAgents } from './options.js';
 import { AGENT_PROTOCOL, CLOSE, newNonce, parsePlain, sameProof, SealedChannel, tokenProof } from './channel.js';
 
@@ -32,6 +33,10 @@ export class AgentServer {
   #onReady: (() => void) | undefined;
   /** Agents already in a run: a newcomer past `expect` is refused as `full`. */
   #taken = false;
+  /** Ready agents hear a beat each second while they wait for the others, so that they know the coordinator lives. */
+  readonly #beat = setInterval(() => {
+    if (!this.#taken) for (const link of this.#ready) link.channel.send({ type: 'beat' });
+  }, 1000);
 
   private constructor(server: WebSocketServer, planned: PlannedAgents, https: Server | undefined) {
     this.#server = server;
@@ -50,10 +55,20 @@ export class AgentServer {
         : new WebSocketServer({ server: https, maxPayload: MAX_MESSAGE_BYTES });
     https?.listen(planned.port, planned.host);
     const listening = https ?? server;
-    await Promise.race([
-      once(listening, 'listening'),
-      once(listening, 'error').then(([error]) => Promise.reject(error as Error)),
-    ]);
+    try {
+      // `once` rejects with the 'error' event's error: the address in use, or not this machine's.
+      await once(listening, 'listening');
+    } catch (error) {
+      server.close();
+      const { code, message } = error as NodeJS.ErrnoException;
+      throw new SalvoOptionError(
+        `agents.listen: cannot listen on ${planned.host}:${planned.port}: ${code ?? message}`,
+        {
+          option: 'agents.listen',
+          value: `${planned.host}:${planned.port}`,
+        },
+      );
+    }
     return new AgentServer(server, planned, https);
   }
 
@@ -143,6 +158,7 @@ export class AgentServer {
 
   /** Stops listening and closes every agent's connection. */
   async close(): Promise<void> {
+    clearInterval(this.#beat);
     for (const client of this.#server.clients) client.close(1000, 'run over');
     // An agent that does not answer the close within a second is cut off.
     const cutOff = setTimeout(() => {

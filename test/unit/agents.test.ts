@@ -1,6 +1,7 @@
 import t from 'tap';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { freePort } from '../fixtures/free-port.js';
 import { WebSocketServer } from 'ws';
 import { runAgent, runLoad } from '../../src/index.js';
@@ -32,6 +33,11 @@ t.test('agents options: each bad value names its option', async (t) => {
   t.throws(() => planAgents({ url, agents, segment: { index: 0, count: 2 } }), { message: /cannot be given with agents/, option: 'segment', mentions: ['agents'] });
   t.throws(() => agentOptions({ url, requests: [{ path: '/', setupRequest: () => {} }] } as LoadOptions), { option: 'requests[0].setupRequest', message: /requests\[0\]\.setupRequest is a function, which cannot be sent to an agent/ });
   await t.rejects(runLoad({ url, rate: 10, agents: { ...agents, expect: 0 } }), { code: 'SALVO_OUT_OF_RANGE', option: 'agents.expect' });
+  const taken = createServer().listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  t.teardown(() => taken.close());
+  const { port } = taken.address() as { port: number };
+  await t.rejects(runLoad({ url, rate: 10, agents: { ...agents, listen: port } }), { option: 'agents.listen', message: /cannot listen on 127\.0\.0\.1:\d+: EADDRINUSE/ });
 });
 
 t.test('an agent refuses a coordinator that does not prove the token: nothing runs', async (t) => {
