@@ -106,3 +106,19 @@ t.test('agents.tls: the coordinator listens with TLS, and an agent that trusts i
   t.same(result.agents!.map((each) => each.requests.sent), [50]);
   t.notOk(JSON.stringify(result).includes(TOKEN), 'the result does not hold the token');
 });
+
+t.test("a task module and its data file travel to the agent, which runs them from a directory of its own", async (t) => {
+  const port = await freePort();
+  const agent = runAgent({ url: `ws://127.0.0.1:${port}`, token: TOKEN, once: true, log: quiet });
+  const cwd = process.cwd();
+  const result = await runLoad({
+    task: './test/fixtures/tasks/fleet-task.mjs', amount: 40, concurrency: 2,
+    agents: { expect: 1, listen: port, token: TOKEN, files: ['test/fixtures/tasks/fleet-data.txt'], readyTimeout: '10s' },
+  });
+  await agent;
+  t.equal(process.cwd(), cwd, 'the working directory is restored');
+  t.equal(result.requests.completed, 40);
+  t.same(result.checks?.failed ?? 0, 0, 'every call saw the data');
+  t.ok((result.checks?.passed ?? 0) >= 40, `checks passed: ${result.checks?.passed}`);
+  t.equal(result.ok, true);
+});
