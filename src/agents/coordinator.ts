@@ -8,7 +8,7 @@ import type { LoadResult } from '../shared/load-result.js';
 import type { Plan, PlanHooks } from '../shared/plan.js';
 import type { LiveOutputs } from '../outputs/live.js';
 import type { OnRolledSecond } from '../stats/progress-event.js';
-import { SalvoAgentsError } from '../shared/errors.js';
+import { SalvoAgentsError, SalvoRangeError } from '../shared/errors.js';
 import { prewarmLeadMs } from '../engine/prewarm.js';
 import { StartGate, wallClockMs } from '../runner/start-gate.js';
 import { watchServer, type ServerWatch } from '../monitor/watch.js';
@@ -38,7 +38,22 @@ export async function coordinate(options: LoadOptions, parts: RunParts): Promise
   const { agents: _agents, onProgress: _onProgress, signal, outputs: _outputs, monitor: _monitor, ...sent } = options;
   const base = agentOptions(sent);
   // The whole plan, and each agent's share checked before anything listens.
-  const run = await planRun({ ...options, agents: undefined, segment: { index: 0, count: planned.expect } });
+  const run = await planRun({ ...options, agents: undefined, segment: { index: 0, count: planned.expect } }).catch(
+    (error: unknown) => {
+      // The segments are the agents: a plan too small to split over them is agents.expect's fault.
+      if (!(error instanceof SalvoRangeError) || error.option !== 'segment.count') throw error;
+      throw new SalvoRangeError(
+        error.message
+          .replace(/^segment\.count (\d+)/, 'agents.expect $1')
+          .replace('use fewer segments', 'use fewer agents'),
+        {
+          option: 'agents.expect',
+          value: planned.expect,
+          mentions: error.mentions,
+        },
+      );
+    },
+  );
   const { plan: whole, hooks } = (await planRun({ ...options, agents: undefined })).scenarios[0]!;
   const files = await runFiles(base, planned.files);
   const server = await AgentServer.listen(planned);

@@ -33,6 +33,7 @@ t.test('agents options: each bad value names its option', async (t) => {
   t.throws(() => planAgents({ url, agents, segment: { index: 0, count: 2 } }), { message: /cannot be given with agents/, option: 'segment', mentions: ['agents'] });
   t.throws(() => agentOptions({ url, requests: [{ path: '/', setupRequest: () => {} }] } as LoadOptions), { option: 'requests[0].setupRequest', message: /requests\[0\]\.setupRequest is a function, which cannot be sent to an agent/ });
   await t.rejects(runLoad({ url, rate: 10, agents: { ...agents, expect: 0 } }), { code: 'SALVO_OUT_OF_RANGE', option: 'agents.expect' });
+  await t.rejects(runLoad({ url, rate: 10, connections: 1, agents }), { option: 'agents.expect', message: /^agents\.expect 2 is more than connections 1: every segment needs at least one; use fewer agents/ });
   const taken = createServer().listen(0, '127.0.0.1');
   await once(taken, 'listening');
   t.teardown(() => taken.close());
