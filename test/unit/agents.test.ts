@@ -63,36 +63,6 @@ t.test('an agent refuses a coordinator that does not prove the token: nothing ru
   t.equal(server.stats.requests, 0, 'the target saw nothing');
 });
 
-t.test('by default a lost agent fails the run: the others are stopped, what it counted is kept once', async (t) => {
-  const server = await createTestServer();
-  t.teardown(() => server.close());
-  const probe = new WebSocketServer({ host: '127.0.0.1', port: 0 });
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  const url = `ws://127.0.0.1:${port}`;
-  const leaving = new AbortController();
-  const staying = runAgent({ url, token: TOKEN, once: true, log: quiet });
-  const going = runAgent({ url, token: TOKEN, signal: leaving.signal, log: quiet });
-  const result = await runLoad({
-    url: server.url, rate: 200, duration: '5s', connections: 4,
-    agents: { expect: 2, listen: port, token: TOKEN, readyTimeout: '10s' },
-    onProgress: (event) => {
-      if (event.second === 1) leaving.abort();
-    },
-  });
-  await Promise.all([staying, going]);
-  const lost = result.agents!.find((agent) => agent.lost !== undefined);
-  t.ok(lost, 'one agent is lost');
-  t.equal(lost?.lost?.reason, 'disconnected');
-  t.equal(result.ok, false, 'the run fails');
-  t.equal(result.aborted, true, 'the other agent was stopped');
-  t.match(result.warnings.find((warning) => warning.code === 'AGENT_LOST')?.message, /the run fails \(tolerateLost: 0\)/);
-  t.equal(result.requests.sent, result.agents!.reduce((sum, agent) => sum + agent.requests.sent, 0), 'each agent counted once');
-  t.ok(server.stats.requests >= result.requests.sent, `the server saw what was counted (${server.stats.requests} >= ${result.requests.sent})`);
-  t.ok(result.requests.sent < 1000, 'the run did not go on to its end');
-});
-
 t.test('agents.tls: the coordinator listens with TLS, and an agent that trusts its certificate runs the plan over wss:', async (t) => {
   const server = await createTestServer();
   t.teardown(() => server.close());
@@ -106,20 +76,4 @@ t.test('agents.tls: the coordinator listens with TLS, and an agent that trusts i
   t.equal(server.stats.requests, 50, 'the server saw exactly the plan');
   t.same(result.agents!.map((each) => each.requests.sent), [50]);
   t.notOk(JSON.stringify(result).includes(TOKEN), 'the result does not hold the token');
-});
-
-t.test("a task module and its data file travel to the agent, which runs them from a directory of its own", async (t) => {
-  const port = await freePort();
-  const agent = runAgent({ url: `ws://127.0.0.1:${port}`, token: TOKEN, once: true, log: quiet });
-  const cwd = process.cwd();
-  const result = await runLoad({
-    task: './test/fixtures/tasks/fleet-task.mjs', amount: 40, concurrency: 2,
-    agents: { expect: 1, listen: port, token: TOKEN, files: ['test/fixtures/tasks/fleet-data.txt'], readyTimeout: '10s' },
-  });
-  await agent;
-  t.equal(process.cwd(), cwd, 'the working directory is restored');
-  t.equal(result.requests.completed, 40);
-  t.same(result.checks?.failed ?? 0, 0, 'every call saw the data');
-  t.ok((result.checks?.passed ?? 0) >= 40, `checks passed: ${result.checks?.passed}`);
-  t.equal(result.ok, true);
 });
