@@ -150,7 +150,11 @@ function session(url: string, options: AgentOptions, log: (line: string) => void
         return;
       }
       const message = channel.open(data);
-      if (message === undefined) return refuse(CLOSE.protocol, 'a message failed its MAC');
+      if (message === undefined) {
+        // Tampering on the path, not a wrong token: drop this connection and make a new one.
+        log('a message failed its MAC: closing this connection');
+        return socket.close(CLOSE.protocol, 'a message failed its MAC');
+      }
       if (message.type === 'abort') running?.abort();
       if (message.type !== 'run' || running !== undefined) return;
       const run = message as unknown as RunMessage;
