@@ -8,7 +8,7 @@ const LAYERS = [
   ['runner', '^src/runner/'],
   ['protocols', '^src/(engine|websocket|tasks)/'],
   ['outputs', '^src/outputs/'],
-  ['run', '^src/(workers/|monitor/|run\\.ts$|start-load\\.ts$|options\\.ts$|option-values\\.ts$|option-modules\\.ts$|segment-options\\.ts$|scenarios\\.ts$)'],
+  ['run', '^src/(workers/|monitor/|agents/|run\\.ts$|start-load\\.ts$|options\\.ts$|option-values\\.ts$|option-modules\\.ts$|segment-options\\.ts$|scenarios\\.ts$)'],
   ['features', '^src/(compare|capacity|report|gate|live)/'],
   ['api', '^src/index\\.ts$'],
   ['cli', '^src/cli/'],

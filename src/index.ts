@@ -4,12 +4,20 @@
 export { runLoad, startLoad } from './live/run-load.js';
 export type { LoadHandle } from './start-load.js';
 export type { SteerStep } from './shared/load-result.js';
+export { runAgent } from './agents/agent.js';
+export type { AgentOptions, AgentsOptions, AgentResult, AgentLoss } from './shared/agents.js';
 export { formatResult } from './stats/format.js';
 export { toVllmJson, type VllmJsonOptions } from './stats/vllm-json.js';
 export { mergeResults, type MergeResultsOptions } from './stats/merge-results.js';
 export { assertThresholds } from './stats/assert.js';
 export { parseDuration } from './shared/validate.js';
-export { SalvoOptionError, SalvoRangeError, SalvoTaskSetupError, type SalvoErrorDetail } from './shared/errors.js';
+export {
+  SalvoAgentsError,
+  SalvoOptionError,
+  SalvoRangeError,
+  SalvoTaskSetupError,
+  type SalvoErrorDetail,
+} from './shared/errors.js';
 export type { TaskContext, TaskFunction, TaskSetupContext } from './shared/task.js';
 export { findCapacity } from './capacity/search.js';
 export { formatCapacity, formatCapacityStep } from './capacity/format.js';

@@ -17,7 +17,7 @@ import { ScenarioSeconds } from './workers/scenario-seconds.js';
 import { watchServer, type ServerWatch } from './monitor/watch.js';
 import { planRun, type RunPlan, type ScenarioPlan } from './scenarios.js';
 import { prewarmLeadMs } from './engine/prewarm.js';
-import type { RunSteering } from './workers/run-steering.js';
+import { RunSteering } from './workers/run-steering.js';
 
 /**
  * From the connections opening to the shared start of a run of scenarios: time for every scenario's
@@ -32,15 +32,17 @@ type Decorate = (second: number, event: ProgressEvent) => ProgressEvent;
  * The one route of each closed second of the whole run: the outputs take it at once; `onProgress`
  * and the outputs' server series take it with the server's reading of it (`monitor`), in order.
  */
-function secondRoute(
+export function secondRoute(
   onProgress: PlanHooks['onProgress'],
   outputs: LiveOutputs | undefined,
   watch: ServerWatch,
   decorate?: Decorate,
+  tap?: OnRolledSecond,
 ): OnRolledSecond | undefined {
   const progress = typeof onProgress === 'function' ? onProgress : undefined;
-  if (progress === undefined && outputs === undefined) return undefined;
+  if (progress === undefined && outputs === undefined && tap === undefined) return undefined;
   return (summary, totals) => {
+    tap?.(summary, totals);
     outputs?.onSecond(summary, totals);
     const plain = progress === undefined ? undefined : progressEvent(summary, totals);
     const event = plain === undefined || decorate === undefined ? plain : decorate(summary.second, plain);
@@ -78,7 +80,7 @@ function runShards(
 }
 
 /** The outputs, loaded only when some are configured. */
-async function startOutputs(outputs: PlanHooks['outputs'], plan: Plan): Promise<LiveOutputs | undefined> {
+export async function startOutputs(outputs: PlanHooks['outputs'], plan: Plan): Promise<LiveOutputs | undefined> {
   if (outputs === undefined || outputs.length === 0) return undefined;
   return (await import('./outputs/live.js')).startOutputs(outputs, plan);
 }
@@ -88,15 +90,32 @@ async function startOutputs(outputs: PlanHooks['outputs'], plan: Plan): Promise<
  * reject with a SalvoOptionError or SalvoRangeError naming the option; network trouble never
  * rejects: it is counted in `errors`.
  */
-export async function runSteered(options: LoadOptions, steering: RunSteering): Promise<LoadResult> {
+export async function runSteered(
+  options: LoadOptions,
+  steering: RunSteering,
+  tap?: OnRolledSecond,
+): Promise<LoadResult> {
+  if (options.agents !== undefined) {
+    const { coordinate } = await import('./agents/coordinator.js');
+    return coordinate({ ...options, signal: steering.signal(options.signal) }, { secondRoute, startOutputs });
+  }
   const run = await planRun(options);
-  if (!run.named) return runScenario(run.scenarios[0]!, steering);
+  if (!run.named) return runScenario(run.scenarios[0]!, steering, tap);
   run.signal = steering.signal(run.signal);
-  return runScenarios(run);
+  return runScenarios(run, tap);
+}
+
+/** The run of an agent's segment: every closed second of it, its encoded histogram too, also goes to `tap`. */
+export function runLoadTapped(options: LoadOptions, tap: OnRolledSecond | undefined): Promise<LoadResult> {
+  return runSteered(options, new RunSteering(options), tap);
 }
 
 /** A plain run: its one scenario, with the run's outputs, monitor and thresholds its own. */
-async function runScenario({ plan: whole, hooks: given }: ScenarioPlan, steering: RunSteering): Promise<LoadResult> {
+async function runScenario(
+  { plan: whole, hooks: given }: ScenarioPlan,
+  steering: RunSteering,
+  tap?: OnRolledSecond,
+): Promise<LoadResult> {
   const plan = whole.segment === undefined ? whole : segmentPlan(whole, whole.segment);
   assertFileLimit(plan);
   const hooks = { ...given, signal: steering.signal(given.signal) };
@@ -106,7 +125,13 @@ async function runScenario({ plan: whole, hooks: given }: ScenarioPlan, steering
   steering.bind(whole, plan, start);
   let shards;
   try {
-    shards = await runShards(plan, hooks, start, secondRoute(hooks.onProgress, outputs, watch), steering);
+    shards = await runShards(
+      plan,
+      hooks,
+      start,
+      secondRoute(hooks.onProgress, outputs, watch, undefined, tap),
+      steering,
+    );
   } catch (error) {
     await outputs?.abandon();
     throw error;
@@ -149,7 +174,7 @@ function scenariosMergePlan(results: LoadResult[], run: RunPlan): MergePlan {
  * outputs and one roll-up of seconds for the whole run, its thresholds judged once on the sum. An
  * abort (the signal, an `abortOnFail` threshold in any scenario, a scenario that failed) ends them all.
  */
-async function runScenarios(run: RunPlan): Promise<LoadResult> {
+async function runScenarios(run: RunPlan, tap?: OnRolledSecond): Promise<LoadResult> {
   const { scenarios } = run;
   const controller = new AbortController();
   const onAbort = () => controller.abort();
@@ -171,7 +196,7 @@ async function runScenarios(run: RunPlan): Promise<LoadResult> {
   watchStart.onGo?.(startAt);
   const byScenario = new Map<number, ProgressEvent['byScenario']>();
   const withScenarios: Decorate = (second, event) => ({ ...event, byScenario: byScenario.get(second) ?? {} });
-  const route = secondRoute(run.onProgress, outputs, watch, withScenarios);
+  const route = secondRoute(run.onProgress, outputs, watch, withScenarios, tap);
   const clocks = scenarios.map(({ name, startMs }) => ({ name, offsetSeconds: Math.round(startMs / 1000) }));
   const seconds =
     route &&

@@ -139,3 +139,12 @@ const flows: FlowSpec[] = [
 const feed: FeedOptions = { file: 'users.csv', reuse: false };
 const journeyOptions: LoadOptions = { url: server.url, rate: 10, flows, feed: ['a', 'b'] };
 console.log(journeyOptions, feed);
+
+// A coordinated run: the options, the per-agent breakdown, and the agent's side.
+import { runAgent, SalvoAgentsError, type AgentResult, type AgentsOptions } from 'salvo';
+const fleetAgents: AgentsOptions = { expect: 4, listen: '0.0.0.0:7000', token: 'x'.repeat(32), tolerateLost: 1, readyTimeout: '30s', files: ['data.csv'] };
+const fleet: LoadResult = await runLoad({ url: server.url, rate: 100, agents: fleetAgents });
+const lostAt: number | undefined = fleet.agents?.find((agent: AgentResult) => agent.lost !== undefined)?.lost?.atMs;
+const notRun: number | undefined = fleet.agents?.[0]?.lost?.notRunShare;
+console.log(lostAt, notRun, SalvoAgentsError.name);
+await runAgent({ url: 'ws://127.0.0.1:7000', token: 'x'.repeat(32), once: true, signal: AbortSignal.timeout(1000) });

@@ -167,7 +167,7 @@ export function fleetManifests({
               name: 'agent',
               image,
               // Retries until the coordinator is up, runs the segment it is handed, exits after one run.
-              command: ['salvo', 'agent', `http://${serviceName}:${port}`, '--once'],
+              command: ['salvo', 'agent', `ws://${serviceName}:${port}`, '--once'],
               env: [tokenEnv],
               // Guaranteed QoS: a throttled generator measures its own stalls as latency.
               resources: { requests: { cpu: agentCpu, memory: '512Mi' }, limits: { cpu: agentCpu, memory: '512Mi' } },

@@ -1,5 +1,6 @@
 import { SalvoOptionError, SalvoRangeError, SalvoTaskSetupError } from '../index.js';
 import { EXIT, UsageError, type Command, type CommandIO } from './command.js';
+import { agentCommand } from './commands/agent.js';
 import { capacityCommand } from './commands/capacity.js';
 import { compareCommand } from './commands/compare.js';
 import { historyCommand } from './commands/history.js';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly Command[] = [
   historyCommand,
   sweepCommand,
   importCommand,
+  agentCommand,
 ];
 
 function help(): string {

@@ -96,3 +96,15 @@ export class SalvoTaskSetupError extends Error {
     this.code = options?.code ?? 'SALVO_TASK_SETUP_FAILED';
   }
 }
+
+/**
+ * A coordinated run (`agents`) could not start: fewer than `expect` agents connected and proved the
+ * token within `readyTimeout` (`SALVO_AGENTS_NOT_READY`). Nothing was sent.
+ */
+export class SalvoAgentsError extends Error {
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isSalvoError(value, Error, 'SALVO_AGENTS_NOT_READY');
+  }
+  readonly code = 'SALVO_AGENTS_NOT_READY';
+  override readonly name = 'SalvoAgentsError';
+}

@@ -17,6 +17,7 @@ export type {
 } from './protocol-options.js';
 import type { FeedOptions, JourneyFlow } from './journey-options.js';
 import type { LiveOptions } from './live.js';
+import type { AgentsOptions } from './agents.js';
 
 /** A duration: milliseconds as a number, or a string such as `'500ms'`, `'10s'`, `'2m'`, `'1h'`. */
 export type Duration = number | string;
@@ -330,6 +331,12 @@ export interface LoadOptions {
   /** Rows handed out one per journey as `context.row`, each once before any again (docs/journeys.md). */
   feed?: FeedOptions;
   /**
+   * Make this process the coordinator of a fleet of agents (`salvo agent URL` on each machine): it
+   * sends no load itself, hands each agent its segment of the plan, and merges their seconds live.
+   * See [Many machines](docs/many-machines.md).
+   */
+  agents?: AgentsOptions;
+  /**
    * Serve a page on 127.0.0.1 that draws the run second by second with the report's charts and
    * cards, and becomes its report when it ends (docs/live.md): `{ port: 0, onLive: ({ url }) => ... }`.
    */
@@ -350,7 +357,16 @@ export interface LoadOptions {
  */
 export interface ScenarioOptions extends Omit<
   LoadOptions,
-  'url' | 'scenarios' | 'thresholds' | 'onProgress' | 'outputs' | 'monitor' | 'signal' | 'segment' | 'startAt'
+  | 'url'
+  | 'scenarios'
+  | 'thresholds'
+  | 'onProgress'
+  | 'outputs'
+  | 'monitor'
+  | 'signal'
+  | 'segment'
+  | 'startAt'
+  | 'agents'
 > {
   /** Default: the run's `url`. */
   url?: string;

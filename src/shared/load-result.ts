@@ -1,4 +1,5 @@
 import type { Warning } from './warnings.js';
+import type { AgentResult } from './agents.js';
 import type { PrewarmStats } from './prewarm.js';
 import type { StreamMergeInfo } from './stream.js';
 import type { LatencyStats, Phases, PhaseHistograms } from './latency-result.js';
@@ -315,4 +316,6 @@ export interface LoadResult {
   histogramUncorrected: string;
   /** What an exact `mergeResults` needs: segment, whole plan, thresholds, per-second histograms. */
   merge: MergeInfo;
+  /** A coordinated run (`agents`): each agent's segment and counts, and what a lost one had counted. */
+  agents?: AgentResult[];
 }

@@ -148,4 +148,11 @@ export const FEATURE_ROWS = {
     doc: 'a page on 127.0.0.1 that draws the run as it goes, then shows its report',
     flags: ['live', 'live-host', 'live-control'],
   },
+  agents: {
+    kinds: ALL,
+    run: true,
+    type: 'AgentsOptions',
+    default: NONE,
+    doc: 'coordinate agents on other machines (salvo agent) instead of sending load',
+  },
 } satisfies { readonly [K in keyof LoadOptions]?: OptionRow };

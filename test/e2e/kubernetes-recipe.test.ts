@@ -171,7 +171,7 @@ t.test('manifests.mjs prints one List that kubectl applies, the Secret first', a
   ]);
   const agents = list.items[4] as unknown as IJob;
   t.equal(agents.spec!.completions, 5);
-  t.equal(containerOf(agents).command![2], 'http://salvo-coordinator:7171');
+  t.equal(containerOf(agents).command![2], 'ws://salvo-coordinator:7171');
   t.same(asList(fleetManifests({ image: 'x', agents: 1, existingSecret: { name: 's', key: 'k' } })).items.map((item: { kind: string }) => item.kind), ['Service', 'NetworkPolicy', 'Job', 'Job']);
   const usage = await run(process.execPath, [join(dir, 'manifests.mjs')], { cwd: root }).catch((error: { code: number; stderr: string }) => error);
   t.match(usage, { code: 2, stderr: /usage: manifests\.mjs --image IMAGE/ });

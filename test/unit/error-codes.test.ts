@@ -20,7 +20,7 @@ const NOT_CODES: Record<string, string> = {
   // HTTP methods
   GET: 'method', HEAD: 'method', POST: 'method',
   // the CLI's run orders, its signal and parseArgs' error codes
-  ABBA: 'run order', ABAB: 'run order', SIGINT: 'signal',
+  ABBA: 'run order', ABAB: 'run order', SIGINT: 'signal', SIGTERM: 'signal (salvo agent stops on it)',
   ERR_PARSE_ARGS: "node:util parseArgs' code, read by the CLI", ERR_PARSE_ARGS_UNKNOWN_OPTION: "node:util parseArgs' code, read by the CLI",
   // Node's and the libraries' codes that salvo reads (they are counted as given, in the table's second part)
   ECONNRESET: "Node's", EPIPE: "Node's", EMFILE: "Node's", ENFILE: "Node's", ENOENT: "Node's (a file the CLI reads)",

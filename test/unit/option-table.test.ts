@@ -63,6 +63,7 @@ const SAMPLES: { [K in keyof Required<LoadOptions>]: LoadOptions[K] } = {
   llm: { api: 'openai-chat', model: 'm', prompts: ['hi'] }, slo: { ttft: 100 },
   flows: [{ name: 'f', weight: 1, requests: [{ path: '/' }] }], feed: [{ id: 1 }],
   live: { port: 0 },
+  agents: { expect: 2, listen: 0, token: 'a-long-enough-token' },
 };
 
 /** The smallest options of each kind of run. */
