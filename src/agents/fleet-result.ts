@@ -9,6 +9,7 @@ import { addEncodedInto, createHistogram, encodeHistogram } from '../stats/histo
 import { mergeShards } from '../stats/merge.js';
 import { mergeResults } from '../stats/merge-results.js';
 import { failedByDefault, type RunningTotals, type SecondSummary, type ShardSecond } from '../stats/shard-stats.js';
+import { noTotals } from '../workers/progress.js';
 import { segmentPlan } from '../workers/shard.js';
 
 /** One agent of the run as the coordinator follows it. */
@@ -60,15 +61,7 @@ export function notRunShare(whole: Plan, agent: FleetAgent): number {
  * flight then is `unfinished`), latencies from its seconds' histograms added. Bytes it never reported.
  */
 function lostPart(whole: Plan, agent: FleetAgent, startedAt: number): LoadResult {
-  const totals = agent.totals ?? {
-    sent: 0,
-    completed: 0,
-    errors: 0,
-    retried: 0,
-    statusCodes: {},
-    errorsByCode: {},
-    failed: 0,
-  };
+  const totals = agent.totals ?? noTotals();
   const histogram = createHistogram();
   for (const second of agent.seconds) addEncodedInto(histogram, second.histogram);
   const encoded = encodeHistogram(histogram);

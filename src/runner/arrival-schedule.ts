@@ -1,7 +1,7 @@
 import type { PlannedArrivals } from '../shared/arrivals.js';
 import type { Plan } from '../shared/plan.js';
 import { BlockRandom } from './arrival-draws.js';
-import { planSchedule, type RateSchedule } from './schedule.js';
+import { missedSlots, planSchedule, slotsInSecond, type RateSchedule } from './schedule.js';
 
 /** What the open loop asks of a schedule: when each of this thread's slots is due, and counts of them. */
 export interface SlotSchedule {
@@ -117,15 +117,11 @@ export class ArrivalSchedule implements SlotSchedule {
   }
 
   slotsInSecond(measureOffsetMs: number, second: number): number {
-    const from = measureOffsetMs + second * 1000;
-    return this.countBefore(from + 1000) - this.countBefore(from);
+    return slotsInSecond(this, measureOffsetMs, second);
   }
 
   missedSlots(measureOffsetMs: number, endOffsetMs: number, amount: number | undefined, taken: number): number {
-    const first = this.countBefore(measureOffsetMs);
-    let due = this.countBefore(endOffsetMs);
-    if (amount !== undefined) due = Math.min(due, first + amount);
-    return Math.max(0, due - Math.max(taken, first));
+    return missedSlots(this, measureOffsetMs, endOffsetMs, amount, taken);
   }
 
   /** Where the whole run's arrival `arrival` sits, in expected arrivals from the start. */

@@ -105,8 +105,7 @@ export class RateSchedule {
 
   /** Slots due in second `second` of the measured run, which began `measureOffsetMs` after the start (the timeline's target). */
   slotsInSecond(measureOffsetMs: number, second: number): number {
-    const from = measureOffsetMs + second * 1000;
-    return this.countBefore(from + 1000) - this.countBefore(from);
+    return slotsInSecond(this, measureOffsetMs, second);
   }
 
   /**
@@ -114,10 +113,7 @@ export class RateSchedule {
    * them, that were never taken: `taken` is the slots sent since the start, warm-up included.
    */
   missedSlots(measureOffsetMs: number, endOffsetMs: number, amount: number | undefined, taken: number): number {
-    const first = this.countBefore(measureOffsetMs);
-    let due = this.countBefore(endOffsetMs);
-    if (amount !== undefined) due = Math.min(due, first + amount);
-    return Math.max(0, due - Math.max(taken, first));
+    return missedSlots(this, measureOffsetMs, endOffsetMs, amount, taken);
   }
 
   /** The target rate at `ms` after the start, req/s. */
@@ -157,4 +153,28 @@ export class RateSchedule {
     }
     return found;
   }
+}
+
+/** A schedule's slots due in second `second` of the measured run, from its count of slots due before an instant. */
+export function slotsInSecond(
+  schedule: { countBefore(ms: number): number },
+  measureOffsetMs: number,
+  second: number,
+): number {
+  const from = measureOffsetMs + second * 1000;
+  return schedule.countBefore(from + 1000) - schedule.countBefore(from);
+}
+
+/** A schedule's slots of the measured run due before `endOffsetMs`, at most `amount`, never taken (`taken` were). */
+export function missedSlots(
+  schedule: { countBefore(ms: number): number },
+  measureOffsetMs: number,
+  endOffsetMs: number,
+  amount: number | undefined,
+  taken: number,
+): number {
+  const first = schedule.countBefore(measureOffsetMs);
+  let due = schedule.countBefore(endOffsetMs);
+  if (amount !== undefined) due = Math.min(due, first + amount);
+  return Math.max(0, due - Math.max(taken, first));
 }
