@@ -186,6 +186,38 @@ t.test("setRate on poisson arrivals over 2 workers: the server's count is sent, 
   });
 });
 
+t.test('maxConnections: a closed loop over 2 workers starts at its 2 connections and setConnections raises it to 6', async (t) => {
+  await inSomeRun(t, 3, async (timing) => {
+    // A server per try: its `most` counts from its start.
+    const server = await steerServer(t, 5);
+    const seen: Array<Promise<{ open: number; most: number }>> = [];
+    const run = startLoad({
+      url: server.url,
+      connections: 2,
+      maxConnections: 6,
+      duration: '3s',
+      workers: 2,
+      onProgress: (event: ProgressEvent) => {
+        if (event.second === 0) {
+          seen.push(server.sockets());
+          run.setConnections(6);
+        }
+        if (event.second === 1) seen.push(server.sockets());
+      },
+    });
+    t.throws(() => run.setConnections(7), { name: 'SalvoRangeError', message: /^setConnections: 7 is more than the 6 connections[^]*maxConnections: 7/ });
+    const result = await run.result;
+    const [before, after] = await Promise.all(seen);
+    const arrivals = await settledArrivals(server, result.requests.sent);
+    t.equal(arrivals.length, result.requests.sent, "the server's count equals requests.sent");
+    t.same(result.steps?.map(({ connections }) => connections), [6], 'the raise is a step');
+    t.equal(result.connections, 2, 'the result names the connections it started with');
+    t.equal(result.errors.total, 0, 'no errors');
+    timing.ok(before?.open === 2 && before.most === 2, `2 sockets open before the raise, the parked lanes' never opened (saw ${before?.open}, most ${before?.most})`);
+    timing.ok(after?.open === 6 && after.most <= 6, `6 sockets open after setConnections(6) (saw ${after?.open}, most ${after?.most})`);
+  });
+});
+
 t.test('the handle says what it cannot do, naming the method', async (t) => {
   const closed = startLoad({ url: 'http://127.0.0.1:9/', connections: 2, duration: '1s' });
   t.throws(() => closed.setRate(100), { name: 'SalvoOptionError', message: /^setRate: this run has no rate/ });
