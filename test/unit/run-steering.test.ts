@@ -78,6 +78,7 @@ t.test('maxConnections is checked by name', async (t) => {
   t.throws(() => planLoad({ url, connections: 4, maxConnections: 3 }), { name: 'SalvoRangeError', option: 'maxConnections', message: /^maxConnections must be at least connections \(4\); got 3/ });
   t.throws(() => planLoad({ url, maxConnections: 2.5 }), { option: 'maxConnections', message: /positive integer/ });
   t.throws(() => planLoad({ url: 'ws://127.0.0.1:9/', websocket: { message: 'x' }, maxConnections: 20 }), { option: 'maxConnections', message: /maxConnections/ });
+  await t.rejects(planRun({ url, scenarios: { a: {} }, maxConnections: 9 }), { option: 'maxConnections', message: /^maxConnections has no meaning in a run of scenarios/ });
   t.equal(peakConnections(planLoad({ url, connections: 2, maxConnections: 9 }).plan), 9);
   t.equal(planLoad({ url, connections: 2, maxConnections: 9 }).plan.connections, 2);
 });
