@@ -1,4 +1,4 @@
-import { SalvoOptionError } from './shared/errors.js';
+import { SalvoOptionError, SalvoRangeError } from './shared/errors.js';
 import { usableWorkers } from './workers/shard.js';
 import { planExpect } from './stats/checks.js';
 import { planThresholds } from './stats/thresholds.js';
@@ -291,6 +291,8 @@ export function planLoad(
     stageRates: ramps === 'rate' ? stages!.map((stage) => stage.rate!) : undefined,
   });
   if (arrivals !== undefined) plan.arrivals = arrivals;
+  const maxConnections = planMaxConnections(options, connections);
+  if (maxConnections !== undefined) plan.maxConnections = maxConnections;
   return {
     plan,
     hooks: {
@@ -303,4 +305,18 @@ export function planLoad(
       ...(streamPlan !== undefined ? { stream: streamPlan.hooks } : {}),
     },
   };
+}
+
+/** `maxConnections`: a whole number, at least `connections` (lanes for the most the run's handle may set). */
+function planMaxConnections(options: LoadOptions, connections: number): number | undefined {
+  if (options.maxConnections === undefined) return undefined;
+  const most = positiveInteger('maxConnections', options.maxConnections);
+  if (most < connections) {
+    throw new SalvoRangeError(`maxConnections must be at least connections (${connections}); got ${most}`, {
+      option: 'maxConnections',
+      value: most,
+      mentions: ['connections'],
+    });
+  }
+  return most;
 }

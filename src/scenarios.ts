@@ -165,6 +165,13 @@ async function planScenarios(options: LoadOptions): Promise<RunPlan> {
       value: options.signal,
     });
   }
+  // Room for setConnections, which a run of scenarios does not take (only stop()).
+  if (options.maxConnections !== undefined) {
+    throw new SalvoOptionError(
+      `maxConnections has no meaning in a run of scenarios: its connections cannot be steered; got maxConnections ${show(options.maxConnections)}`,
+      { option: 'maxConnections', value: options.maxConnections },
+    );
+  }
   const { options: loaded } = await importOptionModules({ onProgress: options.onProgress } as LoadOptions);
   if (loaded.onProgress !== undefined && typeof loaded.onProgress !== 'function') {
     const message = `onProgress must be a function (or a module specifier); got ${show(options.onProgress)}`;

@@ -13,7 +13,7 @@ export interface LoadHandle extends RunControl {
    * of slots at the new rate, latencies counted from the new schedule. A rate run only.
    */
   setRate(rate: number): void;
-  /** The connections to keep open (a rate run's cap), split over the workers; at most the run's `connections`. */
+  /** The connections to keep open (a rate run's cap), split over the workers; at most the run's `connections` (or `maxConnections`). */
   setConnections(connections: number): void;
   /** Ends the run now, everything sent counted once (`aborted: true`); resolves once `result` has. */
   stop(): Promise<void>;

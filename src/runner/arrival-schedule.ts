@@ -33,6 +33,12 @@ interface Stretch {
   /** Where it starts and stops, in expected arrivals (the integral of the rate). */
   from: number;
   to: number;
+  /**
+   * The index after its last arrival in use, and the position all those lie before: `end` and `to`,
+   * unless a change of rate cut it there (`holdFrom`); its blocks are still drawn over the whole of it.
+   */
+  last: number;
+  reach: number;
 }
 
 /** One block's arrivals: `count` of them from arrival `first`, their positions in `positions`. */
@@ -81,28 +87,41 @@ export class ArrivalSchedule implements SlotSchedule {
   }
 
   /**
-   * The whole run's clock holds this thread's `rate` times the shares from `ms` on. Positions are on
-   * the rate's integral, which stays continuous, so arrivals already due keep their times; the
-   * stretches' counts after `ms` follow the new rate (only the last block of the current one is drawn anew).
+   * The whole run's clock holds this thread's `rate` times the shares from `ms` on. The arrivals due
+   * before `ms` keep their positions (the stretch under way is cut after them, its blocks drawn as
+   * before); the rest of the run is re-planned from there at the new rate: stretches from the cut's
+   * position to each bound, counted by the new clock. Every share cuts at the same arrival, since
+   * the whole run's schedule decides it, so the shares still send the one schedule.
    */
   holdFrom(ms: number, rate: number): void {
-    this.#clock.holdFrom(ms, rate * this.#stride);
-    this.#planStretches();
+    const at = Math.max(0, ms);
+    const cut = this.#clock.integralAt(at);
+    const kept = this.#wholeCountBefore(cut);
+    this.#clock.holdFrom(at, rate * this.#stride);
+    this.#stretches = this.#stretches.filter((stretch) => stretch.first < kept);
+    const current = this.#stretches.at(-1);
+    if (current !== undefined && current.reach > cut) {
+      current.last = Math.min(current.last, kept);
+      current.reach = cut;
+    }
+    // Forget the block drawn last: the hot path in `position` would otherwise read it.
     this.#block.first = -1;
+    this.#block.count = 0;
+    this.#planStretches(kept, cut, at);
   }
 
-  #planStretches(): void {
-    this.#stretches = [];
-    let first = 0;
-    let from = 0;
+  /** Stretches from arrival `first` at position `from`, for the bounds after `afterMs`. */
+  #planStretches(first = 0, from = 0, afterMs = -Infinity): void {
     for (const ms of this.#bounds) {
-      const end = ms === Infinity ? Infinity : this.#clock.countBefore(ms);
+      if (ms <= afterMs) continue;
+      const end = ms === Infinity ? Infinity : Math.max(first, this.#clock.countBefore(ms));
       const to = ms === Infinity ? Infinity : this.#clock.integralAt(ms);
-      if (end > first) this.#stretches.push({ first, end, from, to });
+      if (end > first) this.#stretches.push({ first, end, from, to, last: end, reach: to });
       [first, from] = [end, to];
       if (ms === Infinity) break;
     }
-    if (first !== Infinity) this.#stretches.push({ first, end: Infinity, from, to: Infinity });
+    if (first !== Infinity)
+      this.#stretches.push({ first, end: Infinity, from, to: Infinity, last: Infinity, reach: Infinity });
   }
 
   timeOf(slot: number): number {
@@ -132,7 +151,7 @@ export class ArrivalSchedule implements SlotSchedule {
     let stretch = this.#stretches[0]!;
     for (const candidate of this.#stretches) {
       stretch = candidate;
-      if (arrival < candidate.end) break;
+      if (arrival < candidate.last) break;
     }
     const drawn = this.#blockOf(stretch, Math.floor((arrival - stretch.first) / ARRIVAL_BLOCK));
     return drawn.positions[arrival - drawn.first]!;
@@ -145,11 +164,11 @@ export class ArrivalSchedule implements SlotSchedule {
     let stretch = this.#stretches[0]!;
     for (const candidate of this.#stretches) {
       stretch = candidate;
-      if (limit <= candidate.to) break;
+      if (limit <= candidate.reach) break;
     }
     // Before a stretch that follows one with no arrivals (a warm-up too short for one).
     if (limit <= stretch.from) return stretch.first;
-    const lastBlock = Math.floor((stretch.end - 1 - stretch.first) / ARRIVAL_BLOCK);
+    const lastBlock = Math.floor((stretch.last - 1 - stretch.first) / ARRIVAL_BLOCK);
     const block = this.#blockOf(stretch, Math.min(Math.floor((limit - stretch.from) / ARRIVAL_BLOCK), lastBlock));
     // The first arrival of the block at or after the limit.
     let low = 0;
@@ -183,7 +202,8 @@ export class ArrivalSchedule implements SlotSchedule {
     const scale = span / sum;
     for (let i = 0; i < count; i++) positions[i] = from + positions[i]! * scale;
     block.first = first;
-    block.count = count;
+    // A cut stretch's arrivals after the cut are not its own any more.
+    block.count = Math.min(count, stretch.last - first);
     return block;
   }
 }

@@ -162,6 +162,11 @@ export interface LoadOptions {
   name?: string;
   /** Concurrent connections over all workers. Default 10. */
   connections?: number;
+  /**
+   * The most connections `startLoad`'s `setConnections` may raise the run to: lanes are made for
+   * this many at the start, `connections` of them open at first. Default: `connections` (or the stages' peak).
+   */
+  maxConnections?: number;
   /** How long to run. Default 10 s unless `amount` is given. */
   duration?: Duration;
   /** Send exactly this many requests, then stop. */
@@ -367,6 +372,7 @@ export interface ScenarioOptions extends Omit<
   | 'segment'
   | 'startAt'
   | 'agents'
+  | 'maxConnections'
 > {
   /** Default: the run's `url`. */
   url?: string;

@@ -155,4 +155,11 @@ export const FEATURE_ROWS = {
     default: NONE,
     doc: 'coordinate agents on other machines (salvo agent) instead of sending load',
   },
+  maxConnections: {
+    kinds: ['http', 'task'],
+    run: true,
+    type: 'number',
+    default: '`connections`',
+    doc: "the most connections startLoad's setConnections may raise the run to: lanes for them are made at the start",
+  },
 } satisfies { readonly [K in keyof LoadOptions]?: OptionRow };

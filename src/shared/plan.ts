@@ -105,6 +105,8 @@ export interface Plan {
   llm?: PlannedLlm;
   /** `think`, `flows`, `feed`: lanes walk journeys (see journey.ts); absent for a plain sequence. */
   journey?: PlannedJourney;
+  /** `maxConnections`: lanes made for this many connections, `connections` of them in use at first. */
+  maxConnections?: number;
 }
 
 /** One `outputs` entry after validation (`src/outputs/options.ts`): plain data, kept in the main thread. */
@@ -115,10 +117,14 @@ export interface PlannedOutput {
   headers: Record<string, string>;
 }
 
-/** The most connections the plan has open at once: `connections`, or more when stages ramp them higher. */
+/**
+ * The most connections the plan has open at once: `connections`, or more when stages ramp them
+ * higher or `maxConnections` leaves room for the run's handle to raise them.
+ */
 export function peakConnections(plan: Plan): number {
-  if (plan.ramps !== 'connections') return plan.connections;
-  return Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!));
+  const most = Math.max(plan.connections, plan.maxConnections ?? 0);
+  if (plan.ramps !== 'connections') return most;
+  return Math.max(most, ...plan.stages!.map((stage) => stage.connections!));
 }
 
 /** Requests in flight per connection, the engine's lanes per connection: `streams` with h2, else `pipelining`. */

@@ -1,5 +1,5 @@
 import { SalvoOptionError } from '../shared/errors.js';
-import type { LoadResult } from '../shared/load-result.js';
+import type { LoadResult, SteerStep } from '../shared/load-result.js';
 import type { Thresholds } from '../shared/terms.js';
 import { mergeStats, type ResultHeader } from './merge.js';
 import { failedByDefault, type ShardStats } from './recorder.js';
@@ -115,6 +115,22 @@ function resultAsShard(result: LoadResult, offsetMs: number): ShardStats {
   };
 }
 
+/**
+ * The steps of segments of one steered run: every result has the same changes (the whole run's
+ * rate or connections, in order), each taking effect where the earliest segment saw it, on the
+ * merged clock. Undefined otherwise: steps of different runs or none in some, no one sequence to keep.
+ */
+export function mergeSteps(results: readonly LoadResult[], startedAt: number): SteerStep[] | undefined {
+  const values = (result: LoadResult) => show(result.steps?.map(({ rate, connections }) => [rate, connections]));
+  const first = results[0]!.steps;
+  if (first === undefined || first.length === 0 || results.some((result) => values(result) !== values(results[0]!)))
+    return undefined;
+  return first.map((step, index) => {
+    const atMs = Math.min(...results.map((result) => result.startedAt - startedAt + result.steps![index]!.atMs));
+    return { ...step, atMs: Math.round(atMs * 1000) / 1000 };
+  });
+}
+
 function assertMergeable(results: unknown): asserts results is LoadResult[] {
   if (!Array.isArray(results) || results.length === 0) {
     throw new SalvoOptionError(
@@ -193,6 +209,8 @@ export function mergeResults(results: readonly LoadResult[], options: MergeResul
     merge: { plan: results[0]!.merge.plan, ...(thresholds !== undefined ? { thresholds } : {}) },
   };
   const merged = sumResults(results, header);
+  const steps = mergeSteps(results, merged.startedAt);
+  if (steps !== undefined) merged.steps = steps;
   if (results.some((result) => result.byScenario !== undefined)) {
     const scenarios = [...new Set(results.flatMap((result) => Object.keys(result.byScenario ?? {})))];
     merged.byScenario = Object.fromEntries(

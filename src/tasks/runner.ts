@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Plan } from '../shared/plan.js';
+import { peakConnections, type Plan } from '../shared/plan.js';
 import type { TaskFunctions } from '../shared/task.js';
 import type { Recorder, ShardStats } from '../stats/recorder.js';
 import { backoffMs, RunLifecycle, timeoutTickMs, type Exchanges, type RunHooks } from '../runner/lifecycle.js';
@@ -113,11 +113,10 @@ export class TaskRunner implements Exchanges, CallOwner {
     this.#state = hooks.state;
     this.#backoff = plan.task?.backoff !== false;
     this.#steps = new StepRecorder(hooks.onSecond !== undefined);
-    const peak =
-      plan.ramps === 'connections'
-        ? Math.max(plan.connections, ...plan.stages!.map((stage) => stage.connections!))
-        : plan.connections;
-    this.#slots = Array.from({ length: peak }, (_, index) => new Slot(index, new TaskCall(index, this.#state, this)));
+    this.#slots = Array.from(
+      { length: peakConnections(plan) },
+      (_, index) => new Slot(index, new TaskCall(index, this.#state, this)),
+    );
     this.#loop = new ClosedLoop(plan, {
       parked: () => {},
       resume: (slot, now) => this.#next(slot, now),

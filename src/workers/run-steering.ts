@@ -107,8 +107,8 @@ export class RunSteering implements RunControl {
     const most = this.#whole === undefined ? planned(this.#options) : peakConnections(this.#whole);
     if (connections > most) {
       throw new SalvoRangeError(
-        `setConnections: ${connections} is more than the ${most} connections this run was planned with; start it with connections: ${connections} (or more) and set fewer at first`,
-        { option: 'setConnections', value: connections, mentions: ['connections'] },
+        `setConnections: ${connections} is more than the ${most} connections this run was planned with; start it with maxConnections: ${connections} (or more) to raise them that far`,
+        { option: 'setConnections', value: connections, mentions: ['maxConnections'] },
       );
     }
     this.#record(wallClockMs(), { connections });
@@ -188,10 +188,10 @@ export class RunSteering implements RunControl {
   }
 }
 
-/** The connections the options plan at most (default 10; stages may ramp higher). */
+/** The connections the options plan at most (default 10; stages may ramp higher, maxConnections leaves room). */
 function planned(options: LoadOptions): number {
   const base = options.connections ?? options.concurrency ?? 10;
-  return Math.max(base, ...(options.stages ?? []).map((stage) => stage.connections ?? 0));
+  return Math.max(base, options.maxConnections ?? 0, ...(options.stages ?? []).map((stage) => stage.connections ?? 0));
 }
 
 /** The kind of run the options ask for, before they are planned (`planLoad` names it for good). */

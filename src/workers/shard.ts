@@ -79,6 +79,7 @@ export function splitPlan(plan: Plan, count: number): Plan[] {
     stage.connections === undefined ? undefined : splitEvenly(stage.connections, count),
   );
   const phased = openLoop && (count > 1 || plan.ratePhase !== undefined);
+  const maxConnections = plan.maxConnections === undefined ? undefined : splitEvenly(plan.maxConnections, count);
   return connections.map((shareConnections, index): Plan => {
     const stages = plan.stages?.map((stage, stageIndex): PlannedStage => {
       const scaled: PlannedStage = { durationMs: stage.durationMs };
@@ -95,6 +96,8 @@ export function splitPlan(plan: Plan, count: number): Plan[] {
       rate: plan.rate === undefined ? undefined : plan.rate / count,
       stages,
       ...(phased ? { ratePhase: ((plan.ratePhase ?? 0) + index) / count } : {}),
+      // Split as the handle's setConnections splits a count, so a share's part never exceeds its lanes.
+      ...(maxConnections !== undefined ? { maxConnections: maxConnections[index]! } : {}),
       ...(plan.arrivals !== undefined ? { arrivals: { ...plan.arrivals, stride: plan.arrivals.stride * count } } : {}),
       // Prompts are dealt as rate slots are: share `index` takes every `count`-th of its parent's.
       ...(plan.llm !== undefined

@@ -162,3 +162,24 @@ t.test('startAt: the measured run starts at that wall-clock instant, in-process 
   t.equal(aborted.aborted, true, 'an abort ends the wait for startAt');
   t.equal(aborted.requests.sent, 0);
 });
+
+t.test("steps of one steered run's segments are kept on the merged clock; differing ones are dropped", async (t) => {
+  // Segment 1 started 2.4 ms after segment 0 and saw each change 2.4 ms earlier into its run, plus a little.
+  const results = segmentResults({ connections: 4, rate: 600 }, 2, undefined, [0, 2.4]);
+  results[0]!.steps = [{ atMs: 1000.5, rate: 900 }, { atMs: 2000.25, connections: 2 }];
+  results[1]!.steps = [{ atMs: 998.3, rate: 900 }, { atMs: 1998, connections: 2 }];
+  const merged = mergeResults(results);
+  t.same(merged.steps, [{ atMs: 1000.5, rate: 900 }, { atMs: 2000.25, connections: 2 }], 'each change where the earliest segment saw it, on the merged clock');
+  const later = structuredClone(results);
+  later[0]!.steps = [{ atMs: 1000.5, rate: 900 }, { atMs: 2001, connections: 2 }];
+  later[1]!.steps = [{ atMs: 997, rate: 900 }, { atMs: 1997, connections: 2 }];
+  t.same(mergeResults(later).steps, [{ atMs: 999.4, rate: 900 }, { atMs: 1999.4, connections: 2 }], 'the earliest of the segments, whichever it is');
+
+  const differ = structuredClone(results);
+  differ[1]!.steps = [{ atMs: 998.3, rate: 800 }];
+  t.equal(mergeResults(differ).steps, undefined, 'different changes: not one run steered, no steps kept');
+  const some = structuredClone(results);
+  delete some[1]!.steps;
+  t.equal(mergeResults(some).steps, undefined, 'steps in only some results: none kept');
+  t.equal(mergeResults(segmentResults({ connections: 4 }, 2)).steps, undefined, 'no steps: none');
+});

@@ -158,6 +158,66 @@ t.test("in this thread (workers: 1): setRate follows, and setConnections caps a 
   });
 });
 
+t.test("setRate on poisson arrivals over 2 workers: the server's count is sent, and the drawn run follows the new rate", async (t) => {
+  const server = await steerServer(t);
+  await inSomeRun(t, 3, async (timing) => {
+    const run = startLoad({
+      url: server.url,
+      rate: 500,
+      duration: '3s',
+      workers: 2,
+      connections: 40,
+      arrivals: { distribution: 'poisson', seed: 7 },
+      onProgress: (event: ProgressEvent) => {
+        if (event.second === 0) run.setRate(1500);
+      },
+    });
+    const result = await run.result;
+    const arrivals = await settledArrivals(server, result.requests.sent);
+    t.equal(arrivals.length, result.requests.sent, "the server's count equals requests.sent");
+    t.same(result.steps?.map(({ rate }) => rate), [1500], 'the change is a step');
+    const atMs = result.steps![0]!.atMs;
+    // The measured run's count is the integral of the steered rate (the draws only place the arrivals).
+    const planned = (500 * atMs + 1500 * (3000 - atMs)) / 1000;
+    timing.ok(Math.abs(result.requests.sent - planned) <= 0.01 * planned + 5, `sent ${result.requests.sent}, the steered rate plans ${planned.toFixed(0)} (change at ${atMs} ms)`);
+    // A Poisson second of 1,500 has a standard deviation of about 39: 15% is some 6 of them.
+    const counts = perSecond(arrivals, result.startedAt, 3);
+    timing.ok(atMs < 1600 && Math.abs(counts[2]! - 1500) <= 0.15 * 1500, `the server saw ${counts[2]} in the last second (1,500 planned)`);
+  });
+});
+
+t.test('maxConnections: a closed loop over 2 workers starts at its 2 connections and setConnections raises it to 6', async (t) => {
+  await inSomeRun(t, 3, async (timing) => {
+    // A server per try: its `most` counts from its start.
+    const server = await steerServer(t, 5);
+    const seen: Array<Promise<{ open: number; most: number }>> = [];
+    const run = startLoad({
+      url: server.url,
+      connections: 2,
+      maxConnections: 6,
+      duration: '3s',
+      workers: 2,
+      onProgress: (event: ProgressEvent) => {
+        if (event.second === 0) {
+          seen.push(server.sockets());
+          run.setConnections(6);
+        }
+        if (event.second === 1) seen.push(server.sockets());
+      },
+    });
+    t.throws(() => run.setConnections(7), { name: 'SalvoRangeError', message: /^setConnections: 7 is more than the 6 connections[^]*maxConnections: 7/ });
+    const result = await run.result;
+    const [before, after] = await Promise.all(seen);
+    const arrivals = await settledArrivals(server, result.requests.sent);
+    t.equal(arrivals.length, result.requests.sent, "the server's count equals requests.sent");
+    t.same(result.steps?.map(({ connections }) => connections), [6], 'the raise is a step');
+    t.equal(result.connections, 2, 'the result names the connections it started with');
+    t.equal(result.errors.total, 0, 'no errors');
+    timing.ok(before?.open === 2 && before.most === 2, `2 sockets open before the raise, the parked lanes' never opened (saw ${before?.open}, most ${before?.most})`);
+    timing.ok(after?.open === 6 && after.most <= 6, `6 sockets open after setConnections(6) (saw ${after?.open}, most ${after?.most})`);
+  });
+});
+
 t.test('the handle says what it cannot do, naming the method', async (t) => {
   const closed = startLoad({ url: 'http://127.0.0.1:9/', connections: 2, duration: '1s' });
   t.throws(() => closed.setRate(100), { name: 'SalvoOptionError', message: /^setRate: this run has no rate/ });

@@ -114,3 +114,46 @@ t.test('the warm-up and the measured run each get the constant rate\'s count', a
     t.equal(times.filter((time) => time < warmup).length, drawn.countBefore(warmup), `${label}: due times agree with the counts`);
   }
 });
+
+t.test('a steered drawn schedule: 1 share and 4 shares hold the new rate from the same arrival', async (t) => {
+  const options: Partial<LoadOptions> = { rate: 1000, warmup: 500, duration: 10_000, arrivals: { distribution: 'poisson', seed: 42 } };
+  const endMs = 10_500;
+  const unsteered = dueTimes(planSlotSchedule(plan(options))!, endMs);
+  // Each case: the changes (whole run's rate from a time on), in order; 9 s is in the measured run's
+  // last block of draws, 3 s to 100/s leaves fewer arrivals to the run than were due by then.
+  const cases: Array<[string, Array<[number, number]>]> = [
+    ['3 s: up to 2,500/s', [[3000, 2500]]],
+    ['3 s: down to 100/s', [[3000, 100]]],
+    ['9 s: up to 3,000/s', [[9000, 3000]]],
+    ['in the warm-up, 0.3 s: up to 2,000/s', [[300, 2000]]],
+    ['2 s: up to 3,000/s, then 6 s: down to 400/s', [[2000, 3000], [6000, 400]]],
+  ];
+  for (const [label, changes] of cases) {
+    const steer = (shares: Plan[]): number[] => {
+      const schedules = shares.map((share) => planSlotSchedule(share)!);
+      for (const [ms, rate] of changes) for (const schedule of schedules) schedule.holdFrom(ms, rate / shares.length);
+      return schedules.flatMap((schedule) => dueTimes(schedule, endMs)).sort((a, b) => a - b);
+    };
+    const one = steer([plan(options)]);
+    const single = planSlotSchedule(plan(options))! as SlotSchedule & { countBefore(ms: number): number };
+    for (const [ms, rate] of changes) single.holdFrom(ms, rate);
+    const broken = one.filter((time, slot) => single.countBefore(time) !== slot || single.timeOf(slot) !== time);
+    t.equal(broken.length, 0, `${label}: countBefore(timeOf(i)) is i after the changes`);
+    t.same(steer(shardPlan(plan({ ...options, workers: 4 }))), one, `${label}: 4 shares send exactly the 1-share schedule`);
+    const [firstMs] = changes[0]!;
+    t.same(one.filter((time) => time < firstMs), unsteered.filter((time) => time < firstMs), `${label}: arrivals due before the change keep their times`);
+    t.ok(one.every((time, index) => index === 0 || time >= one[index - 1]!), `${label}: due times in order`);
+    // After each change, the count in its stretch follows the new rate: the draws decide only
+    // where the cut falls, a few arrivals either way (5 standard deviations of a Poisson count, and then some).
+    changes.forEach(([ms, rate], index) => {
+      const until = changes[index + 1]?.[0] ?? endMs;
+      const count = one.filter((time) => time >= ms && time < until).length;
+      const expected = (rate * (until - ms)) / 1000;
+      const bound = 5 * Math.sqrt(expected) + 5;
+      t.ok(Math.abs(count - expected) < bound, `${label}: ${count} arrivals in [${ms}, ${until}) ms, ${expected} expected (bound ${bound.toFixed(0)})`);
+    });
+    const last = changes.at(-1)!;
+    const after = gaps(one.filter((time) => time >= last[0]));
+    t.ok(Math.abs(mean(after) - 1000 / last[1]) < (0.1 * 1000) / last[1], `${label}: mean gap ${mean(after).toFixed(3)} ms after the last change, ${1000 / last[1]} expected`);
+  }
+});

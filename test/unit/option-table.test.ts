@@ -64,6 +64,7 @@ const SAMPLES: { [K in keyof Required<LoadOptions>]: LoadOptions[K] } = {
   flows: [{ name: 'f', weight: 1, requests: [{ path: '/' }] }], feed: [{ id: 1 }],
   live: { port: 0 },
   agents: { expect: 2, listen: 0, token: 'a-long-enough-token' },
+  maxConnections: 4,
 };
 
 /** The smallest options of each kind of run. */

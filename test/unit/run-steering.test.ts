@@ -2,7 +2,9 @@ import t from 'tap';
 import { planRun } from '../../src/scenarios.js';
 import { StartGate, wallClockMs } from '../../src/runner/start-gate.js';
 import { RunSteering } from '../../src/workers/run-steering.js';
-import { segmentPlan } from '../../src/workers/shard.js';
+import { segmentPlan, shardPlan } from '../../src/workers/shard.js';
+import { planLoad } from '../../src/options.js';
+import { peakConnections } from '../../src/shared/plan.js';
 import type { ToWorker } from '../../src/workers/messages.js';
 import type { LoadOptions } from '../../src/index.js';
 
@@ -55,4 +57,28 @@ t.test('the kinds of run that cannot take a change say so, naming the method', a
   t.throws(() => new RunSteering({ scenarios: {} } as LoadOptions).setRate(2), { message: /^setRate: a run of named scenarios/ });
   t.throws(() => new RunSteering({ url: 'http://127.0.0.1:9/', stages: [{ duration: 1000, connections: 20 }] }).setConnections(21), { message: /more than the 20 connections/ });
   t.doesNotThrow(() => new RunSteering({ url: 'http://127.0.0.1:9/', stages: [{ duration: 1000, rate: 20 }] }).setRate(0), 'rate stages are a rate run; 0 pauses');
+});
+
+t.test('maxConnections: lanes for that many, split over segments and workers as setConnections splits a count', async (t) => {
+  const options: LoadOptions = { url: 'http://127.0.0.1:9/', connections: 4, maxConnections: 11, workers: 2, segment: { index: 1, count: 2 } };
+  const { steering, plan, posted } = await steered(options, 2);
+  t.equal(plan.maxConnections, 5, 'segment 1 of 2 holds 5 of the 11 (6 + 5)');
+  const shares = shardPlan(plan);
+  t.same(shares.map(peakConnections), [3, 2], "its 2 workers' lanes: 3 + 2");
+  t.same(shares.map((share) => share.connections), [1, 1], 'starting from 1 each (2 of the 4)');
+  // Any count up to maxConnections fits every share's lanes: the splits are monotone in the count.
+  for (let count = 1; count <= 11; count++) steering.setConnections(count);
+  const over = posted.filter(([index, message]) => message.type === 'connections' && message.connections > peakConnections(shares[index]!));
+  t.equal(over.length, 0, 'no worker is ever sent more connections than it has lanes');
+  t.throws(() => steering.setConnections(12), { name: 'SalvoRangeError', message: /^setConnections: 12 is more than the 11 connections this run was planned with; start it with maxConnections: 12/ });
+});
+
+t.test('maxConnections is checked by name', async (t) => {
+  const url = 'http://127.0.0.1:9/';
+  t.throws(() => planLoad({ url, connections: 4, maxConnections: 3 }), { name: 'SalvoRangeError', option: 'maxConnections', message: /^maxConnections must be at least connections \(4\); got 3/ });
+  t.throws(() => planLoad({ url, maxConnections: 2.5 }), { option: 'maxConnections', message: /positive integer/ });
+  t.throws(() => planLoad({ url: 'ws://127.0.0.1:9/', websocket: { message: 'x' }, maxConnections: 20 }), { option: 'maxConnections', message: /maxConnections/ });
+  await t.rejects(planRun({ url, scenarios: { a: {} }, maxConnections: 9 }), { option: 'maxConnections', message: /^maxConnections has no meaning in a run of scenarios/ });
+  t.equal(peakConnections(planLoad({ url, connections: 2, maxConnections: 9 }).plan), 9);
+  t.equal(planLoad({ url, connections: 2, maxConnections: 9 }).plan.connections, 2);
 });
