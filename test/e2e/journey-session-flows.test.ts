@@ -1,0 +1,146 @@
+// cookies and followRedirects with flows, feed and think (journey mode) against express +
+// express-session, over 2 workers: each feed row logs in (or browses) exactly once, the server's
+// session store and access log agree with byName exactly, and no journey on a lane inherits the
+// session of the journey before it (the jar begins at each journey's first step).
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import session from 'express-session';
+import t, { type Test } from 'tap';
+import { runLoad, type TransportName } from '../../src/index.js';
+
+const ROWS = 90;
+
+interface App {
+  url: string;
+  /** Requests by `METHOD /path`, counted before any handler ran. */
+  log: Record<string, number>;
+  /** Users by the order they logged in, and by the order they browsed. */
+  logins: string[];
+  browsed: string[];
+  /** Logins that arrived with a session of their own already: a cookie from an earlier journey. */
+  inherited: number;
+  created: Set<string>;
+  destroyed: number;
+  left(): Promise<number>;
+}
+
+async function startApp(t: Test): Promise<App> {
+  const store = new session.MemoryStore();
+  const left = () => new Promise<number>((resolve) => store.length((_error, length) => resolve(length ?? -1)));
+  const app: App = { url: '', log: {}, logins: [], browsed: [], inherited: 0, created: new Set(), destroyed: 0, left };
+  const set = store.set.bind(store);
+  store.set = (sid, data, callback) => {
+    app.created.add(sid);
+    set(sid, data, callback);
+  };
+  const destroy = store.destroy.bind(store);
+  store.destroy = (sid, callback) => {
+    app.destroyed++;
+    destroy(sid, callback);
+  };
+  const user = (req: express.Request) => (req.session as unknown as { user?: string }).user;
+  const server = express()
+    .use((req, _res, next) => {
+      const key = `${req.method} ${req.path}`;
+      app.log[key] = (app.log[key] ?? 0) + 1;
+      next();
+    })
+    .use(session({ store, secret: 'journey', resave: false, saveUninitialized: false }))
+    .use(express.urlencoded({ extended: false }))
+    .post('/login', (req, res) => {
+      const body = req.body as { user?: string; password?: string };
+      if (!/^u\d+$/.test(body.user ?? '') || body.password !== 'pw') return void res.status(403).send('no');
+      if (user(req) !== undefined) app.inherited++;
+      app.logins.push(body.user!);
+      (req.session as unknown as { user: string }).user = body.user!;
+      res.redirect('/home'); // 302: the POST becomes a GET
+    })
+    .get('/home', (req, res) => {
+      const who = user(req);
+      if (who === undefined) return void res.status(401).send('log in first');
+      // The journey names its user: another user's session here is one that leaked.
+      if (req.query.user !== undefined && req.query.user !== who) return void res.status(409).send(`${who}, not ${String(req.query.user)}`);
+      res.send(`hello ${who}`);
+    })
+    .get('/browse', (req, res) => {
+      app.browsed.push(String(req.query.user));
+      res.send('a page for anyone');
+    })
+    .post('/logout', (req, res) => req.session.destroy(() => res.redirect(303, '/')))
+    .get('/', (_req, res) => void res.send('welcome'))
+    .listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  server.keepAliveTimeout = 60_000;
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  app.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return app;
+}
+
+const flows = fileURLToPath(new URL('../fixtures/workers/session-flows.mjs', import.meta.url));
+const users = Array.from({ length: ROWS }, (_, i) => ({ user: `u${i}` }));
+
+// A closed loop on net (each lane walks its journeys one after another), and rate mode on undici
+// (a journey takes whichever lane is free, so a lane's journeys are any flows' and any rows').
+const runs: { transport: TransportName; rate?: number }[] = [{ transport: 'net' }, { transport: 'undici', rate: 150 }];
+
+for (const { transport, rate } of runs) {
+  t.test(`${transport}${rate === undefined ? '' : ', rate mode'}: flows of logins, logouts and guests, a feed of users and think time, with cookies and redirects`, async (t) => {
+    const app = await startApp(t);
+    const result = await runLoad({
+      url: app.url,
+      transport,
+      ...(rate === undefined ? {} : { rate }),
+      connections: 6,
+      workers: 2,
+      duration: '30s',
+      cookies: true,
+      followRedirects: 2,
+      feed: { rows: users, reuse: false },
+      flows,
+    });
+    const by = result.byName!;
+    const completed = (name: string) => by[name]?.requests.completed ?? 0;
+    const redirects = (name: string) => by[name]?.requests.redirects ?? 0;
+    t.same(Object.keys(by).sort(), ['guest/browse', 'guest/home', 'member/home', 'member/login', 'member/logout', 'stay/home', 'stay/login']);
+    t.equal(result.errors.total, 0);
+    t.ok(result.durationMs < 30_000, 'the run ended with the feed');
+    t.ok(result.warnings.some((warning) => warning.code === 'FEED_EXHAUSTED'));
+    // One journey per row: each journey's first step is sent once.
+    const journeys = completed('member/login') + completed('stay/login') + completed('guest/browse');
+    t.equal(journeys, ROWS, 'one journey per row');
+    t.ok(completed('member/login') > 0 && completed('stay/login') > 0 && completed('guest/browse') > 0, 'every flow ran');
+    const seen = [...app.logins, ...app.browsed].sort();
+    t.same(seen, users.map((row) => row.user).sort(), 'each row logged in or browsed exactly once');
+    t.equal(app.logins.length, completed('member/login') + completed('stay/login'), "the server's logins are byName's");
+    t.equal(app.browsed.length, completed('guest/browse'));
+    t.equal(redirects('member/login'), completed('member/login'), 'each login followed its redirect');
+    t.equal(redirects('stay/login'), completed('stay/login'));
+    t.equal(redirects('member/logout'), completed('member/logout'));
+    t.equal(completed('member/logout'), completed('member/login'), 'every member journey ran to its logout');
+    t.equal(completed('stay/home'), completed('stay/login'));
+    t.equal(completed('guest/home'), completed('guest/browse'));
+    t.same(
+      result.statusCodes,
+      { 200: result.requests.completed - completed('guest/home'), 401: completed('guest/home') },
+      "a guest's /home finds no session (no 409: no journey read another user's session)",
+    );
+    t.same(by['guest/home']!.statusCodes, { 401: completed('guest/home') });
+    t.same(
+      app.log,
+      {
+        'POST /login': app.logins.length,
+        'GET /home': completed('member/home') + completed('stay/home') + completed('guest/home') + redirects('member/login') + redirects('stay/login'),
+        'POST /logout': completed('member/logout'),
+        'GET /': redirects('member/logout'),
+        'GET /browse': completed('guest/browse'),
+      },
+      "the server's access log",
+    );
+    t.equal(app.inherited, 0, "no login arrived with an earlier journey's session");
+    t.equal(app.created.size, app.logins.length, 'one new session per login');
+    t.equal(app.destroyed, completed('member/logout'), 'each logout destroyed its session');
+    t.equal(await app.left(), completed('stay/login'), "the sessions left are the stay flow's");
+  });
+}
