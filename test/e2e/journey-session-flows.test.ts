@@ -2,81 +2,12 @@
 // express-session, over 2 workers: each feed row logs in (or browses) exactly once, the server's
 // session store and access log agree with byName exactly, and no journey on a lane inherits the
 // session of the journey before it (the jar begins at each journey's first step).
-import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import express from 'express';
-import session from 'express-session';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { runLoad, type TransportName } from '../../src/index.js';
+import { startApp } from '../fixtures/session-app.js';
 
 const ROWS = 90;
-
-interface App {
-  url: string;
-  /** Requests by `METHOD /path`, counted before any handler ran. */
-  log: Record<string, number>;
-  /** Users by the order they logged in, and by the order they browsed. */
-  logins: string[];
-  browsed: string[];
-  /** Logins that arrived with a session of their own already: a cookie from an earlier journey. */
-  inherited: number;
-  created: Set<string>;
-  destroyed: number;
-  left(): Promise<number>;
-}
-
-async function startApp(t: Test): Promise<App> {
-  const store = new session.MemoryStore();
-  const left = () => new Promise<number>((resolve) => store.length((_error, length) => resolve(length ?? -1)));
-  const app: App = { url: '', log: {}, logins: [], browsed: [], inherited: 0, created: new Set(), destroyed: 0, left };
-  const set = store.set.bind(store);
-  store.set = (sid, data, callback) => {
-    app.created.add(sid);
-    set(sid, data, callback);
-  };
-  const destroy = store.destroy.bind(store);
-  store.destroy = (sid, callback) => {
-    app.destroyed++;
-    destroy(sid, callback);
-  };
-  const user = (req: express.Request) => (req.session as unknown as { user?: string }).user;
-  const server = express()
-    .use((req, _res, next) => {
-      const key = `${req.method} ${req.path}`;
-      app.log[key] = (app.log[key] ?? 0) + 1;
-      next();
-    })
-    .use(session({ store, secret: 'journey', resave: false, saveUninitialized: false }))
-    .use(express.urlencoded({ extended: false }))
-    .post('/login', (req, res) => {
-      const body = req.body as { user?: string; password?: string };
-      if (!/^u\d+$/.test(body.user ?? '') || body.password !== 'pw') return void res.status(403).send('no');
-      if (user(req) !== undefined) app.inherited++;
-      app.logins.push(body.user!);
-      (req.session as unknown as { user: string }).user = body.user!;
-      res.redirect('/home'); // 302: the POST becomes a GET
-    })
-    .get('/home', (req, res) => {
-      const who = user(req);
-      if (who === undefined) return void res.status(401).send('log in first');
-      // The journey names its user: another user's session here is one that leaked.
-      if (req.query.user !== undefined && req.query.user !== who) return void res.status(409).send(`${who}, not ${String(req.query.user)}`);
-      res.send(`hello ${who}`);
-    })
-    .get('/browse', (req, res) => {
-      app.browsed.push(String(req.query.user));
-      res.send('a page for anyone');
-    })
-    .post('/logout', (req, res) => req.session.destroy(() => res.redirect(303, '/')))
-    .get('/', (_req, res) => void res.send('welcome'))
-    .listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  server.keepAliveTimeout = 60_000;
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  app.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  return app;
-}
 
 const flows = fileURLToPath(new URL('../fixtures/workers/session-flows.mjs', import.meta.url));
 const users = Array.from({ length: ROWS }, (_, i) => ({ user: `u${i}` }));
