@@ -75,3 +75,34 @@ for (const { transport, rate } of runs) {
     t.equal(await app.left(), completed('stay/login'), "the sessions left are the stay flow's");
   });
 }
+
+t.test("a hook's failure in a flow is reported under the flow's step, as the options name it", async (t) => {
+  const app = await startApp(t);
+  const result = await runLoad({
+    url: app.url,
+    duration: '200ms',
+    connections: 1,
+    flows: [
+      { name: 'a', requests: [{ path: '/' }] },
+      {
+        name: 'b',
+        requests: [
+          { path: '/' },
+          {
+            path: '/',
+            setupRequest: () => {
+              throw new Error('boom');
+            },
+          },
+        ],
+      },
+      { name: 'c', requests: [{ path: '/', setupRequest: (request) => ({ ...request, body: 5 as never }) }] },
+    ],
+  });
+  const where = new Set((result.errors.samples ?? []).map((sample) => sample.where));
+  t.same([...where].sort(), ['flows[1].requests[1].setupRequest', 'flows[2].requests[0].setupRequest']);
+  t.ok(
+    (result.errors.samples ?? []).some((sample) => sample.message.startsWith('flows[2].requests[0].body must be')),
+    "a bad body from a hook names the flow's step",
+  );
+});
