@@ -205,3 +205,13 @@ t.test('feed without reuse: a lane with no row left is refused, and the run stop
   t.same(log, ['FEED_EXHAUSTED', 'send 0 due +0 late true', 'stop'], 'its second step at once (no think time), then its end stops the run');
   await Promise.resolve();
 });
+
+t.test('agents are sent the flows module and the feed file with the plan, at their paths', async (t) => {
+  const { runFiles } = await import('../../src/agents/plan-files.js');
+  const flows = 'test/fixtures/workers/session-flows.mjs';
+  const feed = 'test/fixtures/workers/feed-requests.mjs'; // any file: runFiles only reads it
+  t.same((await runFiles({ url, flows, feed }, [])).map((file) => file.path), [flows, feed]);
+  t.same((await runFiles({ url, flows, feed: { file: feed, reuse: false } }, [])).map((file) => file.path), [flows, feed]);
+  t.same(await runFiles({ url, feed: [{ id: 1 }] }, []), [], 'rows given as an array travel in the options');
+  await t.rejects(runFiles({ url, feed: '/elsewhere/users.csv' }, []), { option: 'feed', message: /not under the working directory/ });
+});
