@@ -1,5 +1,5 @@
 // What an agent is sent: the options as plain data (nothing that cannot cross a network), and the
-// files it needs (the task or requests module, `agents.files`) at their paths under the working directory.
+// files it needs (the task, requests or flows module, the feed file, `agents.files`) at their paths under the working directory.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { SalvoOptionError } from '../shared/errors.js';
@@ -55,6 +55,11 @@ export async function runFiles(options: LoadOptions, files: readonly string[]): 
   const paths = new Set(files);
   if (typeof options.task === 'string') paths.add(moduleFile('task', options.task));
   if (typeof options.requests === 'string') paths.add(moduleFile('requests', options.requests));
+  if (typeof options.flows === 'string') paths.add(moduleFile('flows', options.flows));
+  // A feed file is read where the plan is made: on each agent too, for its share of the rows.
+  const feed = typeof options.feed === 'string' ? options.feed : (options.feed as { file?: unknown } | undefined)?.file;
+  if (typeof feed === 'string')
+    paths.add(underWorkingDirectory(typeof options.feed === 'string' ? 'feed' : 'feed.file', feed));
   return Promise.all(
     [...paths].map(async (path) => {
       try {

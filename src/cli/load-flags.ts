@@ -6,6 +6,7 @@ import { SOCKETIO_FLAGS, socketIoFromFlags } from './socketio-flags.js';
 import { arrivalsFlags } from './arrival-flags.js';
 import { LLM_FLAGS, llmFromFlags, sloFromFlags } from './llm-flags.js';
 import { liveFromFlags } from './live-flags.js';
+import { JOURNEY_FLAGS, journeyFromFlags } from './journey-flags.js';
 import {
   expectStatus,
   headers,
@@ -144,6 +145,7 @@ export const LOAD_FLAGS = {
     help: "send JSON, as curl's --json: POST (unless -m), content-type and accept application/json",
   },
   requests: { type: 'string', value: 'FILE', help: 'a module exporting a sequence of request specs' },
+  ...JOURNEY_FLAGS,
   insecure: { short: 'k', type: 'boolean', help: 'accept any TLS certificate (tls.rejectUnauthorized: false)' },
   ca: { type: 'string', value: 'FILE', help: 'trust this CA certificate (PEM) for https' },
   'expect-status': {
@@ -300,6 +302,7 @@ export function loadOptionsFromFlags({ values: flags, positionals }: LoadFlagsPa
     headers: json?.headers ?? headers(flags.header),
     body: json?.body ?? (flags['body-file'] === undefined ? flags.body : readFlagFile('body-file', flags['body-file'])),
     requests: flags.requests === undefined ? undefined : resolve(flags.requests),
+    ...journeyFromFlags(flags),
     tls:
       flags.insecure === true || flags.ca !== undefined
         ? {

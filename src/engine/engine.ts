@@ -212,7 +212,7 @@ export class Engine implements TransportSink, Exchanges {
       lane.sentBytes = 0;
       if (lane.measured) {
         this.#recorder.recordSent(0, now, this.#nameOf[lane.requestIndex]);
-        this.#recorder.recordThrown('SETUP_REQUEST_FAILED', `requests[${lane.requestIndex}].setupRequest`, this.#sequence.thrown);
+        this.#recorder.recordThrown('SETUP_REQUEST_FAILED', `${this.#sequence.stepOption(lane.requestIndex)}.setupRequest`, this.#sequence.thrown);
       }
       this.onError(lane, 'SETUP_REQUEST_FAILED');
       return;
@@ -246,7 +246,7 @@ export class Engine implements TransportSink, Exchanges {
     const name = this.#nameOf[lane.requestIndex];
     if (!handled) {
       if (lane.measured) {
-        if (undecodable === undefined) this.#recorder.recordThrown('ON_RESPONSE_FAILED', `requests[${lane.requestIndex}].onResponse`, this.#sequence.thrown);
+        if (undecodable === undefined) this.#recorder.recordThrown('ON_RESPONSE_FAILED', `${this.#sequence.stepOption(lane.requestIndex)}.onResponse`, this.#sequence.thrown);
         this.#recorder.recordError(undecodable ?? 'ON_RESPONSE_FAILED', now, name);
         this.#recorder.recordReceivedBytes(bytesReceived, name);
       }

@@ -84,6 +84,14 @@ function flattenFlows(
       value: options.requests,
       mentions: ['flows'],
     });
+  // As with requests, a step has its own body and name (the messages say flows: the user gave no requests).
+  for (const key of ['body', 'name'] as const)
+    if (options[key] !== undefined)
+      throw new SalvoOptionError(`${key} cannot be combined with flows; give each step of a flow its own ${key}`, {
+        option: key,
+        value: options[key],
+        mentions: ['flows'],
+      });
   if (!Array.isArray(value) || value.length === 0)
     throw new SalvoOptionError(
       `flows must be a non-empty array of { name, weight, requests } (or a module's path); got ${show(value)}`,
@@ -133,7 +141,9 @@ function flattenFlows(
       if (typeof spec !== 'object' || spec === null) return void specs.push(spec);
       const method = String(spec.method ?? options.method ?? 'GET').toUpperCase();
       const path = String(spec.path ?? `${url.pathname}${url.search}`).split('?', 1)[0];
-      specs.push({ ...spec, name: `${name}/${spec.name ?? `${method} ${path}`}` });
+      // A name that is not a non-empty string stays as given, for planRequests to refuse under its label.
+      const own = spec.name === undefined ? `${method} ${path}` : spec.name;
+      specs.push({ ...spec, name: typeof own === 'string' && own.trim() !== '' ? `${name}/${own}` : own });
     });
   });
   return { specs, labels, flows };
@@ -153,6 +163,15 @@ export function planJourneys(options: LoadOptions, url: URL): JourneyPlan {
   const thinkMs = requests.map((_, index) =>
     parseThink(`${flowed?.labels[index] ?? `requests[${index}]`}.think`, specs?.[index]?.think),
   );
+  const thinking = thinkMs.findIndex((think) => think !== null);
+  // A subscription is held for the run, not walked step after step: a think time would never be waited.
+  if (options.stream?.subscribe === true && thinking >= 0) {
+    const option = `${flowed?.labels[thinking] ?? `requests[${thinking}]`}.think`;
+    throw new SalvoOptionError(
+      `${option} has no meaning in an SSE subscription run (stream.subscribe): each connection holds one subscription for the run and sends no next step; remove the think time or stream.subscribe`,
+      { option, value: specs?.[thinking]?.think, mentions: ['stream.subscribe'] },
+    );
+  }
   const feed = parseFeed(options.feed);
   if (flowed === undefined && feed === undefined && thinkMs.every((think) => think === null))
     return { requests, names, journey: undefined, specs };

@@ -7,6 +7,7 @@ import type { RequestContext, RequestSpec } from '../shared/load-options.js';
 import { SessionState } from './session-state.js';
 import { LlmRequests } from './llm-requests.js';
 import { Journeys } from './journeys.js';
+import { stepOption, type PlannedJourney } from '../shared/journey.js';
 
 const NO_CONTEXT: RequestContext = Object.freeze({ values: {}, connection: -1, iteration: 0 }) as RequestContext;
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -33,6 +34,7 @@ export class RequestSequence {
   readonly #cursor: Uint32Array;
   /** Per connection: what its hooks share (`RequestContext`); empty when no request has a hook. */
   readonly #contexts: RequestContext[];
+  readonly #journey: PlannedJourney | undefined;
   #transport!: Transport;
   #prepared: unknown[] = [];
   /**
@@ -66,6 +68,7 @@ export class RequestSequence {
       this.session !== undefined ||
       this.#llm?.needsAnswers === true;
     this.#cursor = new Uint32Array(connections);
+    this.#journey = plan.journey;
     if (plan.journey !== undefined) this.journeys = new Journeys(plan.journey, lanes);
     this.#contexts = this.#requests.some((r) => r.dynamic || r.capture)
       ? Array.from({ length: plan.journey === undefined ? connections : lanes }, (_, connection) => ({
@@ -136,6 +139,11 @@ export class RequestSequence {
     return this.#requests[index]!.dynamic ? this.#prepareDynamic(lane, index, begins) : this.#prepared[index];
   }
 
+  /** How the options name request `index`: `requests[3]`, or `flows[1].requests[0]` (for error messages). */
+  stepOption(index: number): string {
+    return stepOption(this.#journey, index);
+  }
+
   /** Whose context and cookie jar a lane's request uses: its connection's walk, or with journeys its own. */
   #user(lane: Lane): number {
     return this.journeys === undefined ? lane.connection : lane.id;
@@ -148,7 +156,7 @@ export class RequestSequence {
     try {
       const draft: RequestSpec = { ...spec, headers: { ...spec?.headers } };
       const built = spec?.setupRequest?.(draft, context) ?? draft;
-      const request = resolveRequestSpec(`requests[${index}]`, built, this.#requests[index]!);
+      const request = resolveRequestSpec(this.stepOption(index), built, this.#requests[index]!);
       const session = this.session;
       if (session === undefined) return this.#transport.prepare(request);
       // A connection's walk of the sequence (or a lane's journey) is one user's: its start begins the next one.

@@ -36,3 +36,14 @@ export interface PlannedJourney {
   first: number;
   stride: number;
 }
+
+/**
+ * How the options name request `index` of a plan: `requests[3]`, or with `flows` the step of its
+ * flow, `flows[1].requests[0]` (the plan's requests are the flows' steps end to end).
+ */
+export function stepOption(journey: PlannedJourney | undefined, index: number): string {
+  // Without `flows` a journey has one flow, named ''; a flow's own name is never empty.
+  const flows = journey?.flows.length === 1 && journey.flows[0]!.name === '' ? [] : (journey?.flows ?? []);
+  const flow = flows.findIndex(({ first, count }) => index >= first && index < first + count);
+  return flow < 0 ? `requests[${index}]` : `flows[${flow}].requests[${index - flows[flow]!.first}]`;
+}

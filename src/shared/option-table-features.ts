@@ -120,6 +120,7 @@ export const FEATURE_ROWS = {
     type: 'boolean | { keep }',
     default: '`false`',
     doc: 'a cookie jar per journey (walk of requests), RFC 6265 matching; keep: per connection',
+    flags: ['cookies'],
   },
   followRedirects: {
     kinds: ['http'],
@@ -127,18 +128,21 @@ export const FEATURE_ROWS = {
     unit: 'redirects',
     default: '`0`',
     doc: "follow this many same-origin redirects of a request, timed as the request's",
+    flags: ['follow-redirects'],
   },
   flows: {
     kinds: ['http'],
     type: 'FlowSpec[] | string',
     default: NONE,
     doc: 'a weighted mix of journeys from one rate, each journey walking one flow',
+    flags: ['flows'],
   },
   feed: {
     kinds: ['http'],
     type: 'string | unknown[] | { file, rows, reuse }',
     default: NONE,
     doc: 'rows from a CSV or JSONL file or an array, one per journey, each used once before any again',
+    flags: ['feed', 'feed-once'],
   },
   live: {
     kinds: ALL,

@@ -10,7 +10,7 @@ import { parseCsvRecords, parseCsvRows, parseJsonLines } from '../../src/engine/
 import { segmentPlan, shardPlan } from '../../src/workers/shard.js';
 import { SalvoOptionError, SalvoRangeError } from '../../src/index.js';
 import type { LoadOptions } from '../../src/shared/load-options.js';
-import type { PlannedJourney } from '../../src/shared/journey.js';
+import { stepOption, type PlannedJourney } from '../../src/shared/journey.js';
 import type { ClosedLoop } from '../../src/runner/closed-loop.js';
 import { Lane } from '../../src/transports/transport.js';
 
@@ -65,10 +65,25 @@ t.test('bad journeys are rejected, naming the option', async (t) => {
     [{ feed: 'rows.txt' }, SalvoOptionError, /^feed must be a \.csv, \.jsonl or \.ndjson file/],
     [{ feed: '/no/such/rows.csv' }, SalvoOptionError, /^feed: cannot read "\/no\/such\/rows\.csv"/],
     [{ feed: 42 as never }, SalvoOptionError, /^feed must be a file's path, an array of rows/],
+    // With flows the messages name flows and the step, never a `requests` the user did not give.
+    [{ body: 'x', flows: [{ requests: [{}] }] }, SalvoOptionError, /^body cannot be combined with flows/],
+    [{ name: 'x', flows: [{ requests: [{}] }] }, SalvoOptionError, /^name cannot be combined with flows/],
+    [{ flows: [{ requests: [{}, { name: 3 as never }] }] }, SalvoOptionError, /^flows\[0\]\.requests\[1\]\.name must be a non-empty string; got 3/],
+    [{ flows: [{ requests: [{ name: ' ' }] }] }, SalvoOptionError, /^flows\[0\]\.requests\[0\]\.name must be a non-empty string/],
+    [{ flows: [{ requests: [{ body: 5 as never }] }] }, SalvoOptionError, /^flows\[0\]\.requests\[0\]\.body must be/],
+    // A subscription is held for the run: a think time would never be waited.
+    [{ stream: { format: 'sse', subscribe: true }, requests: [{}, { think: 100 }] }, SalvoOptionError, /^requests\[1\]\.think has no meaning in an SSE subscription run/],
   ];
   for (const [options, ErrorClass, message] of cases) {
     t.throws(() => plan(options), { constructor: ErrorClass, message }, JSON.stringify(options));
   }
+});
+
+t.test('stepOption names a request of the plan as the options do', async (t) => {
+  const flowed = plan({ flows: [{ requests: [{}, {}] }, { requests: [{}] }] }).journey;
+  t.same([0, 1, 2].map((index) => stepOption(flowed, index)), ['flows[0].requests[0]', 'flows[0].requests[1]', 'flows[1].requests[0]']);
+  const thinking = plan({ requests: [{}, { think: 5 }] }).journey;
+  t.same([stepOption(thinking, 1), stepOption(undefined, 1)], ['requests[1]', 'requests[1]']);
 });
 
 t.test('split over segments and workers, journey k of a share is first + k * stride of the whole run', async (t) => {
@@ -189,4 +204,14 @@ t.test('feed without reuse: a lane with no row left is refused, and the run stop
   journeys.ended(a, start, true);
   t.same(log, ['FEED_EXHAUSTED', 'send 0 due +0 late true', 'stop'], 'its second step at once (no think time), then its end stops the run');
   await Promise.resolve();
+});
+
+t.test('agents are sent the flows module and the feed file with the plan, at their paths', async (t) => {
+  const { runFiles } = await import('../../src/agents/plan-files.js');
+  const flows = 'test/fixtures/workers/session-flows.mjs';
+  const feed = 'test/fixtures/workers/feed-requests.mjs'; // any file: runFiles only reads it
+  t.same((await runFiles({ url, flows, feed }, [])).map((file) => file.path), [flows, feed]);
+  t.same((await runFiles({ url, flows, feed: { file: feed, reuse: false } }, [])).map((file) => file.path), [flows, feed]);
+  t.same(await runFiles({ url, feed: [{ id: 1 }] }, []), [], 'rows given as an array travel in the options');
+  await t.rejects(runFiles({ url, feed: '/elsewhere/users.csv' }, []), { option: 'feed', message: /not under the working directory/ });
 });
