@@ -130,6 +130,14 @@ export class RunSteering implements RunControl {
         mentions: ['scenarios'],
       });
     }
+    if (this.#options.agents !== undefined) {
+      // The agents run their segments in processes of their own; steering them is not built yet.
+      throw new SalvoOptionError(`${method}: a run over agents cannot be steered (only stop() it)`, {
+        option: method,
+        value,
+        mentions: ['agents'],
+      });
+    }
     const kind = this.#whole?.kind ?? optionsKind(this.#options);
     if (kind !== 'http' && kind !== 'task') {
       throw new SalvoOptionError(

@@ -1,7 +1,10 @@
 import t from 'tap';
-import { runAgent, runLoad } from '../../src/index.js';
+import { runAgent, runLoad, startLoad, type ProgressEvent } from '../../src/index.js';
+import { renderReport } from '../../src/report/index.js';
 import { createTestServer } from '../../src/testing/index.js';
+import { EventReader } from '../fixtures/event-reader.js';
 import { freePort } from '../fixtures/free-port.js';
+import { inSomeRun } from '../fixtures/timing.js';
 
 // A coordinator and agents in this one process, over loopback: the failure policy, the caller's
 // signal, and a task module with its data. (Agents on separate hosts: agents-netns.test.ts.)
@@ -70,4 +73,68 @@ t.test("the caller's signal stops every agent, and the partial result comes back
   t.ok(result.durationMs < 10_000, `stopped early: ${result.durationMs} ms of 20 s`);
   t.equal(server.stats.requests, result.requests.sent, 'the server saw exactly what the agents counted');
   t.same(result.agents!.map((agent) => agent.lost), [undefined, undefined], 'no agent was lost');
+});
+
+t.test("startLoad's stop() stops every agent: it resolves promptly, each request the server saw counted once", async (t) => {
+  const server = await createTestServer();
+  t.teardown(() => server.close());
+  await inSomeRun(t, 3, async (timing) => {
+    const before = server.stats.requests;
+    const port = await freePort();
+    const url = `ws://127.0.0.1:${port}`;
+    const agents = [runAgent({ url, token: TOKEN, once: true, log: quiet }), runAgent({ url, token: TOKEN, once: true, log: quiet })];
+    let stopped: Promise<number> | undefined;
+    const handle = startLoad({
+      url: server.url, rate: 100, duration: '20s', connections: 2,
+      agents: { expect: 2, listen: port, token: TOKEN, readyTimeout: '10s' },
+      onProgress: (event) => {
+        if (event.second !== 1 || stopped !== undefined) return;
+        const at = performance.now();
+        stopped = handle.stop().then(() => performance.now() - at);
+      },
+    });
+    const result = await handle.result;
+    await Promise.all(agents);
+    const stopMs = await stopped!;
+    t.equal(result.aborted, true, 'stopped');
+    t.equal(server.stats.requests - before, result.requests.sent, 'the server saw exactly what the fleet counted');
+    t.equal(result.requests.sent, result.agents!.reduce((sum, agent) => sum + agent.requests.sent, 0), 'each agent counted once');
+    t.same(result.agents!.map((agent) => agent.lost), [undefined, undefined], 'no agent was lost');
+    t.ok(result.requests.sent > 0 && result.requests.sent < 1000, `the run did not go on to its end: ${result.requests.sent} sent`);
+    timing.ok(stopMs < 3000, `stop() resolved in ${Math.round(stopMs)} ms`);
+  });
+});
+
+t.test('setRate and setConnections on a run over agents are refused, naming the method', async (t) => {
+  const port = await freePort();
+  const handle = startLoad({
+    url: 'http://127.0.0.1:1/', rate: 100, duration: '5s',
+    agents: { expect: 1, listen: port, token: TOKEN, readyTimeout: '200ms' },
+  });
+  t.throws(() => handle.setRate(200), { name: 'SalvoOptionError', option: 'setRate', message: /setRate: .*agents/ });
+  t.throws(() => handle.setConnections(2), { name: 'SalvoOptionError', option: 'setConnections', message: /setConnections: .*agents/ });
+  await t.rejects(handle.result, { name: 'SalvoAgentsError' }, 'no agent came, so the run itself fails');
+});
+
+t.test("a fleet's live page gets every second onProgress got, and ends as renderReport(result)", async (t) => {
+  const server = await createTestServer();
+  t.teardown(() => server.close());
+  const port = await freePort();
+  const url = `ws://127.0.0.1:${port}`;
+  const agents = [runAgent({ url, token: TOKEN, once: true, log: quiet }), runAgent({ url, token: TOKEN, once: true, log: quiet })];
+  const events: ProgressEvent[] = [];
+  let opened!: Promise<EventReader>;
+  const result = await runLoad({
+    url: server.url, rate: 100, duration: '2500ms', connections: 2,
+    agents: { expect: 2, listen: port, token: TOKEN, readyTimeout: '10s' },
+    onProgress: (event) => void events.push(event),
+    live: { port: 0, onLive: ({ url: page }) => void (opened = EventReader.open(page)) },
+  });
+  await Promise.all(agents);
+  const page = await opened;
+  await page.until('final', 1);
+  t.ok(events.length >= 2, `${events.length} fleet seconds`);
+  t.same(page.of('second'), JSON.parse(JSON.stringify(events)), 'the page got every second onProgress got');
+  t.same(page.of('final'), [renderReport(result)], "the page's end is renderReport(result)");
+  t.equal(result.requests.sent, server.stats.requests, 'the server saw exactly what the fleet counted');
 });
