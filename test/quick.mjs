@@ -11,7 +11,7 @@ const QUICK = [
   // and the runner over fakes
   'capacity-format', 'capacity-judge', 'checks', 'cli-errors', 'cli-progress', 'compare-statistics',
   'agents', 'engine', 'errors', 'format', 'h2-frames', 'hpack', 'http1-parser', 'http1-request', 'lifecycle',
-  'merge', 'options', 'outputs-options', 'outputs-remote-write', 'pacer', 'requests', 'schedule',
+  'merge', 'histogram', 'options', 'outputs-options', 'outputs-remote-write', 'pacer', 'requests', 'schedule',
   'json-body', 'option-table', 'run-kind', 'arrival-schedule', 'knee', 'segment', 'shard', 'socketio-packet', 'source-size', 't-test',
   'threshold-windows', 'thresholds', 'warnings', 'websocket-opening', 'websocket-options', 'steered-stages', 'run-steering', 'session-state',
   'form-body', 'llm', 'journeys', 'har', 'live-server',
