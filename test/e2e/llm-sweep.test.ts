@@ -25,7 +25,7 @@ const slo = { ttft: SERVICE_MS };
 
 t.test(`a Poisson rate sweep with llm and slo over 4 batch slots: the knee by goodput within one step of ${EXPECTED}/s, where they run out`, async (t) => {
   const server = await separateLlmServer(t, { slots: SLOTS, prefillMsPerToken: PREFILL_MS_PER_TOKEN, decodeMs: DECODE_MS, defaultOutputTokens: OUTPUT });
-  const llm = { api: 'openai-chat', model: 'engine', prompts: ['hello there'], maxTokens: OUTPUT, ignoreEos: true } as const;
+  const llm = { api: 'openai-chat' as const, model: 'engine', prompts: ['hello there'], maxTokens: OUTPUT, ignoreEos: true };
   await inSomeRun(t, 3, async (timing) => {
     const result = await sweep({
       url: server.url,
