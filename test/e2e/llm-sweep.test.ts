@@ -1,8 +1,9 @@
 // A sweep against an engine-shaped LLM server in its own process (llm-batch-server.ts: 4 batch slots,
 // a known prefill and decode time): with `llm` and `slo`, the knee by goodput falls where the batch
-// slots run out, and the page draws goodput and the token figures by load.
+// slots run out, and the page draws goodput and the token figures by load. findCapacity with the
+// run's objectives as requestSlo finds the rate whose goodput holds, under the slots' capacity.
 import t from 'tap';
-import { sweep } from '../../src/index.js';
+import { findCapacity, sweep } from '../../src/index.js';
 import { renderSweepReport } from '../../src/report/index.js';
 import { separateLlmServer } from '../fixtures/separate-llm-server.js';
 import { inSomeRun } from '../fixtures/timing.js';
@@ -54,5 +55,32 @@ t.test(`a Poisson rate sweep with llm and slo over 4 batch slots: the knee by go
     t.match(page, /TTFT/);
     t.match(page, /TPOT/);
     t.match(page, /highest goodput/, 'the knee named by goodput');
+  });
+});
+
+t.test(`findCapacity on goodput (requestSlo, 'goodput.rate >= 0.9') over 4 batch slots: a rate under their ${CAPACITY.toFixed(1)}/s`, async (t) => {
+  const server = await separateLlmServer(t, { slots: SLOTS, prefillMsPerToken: PREFILL_MS_PER_TOKEN, decodeMs: DECODE_MS, defaultOutputTokens: OUTPUT });
+  const llm = { api: 'openai-chat' as const, model: 'engine', prompts: ['hello there'], maxTokens: OUTPUT, ignoreEos: true };
+  await inSomeRun(t, 3, async (timing) => {
+    const result = await findCapacity({
+      url: server.url,
+      llm,
+      requestSlo: slo,
+      slo: { 'goodput.rate': '>= 0.9' },
+      arrivals: 'poisson',
+      connections: 64,
+      start: 25,
+      max: 400,
+      precision: 0.2,
+      stepDuration: 1500,
+      warmup: 300,
+      pause: 200,
+      confirmDuration: 0,
+    });
+    await server.applied();
+    const steps = result.steps.map((step) => `${step.rate}: ${step.passed ? 'pass' : 'fail'} goodput.rate ${step.result.goodput?.rate.toFixed(2)}`).join(', ');
+    t.ok(result.steps.every((step) => step.result.goodput?.slo.ttft === slo.ttft), "every step's result judged its requests against requestSlo");
+    t.ok(result.steps.some((step) => !step.passed), 'some step missed the goodput objective');
+    timing.ok(result.capacity !== undefined && result.capacity >= CAPACITY / 2 && result.capacity < CAPACITY, `capacity ${result.capacity} req/s: over half the slots' ${CAPACITY.toFixed(1)}/s and under it (${steps})`);
   });
 });
