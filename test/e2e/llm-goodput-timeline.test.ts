@@ -1,10 +1,12 @@
 // Goodput by second: each `result.timeline` second's `stream.good` counts the streams that ended in
 // it having met every objective, added up exactly over worker threads and mergeResults, and the
-// seconds add up to `result.goodput.requests`.
+// seconds add up to `result.goodput.requests`. And salvo capacity passes --llm-slo to each step
+// (findCapacity's requestSlo), so its --slo can read goodput.
 import t from 'tap';
 import { mergeResults, runLoad } from '../../src/index.js';
 import type { LoadResult } from '../../src/index.js';
 import { startBatchServer } from '../fixtures/llm-batch-server.js';
+import { runSalvo } from '../fixtures/cli.js';
 
 const goodBySecond = (result: LoadResult): Array<number | undefined> => result.timeline.map((entry) => entry.stream?.good);
 const total = (values: Array<number | undefined>): number => values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
@@ -31,4 +33,19 @@ t.test('timeline seconds carry goodput, merged exactly over workers and results'
 
   const plain = await runLoad({ url: server.url, connections: 2, amount: 4, llm });
   t.ok(plain.timeline.every((entry) => entry.stream !== undefined && entry.stream.good === undefined), 'no slo: no goodput in the timeline');
+});
+
+t.test("salvo capacity --llm-slo: each step judges goodput, and --slo 'goodput.rate>=0.9' reads it", async (t) => {
+  const server = await startBatchServer({ slots: 64, prefillMsPerToken: 0, decodeMs: 0, defaultOutputTokens: 2 });
+  t.teardown(() => server.close());
+  const llm = ['--llm', 'openai-completions', '--llm-model', 'm', '--llm-input', '5', '--llm-output', '2'];
+  const search = ['--start', '10', '--max', '20', '--step-duration', '500ms', '--warmup', '0', '--pause', '0', '--confirm-duration', '0', '--json'];
+  const run = await runSalvo(['capacity', server.url, ...llm, '--llm-slo', 'e2e=5000', '--slo', 'goodput.rate>=0.9', ...search]);
+  t.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout) as { capacity: number; steps: Array<{ result: LoadResult; passed: boolean }> };
+  t.ok(result.steps.length >= 2 && result.steps.every((step) => step.passed && step.result.goodput?.slo.e2e === 5000), 'every step judged its answers against --llm-slo and passed on goodput');
+  t.equal(result.capacity, 20);
+  const refused = await runSalvo(['capacity', server.url, ...llm, '--slo', 'goodput.rate>=0.9', ...search]);
+  t.equal(refused.code, 2, 'a goodput objective without --llm-slo is refused');
+  t.match(refused.stderr, /requestSlo is required by the objective's goodput/);
 });
