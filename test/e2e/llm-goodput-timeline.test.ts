@@ -7,6 +7,7 @@ import { mergeResults, runLoad } from '../../src/index.js';
 import type { LoadResult } from '../../src/index.js';
 import { startBatchServer } from '../fixtures/llm-batch-server.js';
 import { runSalvo } from '../fixtures/cli.js';
+import { streamCharts } from '../../src/report/stream-section.js';
 
 const goodBySecond = (result: LoadResult): Array<number | undefined> => result.timeline.map((entry) => entry.stream?.good);
 const total = (values: Array<number | undefined>): number => values.reduce<number>((sum, v) => sum + (v ?? 0), 0);
@@ -26,6 +27,9 @@ t.test('timeline seconds carry goodput, merged exactly over workers and results'
   t.ok(result.goodput!.requests > 0 && result.goodput!.requests < result.stream!.ended, 'some met the SLO, some did not');
   t.ok(result.goodput!.requests <= applied.filter((r) => r.prompt.startsWith('q0')).length, 'only short prompts count');
 
+  const chart = streamCharts(result).find((spec) => spec.id === 'chart-stream');
+  const drawn = chart?.series.find((series) => series.label === 'goodput')?.values;
+  t.same(drawn?.slice(0, -1), good.slice(0, -1), "the report's stream chart draws each second's goodput");
   const merged = mergeResults([result, result]);
   t.same(goodBySecond(merged), good.map((count) => 2 * count!), 'mergeResults adds each second\'s goodput');
   const saved = JSON.parse(JSON.stringify(result)) as LoadResult;
