@@ -125,6 +125,9 @@ function blame(context: JudgeContext, result: LoadResult): StepLimit {
   // The answered requests left lanes free, yet many slots found none: requests the server never
   // answered held them (a server that stops answering leaves no slow responses to measure).
   if (missed > MISSED_SHARE * (sent + missed)) return 'server';
+  // Sent on time, yet too few answered: the server holds them (a queue whose requests are each
+  // slow already, as an inference engine's, need not double its median).
+  if (missed <= MISSED_TO_PASS * (sent + missed) && result.requests.completed < ACHIEVED_SHARE * sent) return 'server';
   return 'generator';
 }
 

@@ -51,5 +51,5 @@ t.test("salvo capacity --llm-slo: each step judges goodput, and --slo 'goodput.r
   t.equal(result.capacity, 20);
   const refused = await runSalvo(['capacity', server.url, ...llm, '--slo', 'goodput.rate>=0.9', ...search]);
   t.equal(refused.code, 2, 'a goodput objective without --llm-slo is refused');
-  t.match(refused.stderr, /requestSlo is required by the objective's goodput/);
+  t.match(refused.stderr, /--slo on goodput needs each request's objectives: give --llm-slo/);
 });

@@ -103,6 +103,10 @@ export const capacityCommand: Command = {
     if (load.live !== undefined) load.live = { ...load.live, onLive };
     // --llm-slo gives each request's objectives (runLoad's slo): the search's own slo is --slo.
     const { slo: requestSlo, ...stepLoad } = load;
+    if (requestSlo === undefined && values.slo.some((expression) => /^\s*goodput\./.test(expression)))
+      throw new UsageError(
+        "--slo on goodput needs each request's objectives: give --llm-slo, such as --llm-slo ttft=500",
+      );
     const options = {
       ...stepLoad,
       ...(requestSlo === undefined ? {} : { requestSlo }),
