@@ -82,7 +82,7 @@ export function judgeStep(
     result,
   };
   if (!step.passed && !aborted) {
-    const limit = blame(context, result);
+    const limit = blame(context, result, rate);
     step.limitedBy = limit === 'server' && saturatedCpu(result) !== undefined ? 'server-cpu' : limit;
   }
   return step;
@@ -111,7 +111,7 @@ export function saturatedCpu(
   return undefined;
 }
 
-function blame(context: JudgeContext, result: LoadResult): StepLimit {
+function blame(context: JudgeContext, result: LoadResult, rate: number): StepLimit {
   // A busy event loop also delays reading responses, so the server's own time is not to be trusted.
   if (generatorBusy(result)) return 'generator';
   // Late sends (send lag: a stall of the host, or of the pacer) are kept out of the latency from the
@@ -125,6 +125,9 @@ function blame(context: JudgeContext, result: LoadResult): StepLimit {
   // The answered requests left lanes free, yet many slots found none: requests the server never
   // answered held them (a server that stops answering leaves no slow responses to measure).
   if (missed > MISSED_SHARE * (sent + missed)) return 'server';
+  // Sent on time, yet too few answered: the server holds them (a queue whose requests are each
+  // slow already, as an inference engine's, need not double its median).
+  if (missed <= MISSED_TO_PASS * (sent + missed) && perSecond < ACHIEVED_SHARE * rate) return 'server';
   return 'generator';
 }
 

@@ -16,7 +16,17 @@ const DEFAULT_PAUSE_MS = 1000;
 const DEFAULT_WARMUP_MS = 1000;
 
 /** The search's own options; the rest are each step's `LoadOptions`. */
-const SEARCH_KEYS = ['slo', 'stepDuration', 'start', 'max', 'precision', 'pause', 'confirmDuration', 'onStep'] as const;
+const SEARCH_KEYS = [
+  'slo',
+  'requestSlo',
+  'stepDuration',
+  'start',
+  'max',
+  'precision',
+  'pause',
+  'confirmDuration',
+  'onStep',
+] as const;
 
 /** Options the search sets for every step, with what to use instead. */
 const SET_BY_SEARCH: Record<string, string> = {
@@ -68,7 +78,7 @@ export async function planCapacity(options: FindCapacityOptions): Promise<Capaci
     }
   }
   rejectUnknownKeys(options, [...KNOWN_OPTIONS, ...SEARCH_KEYS]);
-  const { slo, stepDuration, start, max, precision, pause, confirmDuration, onStep, ...load } = options;
+  const { slo, requestSlo, stepDuration, start, max, precision, pause, confirmDuration, onStep, ...load } = options;
 
   if (typeof load.url === 'string' && /^wss?:/i.test(load.url)) {
     throw new SalvoOptionError(
@@ -89,6 +99,12 @@ export async function planCapacity(options: FindCapacityOptions): Promise<Capaci
     );
   }
   const compiledSlo = parseSlo(slo);
+  if (requestSlo === undefined && compiledSlo.some((threshold) => threshold.metric.startsWith('goodput.'))) {
+    throw new SalvoOptionError(
+      `requestSlo is required by the objective's goodput: each request's objectives, such as requestSlo: { ttft: 500, tpot: 50 } (ms)`,
+      { option: 'requestSlo', value: requestSlo, mentions: ['slo'] },
+    );
+  }
   const stepMs = stepDuration === undefined ? DEFAULT_STEP_MS : durationOption('stepDuration', stepDuration);
   const startRate = start === undefined ? DEFAULT_START : positiveInteger('start', start);
   const maxRate = max === undefined ? Math.max(DEFAULT_MAX, startRate) : positiveInteger('max', max);
@@ -118,11 +134,12 @@ export async function planCapacity(options: FindCapacityOptions): Promise<Capaci
     ...load,
     warmup: load.warmup ?? DEFAULT_WARMUP_MS,
     thresholds: slo,
+    ...(requestSlo === undefined ? {} : { slo: requestSlo }),
     // Every step writes to the same series: one search, one testid.
     ...(load.outputs === undefined ? {} : { outputs: withOneTestId(load.outputs) as LoadOptions['outputs'] }),
   };
   const imported = await importOptionModules({ ...stepOptions, rate: startRate, duration: stepMs });
-  const { plan } = planLoad(imported.options, imported.requestsModule, imported.task);
+  const { plan } = asRequestSlo(() => planLoad(imported.options, imported.requestsModule, imported.task));
   return {
     url: plan.url,
     stepOptions,
@@ -141,6 +158,21 @@ export async function planCapacity(options: FindCapacityOptions): Promise<Capaci
   };
 }
 
+/** A step's `slo` is the search's `requestSlo`: its errors name that (the search's own `slo` was checked before). */
+function asRequestSlo<T>(plan: () => T): T {
+  try {
+    return plan();
+  } catch (error) {
+    if (!(error instanceof SalvoOptionError) || !/^slo\b/.test(error.option)) throw error;
+    const rename = (text: string) => text.replace(/\bslo\b/, 'requestSlo');
+    throw new SalvoOptionError(rename(error.message), {
+      option: rename(error.option),
+      value: error.value,
+      mentions: error.mentions,
+    });
+  }
+}
+
 /** `parseThresholds`, its errors naming `slo` as the user wrote it. */
 function parseSlo(slo: Thresholds): CompiledThreshold[] {
   try {
@@ -153,6 +185,13 @@ function parseSlo(slo: Thresholds): CompiledThreshold[] {
     return compiled;
   } catch (error) {
     if (!(error instanceof SalvoOptionError)) throw error;
+    // Per-request objectives ({ ttft: 500 }) given as the search's objective: say where they go.
+    const keys = Object.keys(slo);
+    if (keys.length > 0 && keys.every((key) => ['ttft', 'tpot', 'itl', 'e2e'].includes(key)))
+      throw new SalvoOptionError(
+        `slo here is the search's objective, such as { 'goodput.rate': '>= 0.95' }; give each request's objectives (ttft, tpot, itl, e2e in ms) as requestSlo; got ${show(slo)}`,
+        { option: 'slo', value: slo, mentions: ['requestSlo'] },
+      );
     const rename = (text: string) => text.replace(/^thresholds/, 'slo');
     throw new SalvoOptionError(rename(error.message), {
       option: rename(error.option),

@@ -1,6 +1,7 @@
 import type { Duration, LoadOptions } from '../shared/load-options.js';
 import type { Thresholds } from '../shared/terms.js';
 import type { LoadResult } from '../shared/load-result.js';
+import type { SloOptions } from '../shared/llm.js';
 
 /**
  * Options of `findCapacity`: the `LoadOptions` of every step (url, transport, connections ceiling,
@@ -18,6 +19,12 @@ export interface FindCapacityOptions extends Omit<
    * each request's intended send time. Required.
    */
   slo: Thresholds;
+  /**
+   * Each step's per-request objectives, ms (`{ ttft?, tpot?, itl?, e2e? }`): `runLoad`'s `slo`,
+   * named apart because `slo` here is the search's objective. Each step's `result.goodput` counts
+   * the requests that met them, so the objective can read it: `slo: { 'goodput.rate': '>= 0.95' }`.
+   */
+  requestSlo?: SloOptions;
   /** Measured length of each search step (after its warm-up). Default `'5s'`. */
   stepDuration?: Duration;
   /** The first rate tried, requests/s; the search doubles it until a step fails. Default 100. */

@@ -144,6 +144,15 @@ export function streamCharts(result: LoadResult): ChartSpec[] {
         values: perSecond((e) => e.stream?.outputTokens),
         unit: '/s',
       });
+    // With slo: each second's goodput, the answers that ended in it having met every objective.
+    if (result.goodput !== undefined)
+      series.push({
+        label: 'goodput',
+        color: COLORS.purple,
+        scale: 'y',
+        values: perSecond((e) => e.stream?.good),
+        unit: '/s',
+      });
     series.push({
       label: 'first event p99',
       color: COLORS.orange,

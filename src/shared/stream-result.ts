@@ -96,4 +96,6 @@ export interface StreamSecond {
   /** `tokens`: time to first token of the streams whose first token came in this second, ms; NaN as `firstEventP50`. */
   ttftP50?: number;
   ttftP99?: number;
+  /** `slo`: the streams that ended in this second having met every objective (they add up to `goodput.requests`). */
+  good?: number;
 }

@@ -27,9 +27,11 @@ export function nameSeconds(byName: NonNullable<SecondSummary['byName']>): Recor
 }
 
 /** A `stream` run's second as the timeline has it: events, tokens, first-event (and TTFT) percentiles. */
-function streamSecond({ events, outputTokens, firstEvent, ttft }: ShardStreamSecond): StreamSecond {
+function streamSecond({ events, outputTokens, firstEvent, ttft, good }: ShardStreamSecond): StreamSecond {
   const first = percentiles(firstEvent);
   const second: StreamSecond = { events, outputTokens, firstEventP50: first.p50, firstEventP99: first.p99 };
+  // A live second carries its goodput only when some stream met the SLO in it (the result's, always with slo).
+  if (good !== undefined) second.good = good;
   if (ttft !== '') {
     const token = percentiles(ttft);
     second.ttftP50 = token.p50;

@@ -58,7 +58,12 @@ export function mergeStream(
     stats[figure] = latencyStats(merged);
     merged.destroy();
   }
-  const seconds = mergeSeconds(shards, timeline, stats.ttft !== undefined);
+  const seconds = mergeSeconds(
+    shards,
+    timeline,
+    stats.ttft !== undefined,
+    shards.some((shard) => shard.goodput !== undefined),
+  );
   const perSecond = (count: number): number => (durationMs > 0 ? count / (durationMs / 1000) : 0);
   const tokens = stats.ttft !== undefined;
   const stream: StreamStats = {
@@ -131,26 +136,30 @@ function mergeSubscriptions(
 
 /**
  * Sets `timeline[i].stream` from the shards' seconds; returns each second's first-event histogram,
- * and with `tokens` each second's TTFT histogram.
+ * and with `tokens` each second's TTFT histogram. With `slo` (`goodput`), each second's good streams added up.
  */
 function mergeSeconds(
   shards: readonly ShardStream[],
   timeline: TimelineEntry[],
   tokens: boolean,
+  goodput: boolean,
 ): { firstEvent: string[]; ttft: string[] | undefined } {
   const firstEvent: string[] = [];
   const ttft: string[] | undefined = tokens ? [] : undefined;
   timeline.forEach((entry, second) => {
     let events = 0,
-      outputTokens = 0;
+      outputTokens = 0,
+      good = 0;
     for (const shard of shards) {
       const s = shard.seconds[second];
       if (s === undefined) continue;
       events += s.events;
       outputTokens += s.outputTokens;
+      good += s.good ?? 0;
     }
     const first = mergeSecond(shards, second, 'firstEvent');
     entry.stream = { events, outputTokens, firstEventP50: first.p50, firstEventP99: first.p99 };
+    if (goodput) entry.stream.good = good;
     firstEvent.push(first.histogram);
     if (ttft !== undefined) {
       const merged = mergeSecond(shards, second, 'ttft');
@@ -209,6 +218,7 @@ export function streamAsShard(
         firstEvent: info.seconds[index] ?? '',
         ttft: info.ttftSeconds?.[index] ?? '',
         ...empty,
+        ...(entry.stream?.good !== undefined ? { good: entry.stream.good } : {}),
       });
     });
   }

@@ -64,3 +64,16 @@ t.test('outputs: every step of one search writes with one testid', async (t) => 
   t.same(given.stepOptions.outputs, [{ type: 'prometheus', url: write, labels: { testid: 'search-1' } }]);
   await rejects(t, { url, slo, outputs: [{ type: 'prometheus', url: 'nope' }] }, SalvoOptionError, /^outputs\[0\]\.url must be an http: or https: URL/);
 });
+
+t.test("requestSlo: each step's per-request objectives (runLoad's slo), for an objective on goodput", async (t) => {
+  const { planCapacity } = await import('../../src/capacity/options.js');
+  const llm = { api: 'openai-chat' as const, model: 'm', prompts: ['hi'] };
+  const goodput = { 'goodput.rate': '>= 0.95' };
+  const plan = await planCapacity({ url, llm, slo: goodput, requestSlo: { ttft: 500, tpot: 50 } });
+  t.same([plan.stepOptions.slo, plan.stepOptions.thresholds], [{ ttft: 500, tpot: 50 }, goodput], "each step's slo is requestSlo, its thresholds the search's slo");
+  t.equal((await planCapacity({ url, slo })).stepOptions.slo, undefined, 'no requestSlo: none');
+  await rejects(t, { url, llm, slo: goodput }, SalvoOptionError, /^requestSlo is required by the objective's goodput/);
+  await rejects(t, { url, llm, slo: { ttft: 500 } }, SalvoOptionError, /^slo here is the search's objective, such as \{ 'goodput\.rate': '>= 0\.95' \}; give each request's objectives .* as requestSlo/);
+  await rejects(t, { url, llm, slo: goodput, requestSlo: { ttft: -1 } }, SalvoOptionError, /^requestSlo\.ttft must be a positive number of ms/);
+  await rejects(t, { url, slo: goodput, requestSlo: { ttft: 5 } }, SalvoOptionError, /^requestSlo/);
+});

@@ -33,7 +33,7 @@ const SEARCH_FLAGS = {
     type: 'string',
     multiple: true,
     value: 'EXPR',
-    help: "'latency.p99<50', 'errors.rate<0.001': what every step must meet; repeat (required)",
+    help: "'latency.p99<50', 'errors.rate<0.001', 'goodput.rate>=0.95' (with --llm-slo): what every step must meet; repeat (required)",
   },
   start: { type: 'string', value: 'RATE', help: 'the first rate tried, requests/s (default 100)' },
   max: { type: 'string', value: 'RATE', help: 'the highest rate tried (default 1000000)' },
@@ -101,8 +101,15 @@ export const capacityCommand: Command = {
     // The page's address before the first step: the user opens it while the search goes.
     const onLive = ({ url }: { url: string }) => void io.stderr.write(`salvo: live page at ${url}\n`);
     if (load.live !== undefined) load.live = { ...load.live, onLive };
+    // --llm-slo gives each request's objectives (runLoad's slo): the search's own slo is --slo.
+    const { slo: requestSlo, ...stepLoad } = load;
+    if (requestSlo === undefined && values.slo.some((expression) => /^\s*goodput\./.test(expression)))
+      throw new UsageError(
+        "--slo on goodput needs each request's objectives: give --llm-slo, such as --llm-slo ttft=500",
+      );
     const options = {
-      ...load,
+      ...stepLoad,
+      ...(requestSlo === undefined ? {} : { requestSlo }),
       slo: thresholdFlags('slo', values.slo)!,
       ...(values.start === undefined ? {} : { start: integerFlag('--start', values.start, 1) }),
       ...(values.max === undefined ? {} : { max: integerFlag('--max', values.max, 1) }),
