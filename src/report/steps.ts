@@ -238,7 +238,11 @@ export function stepFigures(result: LoadResult): StepFigures | undefined {
     const targets = seconds.flatMap((i) => (timeline[i]!.targetRate === undefined ? [] : [timeline[i]!.targetRate!]));
     const where = {
       target: planned.stages[index]!.target,
-      from: index === 0 || planned.steered ? planned.stages[index]!.target : planned.stages[index - 1]!.target,
+      from: planned.steered
+        ? planned.stages[index]!.target
+        : index === 0
+          ? planned.start
+          : planned.stages[index - 1]!.target,
       plannedMs: planned.stages[index]!.durationMs,
       ...(planned.kind === 'rate' && targets.length > 0
         ? { meanTarget: targets.reduce((sum, v) => sum + v, 0) / targets.length }
