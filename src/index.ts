@@ -93,7 +93,14 @@ export type { ArrivalDistribution, Arrivals } from './shared/arrivals.js';
 export type { LiveOptions } from './shared/live.js';
 export type { RunControl } from './shared/run-control.js';
 export type { Warning } from './shared/warnings.js';
-export type { StreamEvent, StreamFormat, StreamHistograms, StreamMergeInfo, StreamOptions } from './shared/stream.js';
+export type {
+  ShardGoodput,
+  StreamEvent,
+  StreamFormat,
+  StreamHistograms,
+  StreamMergeInfo,
+  StreamOptions,
+} from './shared/stream.js';
 export type { StreamSecond, StreamStats, SubscriptionStats } from './shared/load-result.js';
 export type { GoodputStats, LlmApi, LlmOptions, SloOptions, SyntheticPrompts, TokenCount } from './shared/llm.js';
 export { compareResults, DEFAULT_METRICS } from './compare/compare-results.js';
